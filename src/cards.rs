@@ -1,0 +1,412 @@
+//! The card model: ranks, suits, colours and the notation used everywhere
+//! (API, table logs, CLI): rank `A 2 … 10 J Q K` (`T` accepted for 10) followed by
+//! suit `S H D C` (`♠ ♥ ♦ ♣` accepted on input). Printing always uses the ASCII form
+//! (`10H`, `QS`) so that logs stay greppable and byte-for-byte reproducible.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use thiserror::Error;
+
+/// A French suit. The order (spades, hearts, diamonds, clubs) is the order of the
+/// notation's letters `S H D C` and is used for class indices in the recognizer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Suit {
+    Spades,
+    Hearts,
+    Diamonds,
+    Clubs,
+}
+
+/// Card colour, derived from the suit (hearts and diamonds are red).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Colour {
+    Red,
+    Black,
+}
+
+impl Suit {
+    /// All four suits in notation order.
+    pub const ALL: [Suit; 4] = [Suit::Spades, Suit::Hearts, Suit::Diamonds, Suit::Clubs];
+
+    /// The colour of the suit.
+    pub fn colour(self) -> Colour {
+        match self {
+            Suit::Hearts | Suit::Diamonds => Colour::Red,
+            Suit::Spades | Suit::Clubs => Colour::Black,
+        }
+    }
+
+    /// The ASCII letter of the notation.
+    pub fn letter(self) -> char {
+        match self {
+            Suit::Spades => 'S',
+            Suit::Hearts => 'H',
+            Suit::Diamonds => 'D',
+            Suit::Clubs => 'C',
+        }
+    }
+
+    /// The suit symbol, for people (explanations, pages).
+    pub fn symbol(self) -> char {
+        match self {
+            Suit::Spades => '♠',
+            Suit::Hearts => '♥',
+            Suit::Diamonds => '♦',
+            Suit::Clubs => '♣',
+        }
+    }
+
+    /// The English plural name used by the rule language (`spades`, `hearts`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Suit::Spades => "spades",
+            Suit::Hearts => "hearts",
+            Suit::Diamonds => "diamonds",
+            Suit::Clubs => "clubs",
+        }
+    }
+
+    /// Position in [`Suit::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Reads a suit letter or symbol (`S`, `s`, `♠`, `♤`).
+    pub fn from_char(c: char) -> Option<Suit> {
+        match c {
+            'S' | 's' | '♠' | '♤' => Some(Suit::Spades),
+            'H' | 'h' | '♥' | '♡' => Some(Suit::Hearts),
+            'D' | 'd' | '♦' | '♢' => Some(Suit::Diamonds),
+            'C' | 'c' | '♣' | '♧' => Some(Suit::Clubs),
+            _ => None,
+        }
+    }
+}
+
+impl Colour {
+    /// The rule language's word for the colour.
+    pub fn name(self) -> &'static str {
+        match self {
+            Colour::Red => "red",
+            Colour::Black => "black",
+        }
+    }
+}
+
+impl fmt::Display for Suit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl fmt::Display for Colour {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A rank, stored as its value: A = 1 … 10, J = 11, Q = 12, K = 13.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Rank(u8);
+
+impl Rank {
+    pub const ACE: Rank = Rank(1);
+    pub const JACK: Rank = Rank(11);
+    pub const QUEEN: Rank = Rank(12);
+    pub const KING: Rank = Rank(13);
+
+    /// A rank from its value 1..=13; `None` outside that range.
+    pub fn new(value: u8) -> Option<Rank> {
+        (1..=13).contains(&value).then_some(Rank(value))
+    }
+
+    /// All thirteen ranks, ace first.
+    pub fn all() -> impl Iterator<Item = Rank> {
+        (1..=13).map(Rank)
+    }
+
+    /// The value A = 1 … K = 13.
+    pub fn value(self) -> u8 {
+        self.0
+    }
+
+    /// The notation's rank text: `A`, `2` … `10`, `J`, `Q`, `K`.
+    pub fn label(self) -> &'static str {
+        const LABELS: [&str; 13] = [
+            "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
+        ];
+        LABELS[usize::from(self.0 - 1)]
+    }
+
+    /// Reads a rank token (`A`, `2`…`10`, `T`, `J`, `Q`, `K`, case-insensitive).
+    pub fn parse(text: &str) -> Option<Rank> {
+        let value = match text.to_ascii_uppercase().as_str() {
+            "A" | "1" => 1,
+            "T" | "10" => 10,
+            "J" => 11,
+            "Q" => 12,
+            "K" => 13,
+            digits => {
+                let v: u8 = digits.parse().ok()?;
+                if !(2..=9).contains(&v) || digits.len() != 1 {
+                    return None;
+                }
+                v
+            }
+        };
+        Rank::new(value)
+    }
+}
+
+impl fmt::Display for Rank {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// One playing card. Two decks are shuffled together, so equal cards can coexist in a
+/// layout; a `Card` is the face, not a physical card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Card {
+    pub rank: Rank,
+    pub suit: Suit,
+}
+
+impl Card {
+    /// Builds a card from its parts.
+    pub fn new(rank: Rank, suit: Suit) -> Card {
+        Card { rank, suit }
+    }
+
+    /// The value A = 1 … K = 13.
+    pub fn value(self) -> u8 {
+        self.rank.value()
+    }
+
+    /// Colour of the suit.
+    pub fn colour(self) -> Colour {
+        self.suit.colour()
+    }
+
+    pub fn is_red(self) -> bool {
+        self.colour() == Colour::Red
+    }
+
+    pub fn is_black(self) -> bool {
+        self.colour() == Colour::Black
+    }
+
+    pub fn is_odd(self) -> bool {
+        self.value() % 2 == 1
+    }
+
+    pub fn is_even(self) -> bool {
+        !self.is_odd()
+    }
+
+    /// J, Q or K.
+    pub fn is_face(self) -> bool {
+        self.value() >= 11
+    }
+
+    /// Value in {2, 3, 5, 7, 11, 13}.
+    pub fn is_prime(self) -> bool {
+        matches!(self.value(), 2 | 3 | 5 | 7 | 11 | 13)
+    }
+
+    /// Dense index 0..52 (suit-major in [`Suit::ALL`] order, then rank A..K); the
+    /// recognizer's class index and a compact key for tables.
+    pub fn index(self) -> usize {
+        self.suit.index() * 13 + usize::from(self.value() - 1)
+    }
+
+    /// Inverse of [`Card::index`]; `None` for indices ≥ 52.
+    pub fn from_index(index: usize) -> Option<Card> {
+        if index >= 52 {
+            return None;
+        }
+        let suit = Suit::ALL[index / 13];
+        let rank = Rank::new((index % 13) as u8 + 1)?;
+        Some(Card::new(rank, suit))
+    }
+
+    /// The 52 cards of one deck, in index order.
+    pub fn deck() -> Vec<Card> {
+        (0..52).filter_map(Card::from_index).collect()
+    }
+
+    /// The 104 cards of the two decks the game is played with.
+    pub fn double_deck() -> Vec<Card> {
+        let mut cards = Card::deck();
+        cards.extend(Card::deck());
+        cards
+    }
+
+    /// The card with a suit symbol, for people: `9♦`, `10♥`.
+    pub fn pretty(self) -> String {
+        format!("{}{}", self.rank.label(), self.suit.symbol())
+    }
+}
+
+impl fmt::Display for Card {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.rank.label(), self.suit.letter())
+    }
+}
+
+/// Why a card token could not be read; the message names the token.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CardParseError {
+    #[error("empty card token (expected a rank and a suit, like 10H or Q♠)")]
+    Empty,
+    #[error("card {token:?}: unknown suit {suit:?} (expected one of S H D C or ♠ ♥ ♦ ♣)")]
+    BadSuit { token: String, suit: char },
+    #[error("card {token:?}: unknown rank {rank:?} (expected A, 2-10, T, J, Q or K)")]
+    BadRank { token: String, rank: String },
+    #[error("card {token:?}: missing the suit after the rank (expected e.g. {token}H)")]
+    MissingSuit { token: String },
+}
+
+impl FromStr for Card {
+    type Err = CardParseError;
+
+    fn from_str(text: &str) -> Result<Card, CardParseError> {
+        let token = text.trim();
+        let last = token.chars().last().ok_or(CardParseError::Empty)?;
+        let rank_text = &token[..token.len() - last.len_utf8()];
+        let Some(suit) = Suit::from_char(last) else {
+            // "10" or "Q" alone: the suit is missing, not wrong.
+            if Rank::parse(token).is_some() {
+                return Err(CardParseError::MissingSuit {
+                    token: token.to_string(),
+                });
+            }
+            return Err(CardParseError::BadSuit {
+                token: token.to_string(),
+                suit: last,
+            });
+        };
+        let rank = Rank::parse(rank_text).ok_or_else(|| CardParseError::BadRank {
+            token: token.to_string(),
+            rank: rank_text.to_string(),
+        })?;
+        Ok(Card::new(rank, suit))
+    }
+}
+
+/// Parses a whitespace- or comma-separated list of cards (`"3H 5S, 9D"`); the error
+/// says which token (1-based) failed.
+pub fn parse_cards(text: &str) -> Result<Vec<Card>, CardListError> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .enumerate()
+        .map(|(i, token)| {
+            token.parse().map_err(|source| CardListError {
+                position: i + 1,
+                source,
+            })
+        })
+        .collect()
+}
+
+/// A card list with one bad token.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("card {position} of the list: {source}")]
+pub struct CardListError {
+    /// 1-based position of the bad token in the list.
+    pub position: usize,
+    pub source: CardParseError,
+}
+
+impl Serialize for Card {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Card {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Card, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card(text: &str) -> Card {
+        text.parse().expect("valid card")
+    }
+
+    #[test]
+    fn parses_every_notation_form() {
+        assert_eq!(card("10H"), card("TH"));
+        assert_eq!(card("th"), card("10H"));
+        assert_eq!(card("Q♠"), Card::new(Rank::QUEEN, Suit::Spades));
+        assert_eq!(card("AC").value(), 1);
+        assert_eq!(card("KD").value(), 13);
+        assert_eq!(card("10♦").to_string(), "10D");
+    }
+
+    #[test]
+    fn prints_ascii_and_pretty_forms() {
+        assert_eq!(card("T♥").to_string(), "10H");
+        assert_eq!(card("9d").pretty(), "9♦");
+    }
+
+    #[test]
+    fn attributes_follow_the_spec() {
+        assert!(card("5H").is_red() && card("5D").is_red());
+        assert!(card("5S").is_black() && card("5C").is_black());
+        assert!(card("JC").is_face() && !card("10C").is_face());
+        let primes: Vec<u8> = Rank::all()
+            .map(|r| Card::new(r, Suit::Clubs))
+            .filter(|c| c.is_prime())
+            .map(Card::value)
+            .collect();
+        assert_eq!(primes, vec![2, 3, 5, 7, 11, 13]);
+        assert!(card("AS").is_odd() && card("QS").is_even());
+    }
+
+    #[test]
+    fn errors_name_the_token_and_the_problem() {
+        assert_eq!("".parse::<Card>(), Err(CardParseError::Empty));
+        let err = "11H".parse::<Card>().unwrap_err();
+        assert!(err.to_string().contains("\"11H\"") && err.to_string().contains("rank"));
+        let err = "QX".parse::<Card>().unwrap_err();
+        assert!(err.to_string().contains("suit 'X'"), "{err}");
+        let err = "10".parse::<Card>().unwrap_err();
+        assert!(matches!(err, CardParseError::MissingSuit { .. }), "{err}");
+        let err = parse_cards("3H 5S 1X").unwrap_err();
+        assert_eq!(err.position, 3);
+    }
+
+    #[test]
+    fn double_deck_has_two_of_each() {
+        let deck = Card::double_deck();
+        assert_eq!(deck.len(), 104);
+        for c in Card::deck() {
+            assert_eq!(deck.iter().filter(|&&d| d == c).count(), 2);
+        }
+    }
+
+    #[test]
+    fn index_round_trips() {
+        for i in 0..52 {
+            assert_eq!(Card::from_index(i).map(Card::index), Some(i));
+        }
+        assert_eq!(Card::from_index(52), None);
+    }
+
+    #[test]
+    fn serde_uses_the_notation() {
+        let json = serde_json::to_string(&vec![card("TH"), card("Q♠")]).unwrap();
+        assert_eq!(json, r#"["10H","QS"]"#);
+        let back: Vec<Card> = serde_json::from_str(r#"["10h","Q♠"]"#).unwrap();
+        assert_eq!(back, vec![card("10H"), card("QS")]);
+        assert!(serde_json::from_str::<Card>(r#""ZZ""#).is_err());
+    }
+}

@@ -1,0 +1,25 @@
+//! The command-line interface: one binary, one subcommand per capability. Each
+//! subcommand lives in its own module and returns an exit code; errors get their
+//! context here, at the boundary.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Referee for the card game Eleusis.
+#[derive(Debug, Parser)]
+#[command(name = "eleusis", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Every capability of the binary.
+#[derive(Debug, Subcommand)]
+pub enum Command {}
+
+/// Parses the arguments and runs the chosen subcommand.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {}
+}

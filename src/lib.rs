@@ -1,0 +1,9 @@
+//! eleusis — a referee for the card game Eleusis at a real table.
+//!
+//! The crate is laid out by domain. Pure logic (`cards`, `rule`, `referee`) knows
+//! nothing of HTTP, SQL or cameras; the adapters (`vision`, `store`, `cli`) depend on
+//! it, never the reverse.
+
+pub mod cards;
+pub mod cli;
+pub mod rule;
