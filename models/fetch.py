@@ -1,0 +1,197 @@
+"""Step 1, fetch: download pinned deck artwork from the package registries and render
+every card face (and the card backs) to PNG under models/.cache/faces/<design>/.
+
+Sources (pinned; licences in models/README.md):
+  Debian gnome-cards-data (aisleriot themes, 13 x 5 svgz sheets)
+  npm cardsJS@1.1.1, @younestouati/playing-cards-standard-deck@3.0.0, svg-cards@4.0.2
+
+Faces are written as RGBA PNGs named in the project's notation (QH.png, 10S.png),
+plus back*.png and joker*.png where the design has them (used as "not a card").
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from PIL import Image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CACHE = os.path.join(HERE, ".cache")
+SRC = os.path.join(CACHE, "src")
+FACES = os.path.join(CACHE, "faces")
+
+DEBIAN_PACKAGE = "gnome-cards-data"
+DEBIAN_VERSION = "1:3.22.23-1"
+NPM_PACKAGES = {
+    "cardsJS": "cardsJS@1.1.1",
+    "younestouati": "@younestouati/playing-cards-standard-deck@3.0.0",
+    "svg-cards": "svg-cards@4.0.2",
+}
+AISLERIOT_THEMES = [
+    "anglo", "anglo_bitmap", "gnomangelo", "gnomangelo_bitmap", "anglo_modern",
+    "anglo_modern_4_color", "anglo_poker", "atlasnye", "bellot", "paris", "dondorf",
+    "guyenne-classic", "neoclassical", "neoclassical_4_color", "orell", "ornamental",
+    "plastic", "simplistic", "tango", "tango_nuevo", "tigullio",
+]
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+SUITS = ["S", "H", "D", "C"]
+# Aisleriot sheet rows: clubs, diamonds, hearts, spades, then jokers and back.
+SHEET_ROWS = ["C", "D", "H", "S"]
+CELL_W = 240  # rendered width of one sheet cell in pixels
+FACE_H = 336  # faces are stored at this height (aspect ratio of the design kept)
+
+
+def run(cmd: list[str], cwd: str | None = None) -> None:
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+
+
+def fetch_sources() -> None:
+    os.makedirs(SRC, exist_ok=True)
+    deb_dir = os.path.join(SRC, "deb")
+    if not os.path.isdir(os.path.join(deb_dir, "usr/share/aisleriot/cards")):
+        run(["apt-get", "download", f"{DEBIAN_PACKAGE}={DEBIAN_VERSION}"], cwd=SRC)
+        debs = glob.glob(os.path.join(SRC, "gnome-cards-data_*.deb"))
+        if not debs:
+            sys.exit("fetch: apt-get download produced no .deb")
+        run(["dpkg-deb", "-x", debs[0], deb_dir])
+    for name, spec in NPM_PACKAGES.items():
+        out = os.path.join(SRC, name)
+        if os.path.isdir(os.path.join(out, "package")):
+            continue
+        before = set(os.listdir(SRC))
+        run(["npm", "pack", "--silent", spec], cwd=SRC)
+        tgz = [f for f in set(os.listdir(SRC)) - before if f.endswith(".tgz")]
+        if not tgz:
+            tgz = [f for f in os.listdir(SRC) if f.endswith(".tgz") and name.lower() in f.lower()]
+        os.makedirs(out, exist_ok=True)
+        with tarfile.open(os.path.join(SRC, tgz[0])) as tf:
+            tf.extractall(out, filter="data")
+
+
+def rsvg(svg_path: str, png_path: str, width: int | None = None, height: int | None = None) -> None:
+    cmd = ["rsvg-convert", "-f", "png", "-o", png_path]
+    if width:
+        cmd += ["-w", str(width)]
+    if height:
+        cmd += ["-h", str(height)]
+    run(cmd + [svg_path])
+
+
+def trim_and_save(img: Image.Image, path: str) -> None:
+    """Crops to the opaque card and scales it to FACE_H high."""
+    img = img.convert("RGBA")
+    a = np.asarray(img)[:, :, 3]
+    ys, xs = np.nonzero(a > 128)
+    if len(xs) == 0:
+        raise ValueError(f"empty card image for {path}")
+    img = img.crop((xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
+    w = max(1, round(img.width * FACE_H / img.height))
+    img = img.resize((w, FACE_H), Image.LANCZOS)
+    img.save(path)
+
+
+def render_aisleriot(theme: str) -> None:
+    out = os.path.join(FACES, theme)
+    if os.path.exists(os.path.join(out, "KS.png")):
+        return
+    os.makedirs(out, exist_ok=True)
+    svgz = os.path.join(SRC, "deb/usr/share/aisleriot/cards", f"{theme}.svgz")
+    svg = os.path.join(CACHE, f"sheet-{theme}.svg")
+    with gzip.open(svgz, "rb") as f, open(svg, "wb") as g:
+        shutil.copyfileobj(f, g)
+    png = os.path.join(CACHE, f"sheet-{theme}.png")
+    rsvg(svg, png, width=13 * CELL_W)
+    sheet = Image.open(png).convert("RGBA")
+    cw, ch = sheet.width / 13, sheet.height / 5
+    for r in range(5):
+        for c in range(13):
+            cell = sheet.crop((round(c * cw), round(r * ch), round((c + 1) * cw), round((r + 1) * ch)))
+            if r < 4:
+                name = RANKS[c] + SHEET_ROWS[r]
+            elif c < 2:
+                name = f"joker{c}"
+            elif c == 2:
+                name = "back"
+            else:
+                continue
+            try:
+                trim_and_save(cell, os.path.join(out, f"{name}.png"))
+            except ValueError:
+                if r < 4:
+                    raise
+    os.remove(svg)
+    os.remove(png)
+
+
+def render_files(design: str, files: dict[str, str]) -> None:
+    out = os.path.join(FACES, design)
+    if os.path.exists(os.path.join(out, "KS.png")):
+        return
+    os.makedirs(out, exist_ok=True)
+    tmp = os.path.join(CACHE, f"tmp-{design}")
+    os.makedirs(tmp, exist_ok=True)
+    for name, path in files.items():
+        p = os.path.join(tmp, name + ".png")
+        if path.endswith(".svg"):
+            rsvg(path, p, height=FACE_H * 2)
+            img = Image.open(p)
+        else:
+            img = Image.open(path)
+        trim_and_save(img, os.path.join(out, f"{name}.png"))
+    shutil.rmtree(tmp)
+
+
+def npm_jobs() -> list[tuple[str, dict[str, str]]]:
+    jobs = []
+    d = os.path.join(SRC, "cardsJS/package/cards")
+    files = {r + s: os.path.join(d, f"{r}{s}.svg") for r in RANKS for s in SUITS}
+    files["back"] = os.path.join(d, "Blue_Back.svg")
+    files["back1"] = os.path.join(d, "Red_Back.svg")
+    jobs.append(("cardsJS", files))
+    d = os.path.join(SRC, "younestouati/package/cards")
+    files = {r + s: os.path.join(d, f"{i + 1}{s.lower()}.svg") for i, r in enumerate(RANKS) for s in SUITS}
+    files["back"] = os.path.join(d, "back.svg")
+    files["joker0"] = os.path.join(d, "joker.svg")
+    jobs.append(("younestouati", files))
+    # svg-cards ships ready PNGs (same art as aisleriot "bellot"); its many backs are
+    # useful "not a card" samples.
+    d = os.path.join(SRC, "svg-cards/package/png/2x")
+    names = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
+    suits = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
+    files = {}
+    for r in RANKS:
+        for s in SUITS:
+            files[r + s] = os.path.join(d, f"{suits[s]}_{names.get(r, r)}.png")
+    for i, b in enumerate(sorted(glob.glob(os.path.join(d, "back*.png")))):
+        files[f"back{i}"] = b
+    jobs.append(("svg-cards", files))
+    return jobs
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.parse_args()
+    t0 = time.time()
+    if shutil.which("rsvg-convert") is None:
+        sys.exit("fetch: rsvg-convert is missing (apt-get install librsvg2-bin)")
+    fetch_sources()
+    os.makedirs(FACES, exist_ok=True)
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        futs = [ex.submit(render_aisleriot, t) for t in AISLERIOT_THEMES]
+        futs += [ex.submit(render_files, d, f) for d, f in npm_jobs()]
+        for f in futs:
+            f.result()
+    print(f"fetch: {len(os.listdir(FACES))} designs in {time.time() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
