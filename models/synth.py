@@ -82,6 +82,11 @@ def load_split(split: str) -> list[Design]:
 
 # ----------------------------------------------------------------------------- cloths
 
+def _grid(h, w):
+    """Broadcastable pixel coordinates (cheaper than a full mgrid)."""
+    return np.arange(h, dtype=np.float32)[:, None], np.arange(w, dtype=np.float32)[None, :]
+
+
 def _smooth_noise(rng, h, w, cells, channels=1) -> np.ndarray:
     """Low-frequency noise in [-1, 1]: a coarse random grid upsampled."""
     gh, gw = max(2, int(h / cells)), max(2, int(w / cells))
@@ -110,16 +115,16 @@ def cloth(rng, h, w, kind: str | None = None) -> tuple[np.ndarray, str]:
         base = np.array(CLOTH_COLOURS[name], np.float32) * rng.uniform(0.8, 1.15, 3)
         img = np.ones((h, w, 3), np.float32) * base
         img += _smooth_noise(rng, h, w, rng.uniform(40, 200)) * rng.uniform(0.01, 0.06)
-        fine = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 0.8)
+        fine = cv2.GaussianBlur(rng.standard_normal((h, w), dtype=np.float32), (0, 0), 0.8)
         img += fine[..., None] * rng.uniform(0.01, 0.04)
         label = name
     elif kind == "wood":
         base = np.array([rng.uniform(0.35, 0.75), rng.uniform(0.2, 0.45), rng.uniform(0.08, 0.25)],
                         np.float32)
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        yy, xx = _grid(h, w)
         ang = rng.uniform(0, np.pi)
-        u = xx * np.cos(ang) + yy * np.sin(ang)
-        v = -xx * np.sin(ang) + yy * np.cos(ang)
+        u = xx * float(np.cos(ang)) + yy * float(np.sin(ang))
+        v = -xx * float(np.sin(ang)) + yy * float(np.cos(ang))
         warp = _smooth_noise(rng, h, w, rng.uniform(60, 200))[..., 0] * rng.uniform(10, 40)
         grain = np.sin((v + warp) / rng.uniform(3, 12))
         grain += 0.5 * np.sin((v + 0.7 * warp) / rng.uniform(1.5, 4))
@@ -130,10 +135,10 @@ def cloth(rng, h, w, kind: str | None = None) -> tuple[np.ndarray, str]:
     else:  # pattern: gingham, stripes or dots
         c1 = rng.uniform(0.05, 0.95, 3).astype(np.float32)
         c2 = np.clip(c1 * rng.uniform(0.3, 0.7) + rng.uniform(0, 0.5, 3), 0, 1).astype(np.float32)
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        yy, xx = _grid(h, w)
         ang = rng.uniform(-0.3, 0.3)
-        u = xx * np.cos(ang) + yy * np.sin(ang)
-        v = -xx * np.sin(ang) + yy * np.cos(ang)
+        u = xx * float(np.cos(ang)) + yy * float(np.sin(ang))
+        v = -xx * float(np.sin(ang)) + yy * float(np.cos(ang))
         p = rng.uniform(12, 60)
         style = rng.integers(3)
         if style == 0:
@@ -323,9 +328,9 @@ def camera(img, rng, strength=1.0, glare=None, jpeg=True) -> np.ndarray:
     h, w = img.shape[:2]
     s = strength
     # Lighting: exposure, white balance, smooth gradient and vignette.
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy, xx = _grid(h, w)
     ang = rng.uniform(0, 2 * np.pi)
-    grad = ((xx - w / 2) * np.cos(ang) + (yy - h / 2) * np.sin(ang)) / max(h, w)
+    grad = ((xx - w / 2) * float(np.cos(ang)) + (yy - h / 2) * float(np.sin(ang))) / max(h, w)
     gain = rng.uniform(0.65, 1.2) * (1 + grad * rng.uniform(0, 0.7) * s)
     r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / (max(h, w) / 2) ** 2
     gain *= 1 - rng.uniform(0, 0.3) * s * r2
@@ -366,7 +371,7 @@ def camera(img, rng, strength=1.0, glare=None, jpeg=True) -> np.ndarray:
         img = cv2.filter2D(img, -1, ker)
     # Sensor noise (brighter pixels noisier), then JPEG.
     sigma = rng.uniform(0.003, 0.03 * s + 0.004)
-    img = img + rng.normal(0, 1, img.shape).astype(np.float32) * sigma * (0.5 + img)
+    img = img + rng.standard_normal(img.shape, dtype=np.float32) * np.float32(sigma) * (0.5 + img)
     out = (np.clip(img, 0, 1) * 255 + 0.5).astype(np.uint8)
     if not jpeg:
         return out

@@ -1,0 +1,155 @@
+"""Step 5, evaluate: judge the exported model (recognizer.onnx + recognizer.json, run by
+onnxruntime, so the artefact itself is measured) on crops of each split and on full
+rendered scenes, and write eval/report.json.
+
+    evaluate.py                                   # data/{train,val,heldout}.npz
+    evaluate.py --scenes DIR [--scenes DIR2]      # also read the cards of labelled scenes
+
+For scenes the cards' labelled corners are jittered by up to 2 % of the card height
+(the localiser's error), rectified and cut into the two index crops: this measures
+reading, not localisation.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import cv2
+import numpy as np
+import onnxruntime as ort
+
+import readout
+import synth
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Recognizer:
+    def __init__(self, folder: str, threads: int = 2):
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        self.sess = ort.InferenceSession(os.path.join(folder, "recognizer.onnx"), opts,
+                                         providers=["CPUExecutionProvider"])
+        with open(os.path.join(folder, "recognizer.json")) as f:
+            self.meta = json.load(f)
+
+    def logits(self, crops_u8: np.ndarray, bs: int = 512) -> np.ndarray:
+        """crops N x 72 x 40 x 3 uint8 -> N x 53 logits."""
+        out = []
+        for i in range(0, len(crops_u8), bs):
+            x = crops_u8[i:i + bs].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+            out.append(self.sess.run(None, {"input": x})[0])
+        return np.concatenate(out) if out else np.zeros((0, 53), np.float32)
+
+    def read(self, tl: np.ndarray, br: np.ndarray) -> np.ndarray:
+        return readout.combine(self.logits(tl), self.logits(br), self.meta["temperature"])
+
+
+def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
+    d = np.load(path)
+    n = len(d["label"]) if limit is None else min(limit, len(d["label"]))
+    idx = np.random.default_rng(0).permutation(len(d["label"]))[:n] if limit else np.arange(n)
+    probs = rec.read(d["tl"][idx], d["br"][idx])
+    r = readout.report(probs, d["label"][idx], rec.meta["confirm_threshold"], d["design"][idx],
+                       d["design_names"])
+    # Single-crop calibration, the quantity the temperature was fitted on.
+    lt = rec.logits(np.concatenate([d["tl"][idx], d["br"][idx]]))
+    p = np.exp(readout.log_softmax(lt / rec.meta["temperature"]))
+    y = np.concatenate([d["label"][idx], d["label"][idx]])
+    r["single_crop_top1"] = round(float((p.argmax(1) == y).mean()), 6)
+    r["single_crop_ece"] = round(readout.ece(p.max(1), p.argmax(1) == y), 6)
+    return r
+
+
+def eval_scenes(rec: Recognizer, folder: str) -> dict:
+    rng = np.random.default_rng(11)
+    tls, brs, labels, names = [], [], [], []
+    files = sorted(f for f in os.listdir(folder) if f.endswith(".json") and f != "index.json")
+    for f in files:
+        with open(os.path.join(folder, f)) as fh:
+            side = json.load(fh)
+        img = cv2.imread(os.path.join(folder, f[:-5] + ".jpg"))
+        if img is None:
+            continue
+        img = cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
+        for c in side["cards"]:
+            q = synth.jitter_quad(rng, np.array(c["corners"], np.float32), 0.02)
+            tl, br = synth.index_crops(synth.rectify(img, q))
+            tls.append(tl)
+            brs.append(br)
+            labels.append(readout.CLASS_NAMES.index(c["card"]))
+            names.append(side.get("meta", {}).get("design", "?"))
+    if not labels:
+        return {"reads": 0}
+    probs = rec.read(np.stack(tls), np.stack(brs))
+    uniq = sorted(set(names))
+    groups = np.array([uniq.index(n) for n in names])
+    r = readout.report(probs, np.array(labels), rec.meta["confirm_threshold"], groups, uniq)
+    r["scenes"] = len(files)
+    return r
+
+
+def latency(rec: Recognizer) -> dict:
+    """onnxruntime CPU latency of one card (2 crops) and of a 20-card hand (40 crops)."""
+    out = {}
+    for n in (2, 40):
+        x = np.random.default_rng(0).random((n, 3, 72, 40), dtype=np.float32)
+        for _ in range(5):
+            rec.sess.run(None, {"input": x})
+        t = time.perf_counter()
+        k = 50
+        for _ in range(k):
+            rec.sess.run(None, {"input": x})
+        out[f"batch_{n}_ms"] = round((time.perf_counter() - t) / k * 1000, 3)
+    return out
+
+
+def summary(name: str, r: dict) -> str:
+    s = (f"{name}: {r['reads']} reads, top-1 {100 * r['top1']:.2f} %, misreads {r['misreads']}, "
+         f"above threshold {r['misreads_above_threshold']}, "
+         f"confirmations of correct reads {100 * r['correct_needing_confirmation']:.2f} %, "
+         f"ECE {r['ece']:.4f}")
+    if r.get("confusions"):
+        s += "\n  confusions: " + ", ".join(f"{c['true']}->{c['read']} x{c['count']}"
+                                            for c in r["confusions"][:8])
+    if r.get("per_design"):
+        s += "\n  per design: " + ", ".join(f"{k} {100 * v['top1']:.2f} %"
+                                            for k, v in r["per_design"].items())
+    return s
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", default=HERE)
+    ap.add_argument("--data", default=os.path.join(HERE, "data"))
+    ap.add_argument("--splits", default="train,val,heldout")
+    ap.add_argument("--train-limit", type=int, default=4000, help="reads sampled from the train split")
+    ap.add_argument("--scenes", action="append", default=[])
+    ap.add_argument("--out", default=os.path.join(HERE, "eval", "report.json"))
+    a = ap.parse_args()
+    t0 = time.time()
+    rec = Recognizer(a.model)
+    report = {"model": rec.meta["version"], "temperature": rec.meta["temperature"],
+              "confirm_threshold": rec.meta["confirm_threshold"]}
+    for split in a.splits.split(","):
+        path = os.path.join(a.data, f"{split}.npz")
+        if os.path.exists(path):
+            report[split] = eval_split(rec, path, a.train_limit if split == "train" else None)
+            print(summary(split, report[split]))
+    for folder in a.scenes:
+        key = "scenes:" + os.path.relpath(folder, HERE)
+        report[key] = eval_scenes(rec, folder)
+        print(summary(key, report[key]))
+    report["onnxruntime_latency"] = latency(rec)
+    print("latency", report["onnxruntime_latency"])
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"evaluate: {time.time() - t0:.0f} s -> {a.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+"""The index-crop classifier: a small CNN that reads a card's corner index.
+
+Input float32 [N, 3, 72, 40] RGB in [0, 1]; output float32 [N, 53] logits (classes
+0..51 = Card::index(), 52 = not a card / no index). Normalisation is inside the
+graph so that the Rust side feeds plain [0, 1] pixels.
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+NUM_CLASSES = 53
+
+
+def conv_bn(cin: int, cout: int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
+                         nn.ReLU(inplace=True))
+
+
+class IndexNet(nn.Module):
+    """72 x 40 -> 36 x 20 -> 18 x 10 -> 9 x 5 feature maps, then a linear read-out
+    that keeps the layout (rank above suit) instead of pooling it away."""
+
+    def __init__(self, width: int = 32, dropout: float = 0.2):
+        super().__init__()
+        w = width
+        self.features = nn.Sequential(
+            conv_bn(3, w // 2), nn.MaxPool2d(2),        # 36 x 20
+            conv_bn(w // 2, w), nn.MaxPool2d(2),        # 18 x 10
+            conv_bn(w, 2 * w), conv_bn(2 * w, 2 * w), nn.MaxPool2d(2),  # 9 x 5
+            conv_bn(2 * w, 2 * w),
+        )
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(dropout),
+                                  nn.Linear(2 * w * 9 * 5, NUM_CLASSES))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features((x - 0.5) * 4.0))
+
+
+def count_params(m: nn.Module) -> int:
+    return sum(p.numel() for p in m.parameters())

@@ -1,0 +1,87 @@
+"""How a card is read from its two index crops (the contract), and the measures used
+to judge reads: accuracy, misreads above the threshold, confusions, calibration."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+SUITS = ["S", "H", "D", "C"]
+CLASS_NAMES = [r + s for s in SUITS for r in RANKS] + ["none"]
+NOT_A_CARD = 52
+# With no misread at all on validation, still ask God below this confidence.
+THRESHOLD_FLOOR = 0.9
+
+
+def log_softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+def combine(tl_logits: np.ndarray, br_logits: np.ndarray, temperature: float) -> np.ndarray:
+    """Per card: the normalised probabilities of the summed log-probabilities of the
+    two crops, each softmax(logits / T)."""
+    s = log_softmax(tl_logits / temperature) + log_softmax(br_logits / temperature)
+    return np.exp(log_softmax(s))
+
+
+def choose_threshold(probs: np.ndarray, labels: np.ndarray) -> tuple[float, dict]:
+    """The lowest confirmation threshold (not below THRESHOLD_FLOOR) that no
+    validation misread reaches; a misread includes "not a card" read as a card."""
+    pred = probs.argmax(1)
+    conf = probs.max(1)
+    wrong = pred != labels
+    worst = float(conf[wrong].max()) if wrong.any() else 0.0
+    threshold = max(THRESHOLD_FLOOR, math.ceil((worst + 1e-6) * 1e6) / 1e6)
+    threshold = min(threshold, 0.999999)
+    stats = {
+        "reads": int(len(labels)),
+        "accuracy": round(float((~wrong).mean()), 6),
+        "misreads": int(wrong.sum()),
+        "max_misread_confidence": round(worst, 6),
+        "correct_needing_confirmation": round(float(((~wrong) & (conf < threshold)).mean()), 6),
+    }
+    return threshold, stats
+
+
+def ece(conf: np.ndarray, correct: np.ndarray, bins: int = 15) -> float:
+    """Expected calibration error with equal-width confidence bins."""
+    edges = np.linspace(0, 1, bins + 1)
+    total = 0.0
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        m = (conf > lo) & (conf <= hi)
+        if m.any():
+            total += m.mean() * abs(conf[m].mean() - correct[m].mean())
+    return float(total)
+
+
+def report(probs: np.ndarray, labels: np.ndarray, threshold: float,
+           groups: np.ndarray | None = None, group_names=None) -> dict:
+    """Measures of a set of card reads (combined crops)."""
+    pred = probs.argmax(1)
+    conf = probs.max(1)
+    ok = pred == labels
+    cards = labels != NOT_A_CARD
+    out = {
+        "reads": int(len(labels)),
+        "top1": round(float(ok.mean()), 6),
+        "top1_cards": round(float(ok[cards].mean()), 6) if cards.any() else None,
+        "top1_not_a_card": round(float(ok[~cards].mean()), 6) if (~cards).any() else None,
+        "misreads": int((~ok).sum()),
+        "misreads_above_threshold": int(((~ok) & (conf >= threshold)).sum()),
+        "correct_needing_confirmation": round(float((ok & (conf < threshold)).mean()), 6),
+        "ece": round(ece(conf, ok), 6),
+    }
+    pairs = Counter((CLASS_NAMES[t], CLASS_NAMES[p]) for t, p in zip(labels[~ok], pred[~ok]))
+    out["confusions"] = [{"true": t, "read": p, "count": c} for (t, p), c in pairs.most_common(12)]
+    if groups is not None:
+        per = {}
+        for gi in np.unique(groups):
+            m = groups == gi
+            name = str(group_names[gi]) if group_names is not None else str(gi)
+            per[name] = {"reads": int(m.sum()), "top1": round(float(ok[m].mean()), 6),
+                         "misreads_above_threshold": int(((~ok) & (conf >= threshold) & m).sum())}
+        out["per_design"] = per
+    return out

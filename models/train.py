@@ -1,0 +1,176 @@
+"""Steps 3 and 4, train and export: fit the index classifier on the training designs,
+fit the temperature and the confirmation threshold on the validation designs, export
+ONNX and check the exported graph against PyTorch with onnxruntime.
+
+    train.py --epochs 6            # reads data/{train,val}.npz, writes recognizer.{onnx,json}
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+import model as M
+import readout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load_crops(path: str):
+    d = np.load(path)
+    x = np.concatenate([d["tl"], d["br"]])  # N x 72 x 40 x 3 uint8
+    y = np.concatenate([d["label"], d["label"]])
+    return torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(), torch.from_numpy(y)
+
+
+def to_float(xb: torch.Tensor) -> torch.Tensor:
+    return xb.float().div_(255.0)
+
+
+def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Cheap photometric changes on top of the rendered ones: exposure, contrast,
+    colour swaps (decks print suits in any colour: four-colour decks), greyscale."""
+    n = x.shape[0]
+    r = lambda *s: torch.rand(*s, generator=g)  # noqa: E731
+    gain = 0.75 + 0.5 * r(n, 1, 1, 1)
+    bias = (r(n, 1, 1, 1) - 0.5) * 0.2
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    contrast = 0.7 + 0.6 * r(n, 1, 1, 1)
+    x = (x - mean) * contrast + mean
+    x = x * gain + bias
+    perm = r(n) < 0.2
+    if perm.any():
+        idx = torch.stack([torch.randperm(3, generator=g) for _ in range(int(perm.sum()))])
+        sub = x[perm]
+        x[perm] = torch.gather(sub, 1, idx[:, :, None, None].expand_as(sub))
+    grey = r(n) < 0.1
+    if grey.any():
+        x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
+    return x.clamp_(0, 1)
+
+
+@torch.no_grad()
+def logits_of(net: torch.nn.Module, x: torch.Tensor, bs: int = 512) -> torch.Tensor:
+    net.eval()
+    return torch.cat([net(to_float(x[i:i + bs])) for i in range(0, len(x), bs)])
+
+
+def fit_temperature(logits: torch.Tensor, y: torch.Tensor) -> float:
+    """The T minimising the validation NLL of softmax(logits / T)."""
+    log_t = torch.zeros(1, requires_grad=True)
+    opt = torch.optim.LBFGS([log_t], lr=0.1, max_iter=200)
+
+    def closure():
+        opt.zero_grad()
+        loss = F.cross_entropy(logits / log_t.exp(), y)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return float(log_t.exp())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=os.path.join(HERE, "data"))
+    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--width", type=int, default=32)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=HERE)
+    a = ap.parse_args()
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.threads)
+    t0 = time.time()
+
+    xtr, ytr = load_crops(os.path.join(a.data, "train.npz"))
+    xva, yva = load_crops(os.path.join(a.data, "val.npz"))
+    print(f"train crops {len(ytr)}, val crops {len(yva)}")
+    net = M.IndexNet(a.width)
+    print(f"IndexNet width {a.width}: {M.count_params(net)} parameters")
+    opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
+    steps = a.epochs * (len(ytr) // a.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
+    g = torch.Generator().manual_seed(a.seed)
+    for epoch in range(a.epochs):
+        net.train()
+        order = torch.randperm(len(ytr), generator=g)
+        tot, correct, seen = 0.0, 0, 0
+        bar = tqdm(range(len(ytr) // a.batch), desc=f"epoch {epoch + 1}/{a.epochs}")
+        for b in bar:
+            idx = order[b * a.batch:(b + 1) * a.batch]
+            xb = augment(to_float(xtr[idx]), g)
+            yb = ytr[idx]
+            out = net(xb)
+            loss = F.cross_entropy(out, yb, label_smoothing=0.05)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += float(loss) * len(yb)
+            correct += int((out.argmax(1) == yb).sum())
+            seen += len(yb)
+            if b % 20 == 0:
+                bar.set_postfix(loss=f"{tot / seen:.3f}", acc=f"{correct / seen:.4f}")
+        vl = logits_of(net, xva)
+        vacc = float((vl.argmax(1) == yva).float().mean())
+        print(f"epoch {epoch + 1}: train loss {tot / seen:.4f} acc {correct / seen:.4f} | "
+              f"val crop acc {vacc:.4f} | {time.time() - t0:.0f} s")
+    t_train = time.time() - t0
+
+    # Calibration on the validation designs.
+    net.eval()
+    vl = logits_of(net, xva)
+    temperature = fit_temperature(vl, yva)
+    n = len(yva) // 2
+    reads = readout.combine(vl[:n].numpy(), vl[n:].numpy(), temperature)
+    threshold, val_stats = readout.choose_threshold(reads, yva[:n].numpy())
+    print(f"temperature {temperature:.4f}, confirm_threshold {threshold:.6f}, val {val_stats}")
+
+    # Export and check the exported graph.
+    os.makedirs(a.out, exist_ok=True)
+    onnx_path = os.path.join(a.out, "recognizer.onnx")
+    torch.save(net.state_dict(), os.path.join(a.data, "recognizer.pt"))
+    dummy = torch.rand(1, 3, 72, 40)
+    torch.onnx.export(net, dummy, onnx_path, opset_version=17, input_names=["input"],
+                      output_names=["logits"], dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}},
+                      do_constant_folding=True, dynamo=False)
+    import onnx
+    import onnxruntime as ort
+
+    onnx.checker.check_model(onnx.load(onnx_path))
+    sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
+    probe = to_float(xva[:256]).numpy()
+    diff = np.abs(sess.run(None, {"input": probe})[0] - vl[:256].numpy()).max()
+    print(f"onnxruntime vs PyTorch: max |logit difference| {diff:.2e}")
+    if diff > 1e-3:
+        raise SystemExit("exported graph disagrees with PyTorch")
+    meta = {
+        "input": [3, 72, 40],
+        "classes": 53,
+        "temperature": round(temperature, 6),
+        "confirm_threshold": round(threshold, 6),
+        "version": time.strftime("%Y-%m-%d", time.gmtime()) + f"-w{a.width}-e{a.epochs}",
+        "class_names": readout.CLASS_NAMES,
+        "rectified": [160, 224],
+        "crop": {"x": [0, 40], "y": [0, 72]},
+        "opset": 17,
+        "validation": val_stats,
+    }
+    with open(os.path.join(a.out, "recognizer.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    size = os.path.getsize(onnx_path)
+    print(f"train: {t_train:.0f} s training, {time.time() - t0:.0f} s total; "
+          f"recognizer.onnx {size / 1e6:.2f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Rebuilds the card recognizer from the package registries, end to end, on CPU:
+#   deps -> fetch (deck artwork) -> render (index crops) -> train + export (ONNX,
+#   temperature, threshold) -> evaluate (held-out designs, scenes).
+# Writes models/recognizer.onnx, models/recognizer.json, models/eval/report.json;
+# models/.cache/steps.log gets the time of every step.
+# Knobs (environment): PER_CARD (renders per card per training design, default 40),
+# EPOCHS (default 6), SCENES=1 also re-renders tests/data/scenes (deterministic).
+set -euo pipefail
+cd "$(dirname "$0")"
+PER_CARD=${PER_CARD:-40}
+EPOCHS=${EPOCHS:-6}
+mkdir -p .cache data
+: > .cache/steps.log
+
+step() {
+  local name=$1; shift
+  local t0; t0=$(date +%s)
+  echo "== $(date -u +%H:%M:%S) step $name: $*"
+  "$@"
+  echo "$name $(( $(date +%s) - t0 )) s" | tee -a .cache/steps.log
+}
+
+deps() {
+  local need=()
+  command -v rsvg-convert >/dev/null || need+=(librsvg2-bin)
+  command -v npm >/dev/null || need+=(npm)
+  command -v python3.11 >/dev/null || need+=(python3.11 python3.11-venv)
+  if [ ${#need[@]} -gt 0 ]; then
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${need[@]}"
+  fi
+  [ -x .venv/bin/python ] || python3.11 -m venv .venv
+  .venv/bin/pip install -q -r requirements.txt
+}
+
+PY=.venv/bin/python
+step deps deps
+step fetch $PY fetch.py
+step render-train $PY render_crops.py --split train --per-card "$PER_CARD" --out data/train.npz --seed 1
+step render-val $PY render_crops.py --split val --per-card 8 --out data/val.npz --seed 2
+step render-heldout $PY render_crops.py --split heldout --per-card 16 --out data/heldout.npz --seed 3
+step train $PY train.py --epochs "$EPOCHS"
+if [ "${SCENES:-0}" = 1 ]; then
+  step scenes $PY render_scenes.py --committed
+fi
+step evaluate $PY evaluate.py --scenes ../tests/data/scenes
+cat .cache/steps.log
