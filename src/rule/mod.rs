@@ -1,7 +1,23 @@
 //! The secret-rule language (`shared/RULE-LANGUAGE.md`): parse → check → evaluate,
 //! plus the analyses the rule checker runs before God seals a rule.
 
+pub mod analyse;
+
 use crate::cards::Card;
+
+mod check;
+mod error;
+mod eval;
+mod explain;
+mod footprint;
+mod lexer;
+mod parser;
+mod program;
+mod syntax;
+
+pub use error::RuleError;
+pub use footprint::Footprint;
+pub use program::{Rule, SequenceJudgment};
 
 /// What a rule may look at when it judges a card: the main line (oldest first,
 /// `main[0]` is the starter), the sideline under the last main-line card, and every

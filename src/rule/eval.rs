@@ -1,0 +1,333 @@
+//! The evaluator: the hot path of every verdict. It walks the checked tree with
+//! plain `Copy` values and never allocates. When the rule reads a card that is not
+//! on the table yet, or divides by zero, evaluation stops with a [`Stop`] and the
+//! card is accepted: "if the rule cannot apply, the card is right".
+
+use crate::cards::{Card, Colour, Suit};
+
+use super::check::arith;
+use super::error::Span;
+use super::syntax::{Adjective, Attribute, CmpOp, Collection, Expr, Kind, List, SetItem, Subject};
+use super::Context;
+
+/// A value of the language. Lists never become values: the nodes that read them
+/// (`main[i]`, `len`, `count`, `sum`, `in main`) walk the context directly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Value {
+    Int(i64),
+    Bool(bool),
+    Card(Card),
+    Suit(Suit),
+    Colour(Colour),
+}
+
+/// Why a rule could not be applied to a card; the card is then accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// A card that does not exist yet: `list[index]` with `len` cards in the list.
+    Missing {
+        span: Span,
+        list: List,
+        index: i64,
+        len: usize,
+    },
+    /// A division or `%` by zero.
+    DivisionByZero { span: Span },
+    /// A number past 64 bits.
+    Overflow { span: Span },
+    /// A value of the wrong type; the checker makes this unreachable.
+    Internal { span: Span },
+}
+
+/// What the rule sees while judging one card.
+#[derive(Clone, Copy)]
+pub(crate) struct Env<'a> {
+    pub ctx: &'a Context<'a>,
+    pub card: Card,
+    /// The element of the innermost `count`/`sum`.
+    pub it: Option<Card>,
+}
+
+impl<'a> Env<'a> {
+    pub fn new(ctx: &'a Context<'a>, card: Card) -> Env<'a> {
+        Env {
+            ctx,
+            card,
+            it: None,
+        }
+    }
+
+    pub fn list(&self, list: List) -> &'a [Card] {
+        match list {
+            List::Main => self.ctx.main,
+            List::Side => self.ctx.side,
+            List::Wrong => self.ctx.wrong,
+        }
+    }
+
+    /// `list[index]`, negative indices counting from the end.
+    pub fn card_at(&self, list: List, index: i64, span: Span) -> Result<Card, Stop> {
+        let cards = self.list(list);
+        let position = if index < 0 {
+            i64::try_from(cards.len())
+                .ok()
+                .and_then(|len| len.checked_add(index))
+        } else {
+            Some(index)
+        };
+        position
+            .and_then(|p| usize::try_from(p).ok())
+            .and_then(|p| cards.get(p).copied())
+            .ok_or(Stop::Missing {
+                span,
+                list,
+                index,
+                len: cards.len(),
+            })
+    }
+
+    pub fn subject(&self, subject: Subject, span: Span) -> Result<Card, Stop> {
+        match subject {
+            Subject::Card => Ok(self.card),
+            Subject::Last => self.card_at(List::Main, -1, span),
+            Subject::Prev => self.card_at(List::Main, -2, span),
+            Subject::It => self.it.ok_or(Stop::Internal { span }),
+        }
+    }
+}
+
+/// Evaluates a checked true/false expression.
+pub(crate) fn truth(expr: &Expr, env: &Env<'_>) -> Result<bool, Stop> {
+    match eval(expr, env)? {
+        Value::Bool(b) => Ok(b),
+        _ => Err(Stop::Internal { span: expr.span }),
+    }
+}
+
+/// Evaluates a checked number expression.
+pub(crate) fn number(expr: &Expr, env: &Env<'_>) -> Result<i64, Stop> {
+    match eval(expr, env)? {
+        Value::Int(v) => Ok(v),
+        _ => Err(Stop::Internal { span: expr.span }),
+    }
+}
+
+/// The value of a boolean adjective for a value.
+pub(crate) fn adjective_of(value: Value, adjective: Adjective) -> Option<bool> {
+    Some(match (value, adjective) {
+        (Value::Card(c), Adjective::Colour(colour)) => c.colour() == colour,
+        (Value::Card(c), Adjective::Suit(suit)) => c.suit == suit,
+        (Value::Card(c), Adjective::Odd) => c.is_odd(),
+        (Value::Card(c), Adjective::Even) => c.is_even(),
+        (Value::Card(c), Adjective::Face) => c.is_face(),
+        (Value::Card(c), Adjective::Prime) => c.is_prime(),
+        (Value::Int(n), Adjective::Odd) => n.rem_euclid(2) == 1,
+        (Value::Int(n), Adjective::Even) => n.rem_euclid(2) == 0,
+        (Value::Int(n), Adjective::Prime) => is_prime(n),
+        (Value::Suit(s), Adjective::Colour(colour)) => s.colour() == colour,
+        (Value::Suit(s), Adjective::Suit(suit)) => s == suit,
+        (Value::Colour(c), Adjective::Colour(colour)) => c == colour,
+        _ => return None,
+    })
+}
+
+fn is_prime(n: i64) -> bool {
+    if n < 2 {
+        return false;
+    }
+    let mut d = 2i64;
+    while d.saturating_mul(d) <= n {
+        if n % d == 0 {
+            return false;
+        }
+        d += 1;
+    }
+    true
+}
+
+/// `base.attribute`.
+pub(crate) fn attribute_of(value: Value, attribute: Attribute) -> Option<Value> {
+    Some(match (value, attribute) {
+        (Value::Card(c), Attribute::Rank) => Value::Int(i64::from(c.value())),
+        (Value::Card(c), Attribute::Suit) => Value::Suit(c.suit),
+        (Value::Card(c), Attribute::Colour) => Value::Colour(c.colour()),
+        (Value::Suit(s), Attribute::Colour) => Value::Colour(s.colour()),
+        (v, Attribute::Is(adjective)) => Value::Bool(adjective_of(v, adjective)?),
+        _ => return None,
+    })
+}
+
+/// `a op b` on two values of the same type.
+pub(crate) fn compare(op: CmpOp, a: Value, b: Value) -> Option<bool> {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Some(match op {
+            CmpOp::Eq => x == y,
+            CmpOp::Ne => x != y,
+            CmpOp::Lt => x < y,
+            CmpOp::Le => x <= y,
+            CmpOp::Gt => x > y,
+            CmpOp::Ge => x >= y,
+        });
+    }
+    match op {
+        CmpOp::Eq => Some(a == b),
+        CmpOp::Ne => Some(a != b),
+        _ => None,
+    }
+}
+
+/// Whether `value` is in the collection.
+pub(crate) fn contains(collection: &Collection, value: Value, env: &Env<'_>) -> Result<bool, Stop> {
+    match collection {
+        Collection::Range(low, high) => {
+            let Value::Int(v) = value else {
+                return Err(Stop::Internal { span: low.span });
+            };
+            Ok(number(low, env)? <= v && v <= number(high, env)?)
+        }
+        Collection::List(list) => Ok(env.list(*list).iter().any(|c| value == Value::Card(*c))),
+        Collection::Set(items) => {
+            for item in items {
+                let hit = match item {
+                    SetItem::One(e) => eval(e, env)? == value,
+                    SetItem::Range(low, high) => match value {
+                        Value::Int(v) => number(low, env)? <= v && v <= number(high, env)?,
+                        _ => false,
+                    },
+                };
+                if hit {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+    }
+}
+
+/// Evaluates any checked expression.
+pub(crate) fn eval(expr: &Expr, env: &Env<'_>) -> Result<Value, Stop> {
+    let span = expr.span;
+    Ok(match &expr.kind {
+        Kind::Int(v) => Value::Int(*v),
+        Kind::Bool(b) => Value::Bool(*b),
+        Kind::CardLit(c) => Value::Card(*c),
+        Kind::SuitLit(s) => Value::Suit(*s),
+        Kind::ColourLit(c) => Value::Colour(*c),
+        Kind::Bare(adjective) => Value::Bool(
+            adjective_of(Value::Card(env.card), *adjective).ok_or(Stop::Internal { span })?,
+        ),
+        Kind::Subject(subject) => Value::Card(env.subject(*subject, span)?),
+        Kind::ListRef(_) => return Err(Stop::Internal { span }),
+        Kind::Index(list, index) => Value::Card(env.card_at(*list, number(index, env)?, span)?),
+        Kind::Attr(base, attribute) => {
+            attribute_of(eval(base, env)?, *attribute).ok_or(Stop::Internal { span })?
+        }
+        Kind::Neg(inner) => Value::Int(
+            number(inner, env)?
+                .checked_neg()
+                .ok_or(Stop::Overflow { span })?,
+        ),
+        Kind::Arith(op, a, b) => {
+            let (x, y) = (number(a, env)?, number(b, env)?);
+            match arith(*op, x, y) {
+                Some(v) => Value::Int(v),
+                None if y == 0 => return Err(Stop::DivisionByZero { span }),
+                None => return Err(Stop::Overflow { span }),
+            }
+        }
+        Kind::Compare { first, rest, .. } => {
+            let mut left = eval(first, env)?;
+            for (op, operand) in rest {
+                let right = eval(operand, env)?;
+                if !compare(*op, left, right).ok_or(Stop::Internal { span })? {
+                    return Ok(Value::Bool(false));
+                }
+                left = right;
+            }
+            Value::Bool(true)
+        }
+        Kind::In {
+            value,
+            negated,
+            collection,
+            ..
+        } => {
+            let v = eval(value, env)?;
+            Value::Bool(contains(collection, v, env)? != *negated)
+        }
+        Kind::Not(inner) => Value::Bool(!truth(inner, env)?),
+        Kind::And(items) => {
+            for item in items {
+                if !truth(item, env)? {
+                    return Ok(Value::Bool(false));
+                }
+            }
+            Value::Bool(true)
+        }
+        Kind::Or(items) => {
+            for item in items {
+                if truth(item, env)? {
+                    return Ok(Value::Bool(true));
+                }
+            }
+            Value::Bool(false)
+        }
+        Kind::If { arms, otherwise } => {
+            for (condition, branch) in arms {
+                if truth(condition, env)? {
+                    return eval(branch, env);
+                }
+            }
+            return eval(otherwise, env);
+        }
+        Kind::Len(list) => Value::Int(len_of(env.list(*list))),
+        Kind::Abs(inner) => Value::Int(
+            number(inner, env)?
+                .checked_abs()
+                .ok_or(Stop::Overflow { span })?,
+        ),
+        Kind::Min(items) => Value::Int(fold_numbers(items, env, i64::min)?),
+        Kind::Max(items) => Value::Int(fold_numbers(items, env, i64::max)?),
+        Kind::Count(list, test) => {
+            let mut count = 0i64;
+            for &element in env.list(*list) {
+                let inner = Env {
+                    it: Some(element),
+                    ..*env
+                };
+                if truth(test, &inner)? {
+                    count += 1;
+                }
+            }
+            Value::Int(count)
+        }
+        Kind::Sum(list, value) => {
+            let mut total = 0i64;
+            for &element in env.list(*list) {
+                let inner = Env {
+                    it: Some(element),
+                    ..*env
+                };
+                total = total
+                    .checked_add(number(value, &inner)?)
+                    .ok_or(Stop::Overflow { span })?;
+            }
+            Value::Int(total)
+        }
+    })
+}
+
+pub(crate) fn len_of(cards: &[Card]) -> i64 {
+    i64::try_from(cards.len()).unwrap_or(i64::MAX)
+}
+
+fn fold_numbers(items: &[Expr], env: &Env<'_>, f: fn(i64, i64) -> i64) -> Result<i64, Stop> {
+    let mut result: Option<i64> = None;
+    for item in items {
+        let v = number(item, env)?;
+        result = Some(result.map_or(v, |r| f(r, v)));
+    }
+    result.ok_or(Stop::Internal {
+        span: Span::default(),
+    })
+}

@@ -1,0 +1,151 @@
+//! A sealed-ready rule: parsed, type-checked, with its footprint. This is what the
+//! referee holds for a round and asks for every verdict.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::cards::Card;
+
+use super::check::check_rule;
+use super::error::RuleError;
+use super::eval::{truth, Env};
+use super::explain::explain;
+use super::footprint::Footprint;
+use super::lexer::tokenize;
+use super::parser::Parser;
+use super::syntax::Expr;
+use super::{Context, Judge, Judgment};
+
+/// A parsed and checked rule of the language of `RULE-LANGUAGE.md`.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    source: String,
+    expr: Expr,
+    footprint: Footprint,
+}
+
+/// The verdict on a sequence play (2 to 4 cards judged one after the other).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SequenceJudgment {
+    /// Every card was accepted.
+    pub accepted: bool,
+    /// One judgment per card, up to and including the first rejected one.
+    pub per_card: Vec<Judgment>,
+    pub explanation: String,
+}
+
+impl Rule {
+    /// Parses and type-checks a rule; the error names the line and column.
+    pub fn parse(source: &str) -> Result<Rule, RuleError> {
+        let tokens = tokenize(source)?;
+        let mut expr = Parser::new(source, tokens).parse_rule()?;
+        check_rule(source, &mut expr)?;
+        let footprint = Footprint::of(&expr);
+        Ok(Rule {
+            source: source.to_string(),
+            expr,
+            footprint,
+        })
+    }
+
+    /// The text God typed, unchanged (comments included): what is sealed.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The verdict alone. Never allocates; a rule that cannot apply yet (it reads a
+    /// card that does not exist, or divides by zero) accepts the card.
+    pub fn accepts(&self, ctx: &Context<'_>, card: Card) -> bool {
+        truth(&self.expr, &Env::new(ctx, card)).unwrap_or(true)
+    }
+
+    /// The verdict with a short explanation built from what the evaluation looked at.
+    pub fn judge(&self, ctx: &Context<'_>, card: Card) -> Judgment {
+        explain(&self.source, &self.expr, &Env::new(ctx, card))
+    }
+
+    /// Judges a sequence card by card, each card seeing the previous ones already on
+    /// the main line (their sideline then is empty: a new main-line card has no
+    /// sideline under it yet). Stops at the first rejected card.
+    pub fn judge_sequence(&self, ctx: &Context<'_>, cards: &[Card]) -> SequenceJudgment {
+        let mut main: Vec<Card> = Vec::with_capacity(ctx.main.len() + cards.len());
+        main.extend_from_slice(ctx.main);
+        let mut per_card = Vec::with_capacity(cards.len());
+        for (i, &card) in cards.iter().enumerate() {
+            let step = Context {
+                main: &main,
+                side: if i == 0 { ctx.side } else { &[] },
+                wrong: ctx.wrong,
+            };
+            let judgment = self.judge(&step, card);
+            let accepted = judgment.accepted;
+            per_card.push(judgment);
+            if !accepted {
+                let explanation = format!(
+                    "card {} of {} ({}) rejected: {}",
+                    i + 1,
+                    cards.len(),
+                    card.pretty(),
+                    per_card.last().map_or("", |j| j.explanation.as_str())
+                );
+                return SequenceJudgment {
+                    accepted: false,
+                    per_card,
+                    explanation,
+                };
+            }
+            main.push(card);
+        }
+        let explanation = match cards {
+            [] => "no card to judge".to_string(),
+            [_] => per_card
+                .first()
+                .map(|j| j.explanation.clone())
+                .unwrap_or_default(),
+            _ => format!(
+                "all {} cards accepted: {}",
+                cards.len(),
+                cards
+                    .iter()
+                    .zip(&per_card)
+                    .map(|(c, j)| format!("{}: {}", c.pretty(), j.explanation))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ),
+        };
+        SequenceJudgment {
+            accepted: true,
+            per_card,
+            explanation,
+        }
+    }
+
+    /// What the rule reads (for the rule checker's hints and warnings).
+    pub fn footprint(&self) -> Footprint {
+        self.footprint
+    }
+}
+
+impl Judge for Rule {
+    fn accepts(&self, ctx: &Context<'_>, card: Card) -> bool {
+        Rule::accepts(self, ctx, card)
+    }
+
+    fn judge(&self, ctx: &Context<'_>, card: Card) -> Judgment {
+        Rule::judge(self, ctx, card)
+    }
+}
+
+impl FromStr for Rule {
+    type Err = RuleError;
+
+    fn from_str(source: &str) -> Result<Rule, RuleError> {
+        Rule::parse(source)
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.source)
+    }
+}
