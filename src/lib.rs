@@ -6,4 +6,6 @@
 
 pub mod cards;
 pub mod cli;
+pub mod referee;
 pub mod rule;
+pub mod store;

@@ -1,0 +1,113 @@
+//! Why the referee refuses what the table says happened. Every variant names the rule
+//! (RULES.md / TABLE-LOG.md) that forbids it; a refused event leaves the state as it was.
+
+use std::fmt;
+
+use thiserror::Error;
+
+use crate::cards::Card;
+
+use super::log::Call;
+
+/// The four conditions of RULES.md section 4 for declaring oneself Prophet, and the
+/// variant's own permission.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProphetCondition {
+    /// The variant (e.g. `basic`) has no Prophet.
+    VariantHasNone,
+    /// (1) He has just played a card or a sequence, and the next player has not played.
+    JustPlayed,
+    /// (2) There is no prophet.
+    NoProphet { current: String },
+    /// (3) At least two players other than God and himself are still in the round.
+    TwoOthersInRound { others: usize },
+    /// (4) He has not been prophet in this round.
+    NotBeenProphet,
+    /// An eliminated player is out of the round and cannot take office.
+    Eliminated,
+}
+
+impl fmt::Display for ProphetCondition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProphetCondition::VariantHasNone => f.write_str("this variant has no Prophet"),
+            ProphetCondition::JustPlayed => f.write_str(
+                "condition 1: he must have just played a card or a sequence (not a no play), \
+                 and the next player must not have played yet",
+            ),
+            ProphetCondition::NoProphet { current } => {
+                write!(
+                    f,
+                    "condition 2: there must be no prophet, and {current} is in office"
+                )
+            }
+            ProphetCondition::TwoOthersInRound { others } => write!(
+                f,
+                "condition 3: at least two players other than God and himself must still be \
+                 in the round, there are {others}"
+            ),
+            ProphetCondition::NotBeenProphet => {
+                f.write_str("condition 4: he has already been prophet in this round")
+            }
+            ProphetCondition::Eliminated => f.write_str("he has been eliminated from the round"),
+        }
+    }
+}
+
+/// An event the referee refuses, with the rule that forbids it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RefereeError {
+    #[error("no round has started: the first event must be a \"round\" event")]
+    NoRound,
+    #[error("round {round} has ended ({reason}); only a new \"round\" or \"end_game\" may follow")]
+    RoundOver { round: u32, reason: String },
+    #[error("round {round} has not ended: a new round starts only after the previous one ends")]
+    RoundInProgress { round: u32 },
+    #[error("the game has ended (\"end_game\"); nothing may follow it")]
+    GameOver,
+    #[error("the rule does not parse: {0}")]
+    BadRule(String),
+    #[error("a round needs at least {min} players besides God, got {got}")]
+    TooFewPlayers { min: usize, got: usize },
+    #[error("player {0:?} is listed twice")]
+    DuplicatePlayer(String),
+    #[error("God ({0}) cannot also be one of the players")]
+    GodPlays(String),
+    #[error("names of God and players must not be empty")]
+    EmptyName,
+    #[error("hand_size must be at least 1")]
+    BadHandSize,
+    #[error("the starter {card} is not acceptable under the rule ({explanation}); in variant {variant} God must turn up another (RULES.md section 2)")]
+    StarterNotAcceptable {
+        card: Card,
+        variant: String,
+        explanation: String,
+    },
+    #[error("refused starter {card} is acceptable under the rule ({explanation}), so God could not refuse it")]
+    RefusedStarterAcceptable { card: Card, explanation: String },
+    #[error("unknown player {0:?} (not seated in this round)")]
+    UnknownPlayer(String),
+    #[error("it is {expected}'s turn, not {got}'s")]
+    NotYourTurn { expected: String, got: String },
+    #[error("a play is one card or a sequence of 2 to {max} cards, got {got} cards")]
+    SequenceLength { max: usize, got: usize },
+    #[error("{player} holds {hand} cards and cannot play {cards}")]
+    NotEnoughCards {
+        player: String,
+        hand: u32,
+        cards: usize,
+    },
+    #[error("{prophet} is prophet: \"prophet_says\" (right or wrong) is required on every play and no_play")]
+    ProphetCallMissing { prophet: String },
+    #[error("\"prophet_says\": {call:?} given but no prophet is in office")]
+    ProphetCallWithoutProphet { call: Call },
+    #[error("pick {0} is not in the shown hand")]
+    PickNotInHand(Card),
+    #[error("God's pick {card} is not acceptable ({explanation}); God takes an acceptable card")]
+    PickNotAcceptable { card: Card, explanation: String },
+    #[error("{player} may not declare himself Prophet: {condition}")]
+    ProphetRefused {
+        player: String,
+        condition: ProphetCondition,
+    },
+}

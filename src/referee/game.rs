@@ -1,0 +1,289 @@
+//! A game: rounds one after the other, each with its own God and sealed rule, and the
+//! totals. `Game::apply` is the only way the state changes, so `state = fold(events)`.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::cards::Card;
+
+use super::error::RefereeError;
+use super::log::LogEvent;
+use super::outcome::Outcome;
+use super::round::{Round, SharedJudge, Sideline};
+use super::scoring::Tally;
+use super::variant::Variant;
+
+/// Turns the text of a `round` event's rule into a judge; the error says why the text
+/// is not a rule. The game uses the rule language; tests may judge with closures.
+pub type RuleCompiler = Arc<dyn Fn(&str) -> Result<SharedJudge, String> + Send + Sync>;
+
+/// The referee of one game.
+#[derive(Clone)]
+pub struct Game {
+    compiler: RuleCompiler,
+    round: Option<Round>,
+    rounds_started: u32,
+    /// Scores of every finished round, in order.
+    finished: Vec<Tally>,
+    /// God of every started round, in order.
+    gods: Vec<String>,
+    /// Everyone who sat at the table, in first-seen order (players, then God).
+    participants: Vec<String>,
+    not_god_bonus: u32,
+    ended: bool,
+    warnings: Vec<String>,
+}
+
+impl fmt::Debug for Game {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Game")
+            .field("rounds_started", &self.rounds_started)
+            .field("ended", &self.ended)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Game {
+    /// A game whose rules are compiled by `compiler` (tests judge with closures).
+    pub fn with_rules(compiler: RuleCompiler) -> Game {
+        Game {
+            compiler,
+            round: None,
+            rounds_started: 0,
+            finished: Vec::new(),
+            gods: Vec::new(),
+            participants: Vec::new(),
+            not_god_bonus: Variant::default().params().not_god_bonus,
+            ended: false,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A game where every round is judged by `judge`, whatever its rule text says.
+    pub fn with_judge(judge: SharedJudge) -> Game {
+        Game::with_rules(Arc::new(move |_: &str| Ok(Arc::clone(&judge))))
+    }
+
+    /// Referees one event. On error the state is unchanged.
+    pub fn apply(&mut self, event: &LogEvent) -> Result<Outcome, RefereeError> {
+        if self.ended {
+            return Err(RefereeError::GameOver);
+        }
+        let mut out = match event {
+            LogEvent::Round(ev) => {
+                if let Some(round) = self.round.as_ref().filter(|r| r.end.is_none()) {
+                    return Err(RefereeError::RoundInProgress {
+                        round: round.number,
+                    });
+                }
+                let judge = (self.compiler)(&ev.rule).map_err(RefereeError::BadRule)?;
+                let (round, out) = Round::start(self.rounds_started + 1, ev, judge)?;
+                self.rounds_started += 1;
+                self.gods.push(round.god.clone());
+                for name in ev.players.iter().chain(std::iter::once(&ev.god)) {
+                    if !self.participants.contains(name) {
+                        self.participants.push(name.clone());
+                    }
+                }
+                self.not_god_bonus = round.params.not_god_bonus;
+                self.round = Some(round);
+                out
+            }
+            LogEvent::Play(ev) => self.current()?.play(ev)?,
+            LogEvent::NoPlay(ev) => self.current()?.no_play(ev)?,
+            LogEvent::Prophet(ev) => self.current()?.declare_prophet(ev)?,
+            LogEvent::EndGame(_) => {
+                let mut out = Outcome {
+                    round: self.rounds_started,
+                    event: "end_game",
+                    ..Outcome::default()
+                };
+                if let Some(round) = self.round.as_ref().filter(|r| r.end.is_none()) {
+                    // RULES.md scores a round at its end; a round cut short has none.
+                    out.warnings.push(format!(
+                        "round {} had not ended and is not scored",
+                        round.number
+                    ));
+                }
+                self.ended = true;
+                out.totals = self.totals();
+                out
+            }
+        };
+        if let Some(end) = &out.round_end {
+            self.finished.push(end.scores.clone());
+            out.totals = self.totals();
+        }
+        let round = out.round;
+        self.warnings
+            .extend(out.warnings.iter().map(|w| format!("round {round}: {w}")));
+        Ok(out)
+    }
+
+    fn current(&mut self) -> Result<&mut Round, RefereeError> {
+        self.round.as_mut().ok_or(RefereeError::NoRound)
+    }
+
+    /// Game totals, once the game has more than one finished round or has ended:
+    /// sums of round scores, plus the not-God bonus for everyone who has not been God
+    /// when the game has ended.
+    pub fn totals(&self) -> Option<Tally> {
+        if self.finished.len() < 2 && !self.ended {
+            return None;
+        }
+        let mut totals = Tally::default();
+        for name in &self.participants {
+            totals.add(name, 0);
+        }
+        for scores in &self.finished {
+            for (name, score) in &scores.0 {
+                totals.add(name, *score);
+            }
+        }
+        if self.ended {
+            for name in &self.participants {
+                if !self.gods.contains(name) {
+                    totals.add(name, i64::from(self.not_god_bonus));
+                }
+            }
+        }
+        Some(totals)
+    }
+
+    /// Whether `end_game` has been applied.
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// The state of the last round and of the game, in the shape of `eleusis replay`.
+    pub fn state(&self) -> GameState {
+        let game = GameSummary {
+            rounds: self.rounds_started,
+            totals: self.totals(),
+            finished_rounds: self.finished.len() as u32,
+            gods: self.gods.clone(),
+            ended: self.ended,
+        };
+        let Some(r) = &self.round else {
+            return GameState {
+                game,
+                warnings: self.warnings.clone(),
+                ..GameState::default()
+            };
+        };
+        GameState {
+            variant: Some(r.variant),
+            main: r.main.clone(),
+            sidelines: r.sidelines.clone(),
+            laid: r.laid(),
+            white_markers: r.white_markers.clone(),
+            black_markers: r.black_markers.clone(),
+            prophet: r.prophet.map(|o| ProphetState {
+                player: r.seats[o.seat].name.clone(),
+                marker: o.marker,
+            }),
+            hands: Tally(
+                r.seats
+                    .iter()
+                    .map(|s| (s.name.clone(), i64::from(s.hand)))
+                    .collect(),
+            ),
+            eliminated: r
+                .seats
+                .iter()
+                .filter(|s| s.eliminated)
+                .map(|s| s.name.clone())
+                .collect(),
+            turn: r.turn.map(|t| r.seats[t].name.clone()),
+            ended: r.end.is_some(),
+            scores: r.end.as_ref().map(|e| e.scores.clone()),
+            game,
+            warnings: self.warnings.clone(),
+            round: r.number,
+            god: Some(r.god.clone()),
+            players: r.seats.iter().map(|s| s.name.clone()).collect(),
+            hint: r.hint.clone(),
+            stock: r.stock,
+            decks: r.decks,
+            sudden_death: r.end.is_none() && r.sudden_death(),
+            former_prophets: r.former_prophets(),
+            end_reason: r.end.as_ref().map(|e| e.reason.clone()),
+        }
+    }
+
+    /// Cards in hands + laid + stock, and the cards of the decks in play; equal
+    /// whenever the referee's counts are whole. `None` before the first round.
+    pub fn card_balance(&self) -> Option<(u64, u64)> {
+        self.round.as_ref().map(|r| {
+            (
+                r.cards_accounted(),
+                u64::from(r.decks) * u64::from(r.params.deck_size),
+            )
+        })
+    }
+}
+
+/// The prophet in office: his name and the laid position of the marked card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProphetState {
+    pub player: String,
+    pub marker: u32,
+}
+
+/// The game part of the state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GameSummary {
+    /// Rounds started.
+    pub rounds: u32,
+    /// Game totals once more than one round has finished or the game has ended.
+    pub totals: Option<Tally>,
+    /// Extension: rounds that reached their end (and were scored).
+    pub finished_rounds: u32,
+    /// Extension: God of each started round, in order.
+    pub gods: Vec<String>,
+    /// Extension: whether `end_game` was applied.
+    pub ended: bool,
+}
+
+/// The state `eleusis replay` prints (TABLE-LOG.md), for the last round, plus the
+/// documented extension fields after `warnings`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GameState {
+    pub variant: Option<Variant>,
+    pub main: Vec<Card>,
+    pub sidelines: Vec<Sideline>,
+    pub laid: u32,
+    pub white_markers: Vec<u32>,
+    pub black_markers: Vec<u32>,
+    pub prophet: Option<ProphetState>,
+    /// Hand counts in seating order.
+    pub hands: Tally,
+    pub eliminated: Vec<String>,
+    pub turn: Option<String>,
+    pub ended: bool,
+    pub scores: Option<Tally>,
+    pub game: GameSummary,
+    /// Non-fatal findings of the whole game, each prefixed by its round.
+    pub warnings: Vec<String>,
+    /// Extension: the round's number in the game (1-based).
+    pub round: u32,
+    /// Extension: God of the round.
+    pub god: Option<String>,
+    /// Extension: players in seating order from God's left.
+    pub players: Vec<String>,
+    /// Extension: God's hint, when he gave one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Extension: cards left in the stock.
+    pub stock: u32,
+    /// Extension: decks in play (2, or more once the stock ran out).
+    pub decks: u32,
+    /// Extension: whether a wrong play now eliminates.
+    pub sudden_death: bool,
+    /// Extension: players who have been prophet this round and may not be again.
+    pub former_prophets: Vec<String>,
+    /// Extension: why the round ended.
+    pub end_reason: Option<String>,
+}

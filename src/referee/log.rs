@@ -1,0 +1,276 @@
+//! Table log, version 1 (`shared/TABLE-LOG.md`): one JSON object per line.
+//!
+//! [`LogEvent::parse_line`] reads one line and rejects unknown events, unknown fields
+//! and malformed values with a reason; [`LogEvent::to_line`] writes it back, so an
+//! exported log replays to the same state. Unknown fields are rejected rather than
+//! ignored on purpose: a misspelt `pick` or `prophet_says` silently dropped would
+//! change the verdict of a disputed round.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::cards::Card;
+
+use super::variant::Variant;
+
+/// One line of a table log: what the table says happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum LogEvent {
+    /// A round starts (several rounds in one log form a game).
+    Round(RoundEvent),
+    /// A single card or a sequence of 2–4 cards.
+    Play(PlayEvent),
+    /// A "no play" declaration with the hand the player showed.
+    NoPlay(NoPlayEvent),
+    /// A player declares himself Prophet.
+    Prophet(ProphetEvent),
+    /// The game stops here.
+    EndGame(EndGameEvent),
+}
+
+/// `{"event":"round", …}`: set-up of a round.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoundEvent {
+    /// Defaults to `new-eleusis`.
+    #[serde(default)]
+    pub variant: Variant,
+    pub god: String,
+    /// Clockwise from God's left.
+    pub players: Vec<String>,
+    /// The secret rule, in the rule language.
+    pub rule: String,
+    /// The starter card that begins the main line.
+    pub starter: Card,
+    /// Overrides the variant's hand size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hand_size: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Extension: cards God turned up before `starter` and refused because the rule
+    /// does not accept them (RULES.md section 2). Each must be unacceptable; they go
+    /// back into the stock.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_starters: Vec<Card>,
+}
+
+/// What the prophet says of a play before God confirms or contradicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Call {
+    Right,
+    Wrong,
+}
+
+impl Call {
+    /// The call as a verdict: `right` means "accepted".
+    pub fn accepts(self) -> bool {
+        self == Call::Right
+    }
+}
+
+/// `{"event":"play", …}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayEvent {
+    /// When present, must be the player whose turn it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<String>,
+    pub cards: Vec<Card>,
+    /// Required while a prophet is in office, forbidden otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prophet_says: Option<Call>,
+}
+
+/// `{"event":"no_play", …}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoPlayEvent {
+    /// Extension: as for `play`, when present it must be the player whose turn it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<String>,
+    /// The whole hand the player showed.
+    pub hand: Vec<Card>,
+    /// The card God (or the prophet) takes when the declaration is wrong; absent:
+    /// the first acceptable card in the order shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<Card>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prophet_says: Option<Call>,
+}
+
+/// `{"event":"prophet","player":…}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProphetEvent {
+    pub player: String,
+}
+
+/// `{"event":"end_game"}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndGameEvent {}
+
+/// Why a line is not a table-log event.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{reason}")]
+pub struct LogError {
+    /// What is wrong, and where in the line when known.
+    pub reason: String,
+}
+
+impl LogEvent {
+    /// Reads one line of a table log.
+    pub fn parse_line(line: &str) -> Result<LogEvent, LogError> {
+        let value: serde_json::Value = serde_json::from_str(line).map_err(|e| LogError {
+            reason: format!("not a JSON object: {e}"),
+        })?;
+        let Some(object) = value.as_object() else {
+            return Err(LogError {
+                reason: "expected a JSON object like {\"event\":\"play\",…}".to_string(),
+            });
+        };
+        match object.get("event") {
+            None => {
+                return Err(LogError {
+                    reason: "missing field \"event\"".to_string(),
+                })
+            }
+            Some(serde_json::Value::String(name)) => {
+                if !KNOWN_EVENTS.contains(&name.as_str()) {
+                    return Err(LogError {
+                        reason: format!(
+                            "unknown event {name:?} (expected one of {})",
+                            KNOWN_EVENTS.join(", ")
+                        ),
+                    });
+                }
+            }
+            Some(other) => {
+                return Err(LogError {
+                    reason: format!("field \"event\" must be a string, got {other}"),
+                })
+            }
+        }
+        let event: LogEvent = serde_json::from_value(value).map_err(|e| LogError {
+            reason: e.to_string(),
+        })?;
+        event.check_shape()?;
+        Ok(event)
+    }
+
+    /// The event as one log line (no trailing newline).
+    pub fn to_line(&self) -> String {
+        // Serializing these plain data types cannot fail; fall back to an empty
+        // object rather than panic.
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
+
+    /// The event's name as written in the log.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LogEvent::Round(_) => "round",
+            LogEvent::Play(_) => "play",
+            LogEvent::NoPlay(_) => "no_play",
+            LogEvent::Prophet(_) => "prophet",
+            LogEvent::EndGame(_) => "end_game",
+        }
+    }
+
+    /// Checks that the referee does not need the state for.
+    fn check_shape(&self) -> Result<(), LogError> {
+        let bad = |reason: &str| {
+            Err(LogError {
+                reason: reason.to_string(),
+            })
+        };
+        match self {
+            LogEvent::Play(p) if p.cards.is_empty() => {
+                bad("\"cards\" is empty: a play has 1 to 4 cards")
+            }
+            LogEvent::NoPlay(n) if n.hand.is_empty() => {
+                bad("\"hand\" is empty: a no_play shows the player's whole hand")
+            }
+            LogEvent::Round(r) if r.players.is_empty() => bad("\"players\" is empty"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Event names of table log v1.
+pub const KNOWN_EVENTS: [&str; 5] = ["round", "play", "no_play", "prophet", "end_game"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC_LINES: [&str; 9] = [
+        r#"{"event":"round","variant":"new-eleusis","god":"Pierre","players":["Alain","François","Jacques","Philippe"],"rule":"if last.odd then black else red","starter":"3H"}"#,
+        r#"{"event":"play","cards":["8H"]}"#,
+        r#"{"event":"play","player":"Jacques","cards":["4S","9D","JC"]}"#,
+        r#"{"event":"no_play","hand":["2C","7D","KH"]}"#,
+        r#"{"event":"no_play","hand":["2C","7D","KH"],"pick":"7D"}"#,
+        r#"{"event":"prophet","player":"Philippe"}"#,
+        r#"{"event":"play","cards":["5S"],"prophet_says":"wrong"}"#,
+        r#"{"event":"no_play","hand":["2C","7D"],"prophet_says":"wrong","pick":"2C"}"#,
+        r#"{"event":"end_game"}"#,
+    ];
+
+    #[test]
+    fn every_example_of_the_spec_parses_and_round_trips() {
+        for line in SPEC_LINES {
+            let event = LogEvent::parse_line(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            let again = LogEvent::parse_line(&event.to_line()).expect("reparse");
+            assert_eq!(event, again, "{line}");
+        }
+        let LogEvent::Play(play) = LogEvent::parse_line(SPEC_LINES[2]).unwrap() else {
+            panic!("not a play")
+        };
+        assert_eq!(play.player.as_deref(), Some("Jacques"));
+        assert_eq!(play.cards.len(), 3);
+    }
+
+    #[test]
+    fn round_defaults_to_new_eleusis() {
+        let line =
+            r#"{"event":"round","god":"G","players":["A","B"],"rule":"true","starter":"TH"}"#;
+        let LogEvent::Round(round) = LogEvent::parse_line(line).unwrap() else {
+            panic!("not a round")
+        };
+        assert_eq!(round.variant, Variant::NewEleusis);
+        assert_eq!(round.starter.to_string(), "10H");
+    }
+
+    #[test]
+    fn malformed_lines_are_rejected_with_a_reason() {
+        let cases = [
+            ("not json", "not a JSON object"),
+            ("[1,2]", "expected a JSON object"),
+            (r#"{"cards":["8H"]}"#, "missing field \"event\""),
+            (r#"{"event":"shuffle"}"#, "unknown event \"shuffle\""),
+            (r#"{"event":3}"#, "must be a string"),
+            (r#"{"event":"play","cards":["8X"]}"#, "unknown suit"),
+            (r#"{"event":"play"}"#, "missing field `cards`"),
+            (r#"{"event":"play","cards":[]}"#, "\"cards\" is empty"),
+            (
+                r#"{"event":"play","cards":["8H"],"pik":"8H"}"#,
+                "unknown field `pik`",
+            ),
+            (
+                r#"{"event":"play","cards":["8H"],"prophet_says":"maybe"}"#,
+                "unknown variant `maybe`",
+            ),
+            (r#"{"event":"no_play","hand":[]}"#, "\"hand\" is empty"),
+            (r#"{"event":"end_game","extra":1}"#, "unknown field `extra`"),
+            (
+                r#"{"event":"round","variant":"delphos","god":"G","players":["A"],"rule":"true","starter":"3H"}"#,
+                "does not play it yet",
+            ),
+        ];
+        for (line, expected) in cases {
+            let err = LogEvent::parse_line(line).expect_err(line);
+            assert!(err.reason.contains(expected), "{line}: {err}");
+        }
+    }
+}

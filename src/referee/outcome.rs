@@ -1,0 +1,259 @@
+//! What the referee decided for one event: the verdicts with the rule's explanations,
+//! where the cards went, penalties, markers, phase changes, eliminations, the prophet's
+//! fate, the end of the round and its scores. This is what `eleusis replay --trace`,
+//! the audit trail and the tablet show; its `Display` is the one-line trace.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::cards::Card;
+
+use super::log::Call;
+use super::scoring::Tally;
+
+/// The verdict on one card, with the rule's explanation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CardVerdict {
+    pub card: Card,
+    pub accepted: bool,
+    pub explanation: String,
+}
+
+/// Where placed cards went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "line", rename_all = "snake_case")]
+pub enum Placement {
+    /// Appended to the main line.
+    Main { cards: Vec<Card> },
+    /// One sideline entry under the main-line card at index `after`.
+    Sideline { after: usize, cards: Vec<Card> },
+}
+
+/// Penalty cards dealt to a player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Penalty {
+    pub player: String,
+    pub cards: u32,
+    pub reason: String,
+}
+
+/// Who took a card from a wrong "no play" hand, which, and whether it was acceptable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pick {
+    pub card: Card,
+    /// `"God"` or `"prophet"`.
+    pub by: &'static str,
+    pub accepted: bool,
+}
+
+/// How the prophet's call fared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProphetCallOutcome {
+    pub prophet: String,
+    pub said: Call,
+    /// Whether God confirmed the call.
+    pub confirmed: bool,
+}
+
+/// How a round ended, with its scores.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RoundEnd {
+    pub reason: String,
+    pub scores: Tally,
+}
+
+/// The referee's decision on one event.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// 1-based round number in the game (0 before any round).
+    pub round: u32,
+    /// `round`, `play`, `no_play`, `prophet` or `end_game`.
+    pub event: &'static str,
+    /// The player who acted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player: Option<String>,
+    /// The verdict on each card played, or on each card of a shown hand.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub verdicts: Vec<CardVerdict>,
+    /// For a play: all cards right. For a no play: the declaration was right.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub right: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prophet_call: Option<ProphetCallOutcome>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pick: Option<Pick>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placed: Option<Placement>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub penalties: Vec<Penalty>,
+    /// Whether a wrong play was covered by a false prophet (no penalty, no elimination).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub covered: bool,
+    /// Size of the new hand dealt after a right "no play".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_hand: Option<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub white_markers: Vec<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub black_markers: Vec<u32>,
+    /// A prophet took office: `(name, laid position of the marked card)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prophet_declared: Option<(String, u32)>,
+    /// A false prophet was overthrown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overthrown: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub eliminated: Vec<String>,
+    /// Phase changes, e.g. "sudden death begins".
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round_end: Option<RoundEnd>,
+    /// Game totals, on `end_game` or at the end of a round when a game has totals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub totals: Option<Tally>,
+    /// Whose turn it is now (`None` once the round has ended).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_turn: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+fn cards_text(cards: &[Card]) -> String {
+    cards
+        .iter()
+        .map(Card::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl fmt::Display for Outcome {
+    /// One line for a person reading a disputed round.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts: Vec<String> = Vec::new();
+        let who = self.player.clone().unwrap_or_default();
+        match self.event {
+            "play" => {
+                let cards: Vec<Card> = self.verdicts.iter().map(|v| v.card).collect();
+                let kind = if cards.len() > 1 { "sequence" } else { "card" };
+                let verdict = if self.right == Some(true) {
+                    "right"
+                } else {
+                    "wrong"
+                };
+                parts.push(format!(
+                    "{who} plays {kind} {}: {verdict}",
+                    cards_text(&cards)
+                ));
+            }
+            "no_play" => {
+                let verdict = if self.right == Some(true) {
+                    "right"
+                } else {
+                    "wrong"
+                };
+                parts.push(format!("{who} declares no play: {verdict}"));
+            }
+            "prophet" => parts.push(format!("{who} declares himself Prophet")),
+            "round" => parts.push(format!("round {} starts", self.round)),
+            "end_game" => parts.push("the game ends".to_string()),
+            other => parts.push(other.to_string()),
+        }
+        let explained: Vec<String> = self
+            .verdicts
+            .iter()
+            .map(|v| {
+                format!(
+                    "{} {} ({})",
+                    v.card,
+                    if v.accepted { "accepted" } else { "rejected" },
+                    v.explanation
+                )
+            })
+            .collect();
+        if !explained.is_empty() && self.event != "round" {
+            parts.push(explained.join("; "));
+        }
+        if let Some(call) = &self.prophet_call {
+            let said = match call.said {
+                Call::Right => "right",
+                Call::Wrong => "wrong",
+            };
+            parts.push(format!(
+                "prophet {} said {said}, God {}",
+                call.prophet,
+                if call.confirmed {
+                    "confirms"
+                } else {
+                    "contradicts"
+                }
+            ));
+        }
+        if let Some(pick) = &self.pick {
+            parts.push(format!(
+                "{} takes {} ({})",
+                pick.by,
+                pick.card,
+                if pick.accepted {
+                    "acceptable"
+                } else {
+                    "not acceptable: back to the hand"
+                }
+            ));
+        }
+        match &self.placed {
+            Some(Placement::Main { cards }) => {
+                parts.push(format!("main line += {}", cards_text(cards)))
+            }
+            Some(Placement::Sideline { after, cards }) => parts.push(format!(
+                "sideline under main[{after}] += [{}]",
+                cards_text(cards)
+            )),
+            None => {}
+        }
+        if let Some(name) = &self.overthrown {
+            parts.push(format!(
+                "false prophet {name} overthrown, marker and black markers removed"
+            ));
+        }
+        if self.covered {
+            parts.push("covered by the false prophet: no penalty".to_string());
+        }
+        for p in &self.penalties {
+            parts.push(format!(
+                "{} takes {} penalty cards ({})",
+                p.player, p.cards, p.reason
+            ));
+        }
+        if let Some(n) = self.new_hand {
+            parts.push(format!("new hand of {n}"));
+        }
+        if let Some((name, marker)) = &self.prophet_declared {
+            parts.push(format!("{name} is Prophet, marker on laid card {marker}"));
+        }
+        if !self.white_markers.is_empty() {
+            parts.push(format!("white marker on {:?}", self.white_markers));
+        }
+        if !self.black_markers.is_empty() {
+            parts.push(format!("black marker on {:?}", self.black_markers));
+        }
+        for name in &self.eliminated {
+            parts.push(format!("{name} is eliminated"));
+        }
+        parts.extend(self.phases.iter().cloned());
+        for w in &self.warnings {
+            parts.push(format!("warning: {w}"));
+        }
+        if let Some(end) = &self.round_end {
+            parts.push(format!("round ends: {}; scores {}", end.reason, end.scores));
+        }
+        if let Some(totals) = &self.totals {
+            parts.push(format!("game totals {totals}"));
+        }
+        if let Some(next) = &self.next_turn {
+            parts.push(format!("next: {next}"));
+        }
+        write!(f, "round {}: {}", self.round, parts.join(" | "))
+    }
+}

@@ -1,0 +1,802 @@
+//! One round of a variant with hands (RULES.md sections 2–5): the layout, hands as
+//! counts, turns, the Prophet, markers, sudden death, the end and the scores.
+//!
+//! Every handler first checks everything that can refuse the event, and only then
+//! changes the state, so a refused event leaves the round exactly as it was.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::cards::Card;
+use crate::rule::{Context, Judge};
+
+use super::error::{ProphetCondition, RefereeError};
+use super::log::{Call, NoPlayEvent, PlayEvent, ProphetEvent, RoundEvent};
+use super::outcome::{
+    CardVerdict, Outcome, Penalty, Pick, Placement, ProphetCallOutcome, RoundEnd,
+};
+use super::scoring::{round_scores, ProphetTally, Tally};
+use super::variant::{Variant, VariantParams};
+
+/// A rule the referee can consult from several threads (the web service shares games).
+pub type SharedJudge = Arc<dyn Judge + Send + Sync>;
+
+/// Fewest players (God excluded) a round accepts: someone must have a turn after
+/// someone else. The seeds recommend at least four people at the table; the referee
+/// does not enforce a recommendation.
+pub const MIN_PLAYERS: usize = 2;
+
+/// The wrong cards laid under one main-line card, each play kept as one entry (a wrong
+/// sequence stays together).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sideline {
+    /// Index in the main line of the card this sideline hangs under.
+    pub after: usize,
+    pub plays: Vec<Vec<Card>>,
+}
+
+/// A player's seat in the round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Seat {
+    pub name: String,
+    pub hand: u32,
+    pub eliminated: bool,
+    pub been_prophet: bool,
+}
+
+/// The prophet in office and the laid position of the card carrying his marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Office {
+    pub seat: usize,
+    pub marker: u32,
+}
+
+/// The last thing that happened was this player's play (condition 1 of the Prophet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LastPlay {
+    seat: usize,
+    /// Laid position of the last card of that play.
+    laid: u32,
+}
+
+/// The state of one round.
+#[derive(Clone)]
+pub(crate) struct Round {
+    pub number: u32,
+    pub variant: Variant,
+    pub params: VariantParams,
+    pub god: String,
+    pub hint: Option<String>,
+    pub seats: Vec<Seat>,
+    judge: SharedJudge,
+    pub main: Vec<Card>,
+    pub sidelines: Vec<Sideline>,
+    /// Every sideline card of the round, oldest first (the rule language's `wrong`).
+    wrong: Vec<Card>,
+    /// How many of the last `wrong` cards hang under the last main-line card (`side`).
+    side_len: usize,
+    /// For each laid card in laying order: on the main line (true) or a sideline.
+    laid_main: Vec<bool>,
+    pub white_markers: Vec<u32>,
+    pub black_markers: Vec<u32>,
+    pub prophet: Option<Office>,
+    /// Whose turn it is; `None` once the round has ended.
+    pub turn: Option<usize>,
+    last_play: Option<LastPlay>,
+    pub end: Option<RoundEnd>,
+    pub stock: u32,
+    pub decks: u32,
+    /// Reason for the end decided by the current event (a small-hand "no play").
+    pending_end: Option<String>,
+}
+
+impl Round {
+    /// Sets up a round from its `round` event: seats, deal, starter, first player.
+    pub fn start(
+        number: u32,
+        event: &RoundEvent,
+        judge: SharedJudge,
+    ) -> Result<(Round, Outcome), RefereeError> {
+        let params = event.variant.params();
+        if event.god.trim().is_empty() || event.players.iter().any(|p| p.trim().is_empty()) {
+            return Err(RefereeError::EmptyName);
+        }
+        if event.players.len() < MIN_PLAYERS {
+            return Err(RefereeError::TooFewPlayers {
+                min: MIN_PLAYERS,
+                got: event.players.len(),
+            });
+        }
+        for (i, name) in event.players.iter().enumerate() {
+            if event.players[..i].contains(name) {
+                return Err(RefereeError::DuplicatePlayer(name.clone()));
+            }
+        }
+        if event.players.contains(&event.god) {
+            return Err(RefereeError::GodPlays(event.god.clone()));
+        }
+        let hand_size = event.hand_size.unwrap_or(params.hand_size);
+        if hand_size == 0 {
+            return Err(RefereeError::BadHandSize);
+        }
+        let empty = Context::default();
+        let mut out = Outcome {
+            round: number,
+            event: "round",
+            ..Outcome::default()
+        };
+        for &card in &event.refused_starters {
+            let j = judge.judge(&empty, card);
+            if j.accepted {
+                return Err(RefereeError::RefusedStarterAcceptable {
+                    card,
+                    explanation: j.explanation,
+                });
+            }
+            out.verdicts.push(CardVerdict {
+                card,
+                accepted: false,
+                explanation: j.explanation,
+            });
+        }
+        let starter = judge.judge(&empty, event.starter);
+        if !starter.accepted {
+            if params.starter_must_fit {
+                return Err(RefereeError::StarterNotAcceptable {
+                    card: event.starter,
+                    variant: event.variant.to_string(),
+                    explanation: starter.explanation,
+                });
+            }
+            // 001: "God *may*, if the rule needs it, choose another card" — keeping an
+            // unacceptable starter is allowed in new-eleusis, but worth recording.
+            out.warnings.push(format!(
+                "starter {} is not acceptable under the rule; God may choose another",
+                event.starter
+            ));
+        }
+        out.verdicts.push(CardVerdict {
+            card: event.starter,
+            accepted: starter.accepted,
+            explanation: starter.explanation,
+        });
+
+        let players = event.players.len() as u32;
+        let mut decks = params.decks;
+        let need = players * hand_size + 1;
+        while decks * params.deck_size < need {
+            decks += 1;
+            out.warnings.push(format!(
+                "{players} hands of {hand_size} and the starter need {need} cards: deck {decks} is added"
+            ));
+        }
+        let first = (usize::from(event.starter.value()) - 1) % event.players.len();
+        let mut round = Round {
+            number,
+            variant: event.variant,
+            params,
+            god: event.god.clone(),
+            hint: event.hint.clone(),
+            seats: event
+                .players
+                .iter()
+                .map(|name| Seat {
+                    name: name.clone(),
+                    hand: hand_size,
+                    eliminated: false,
+                    been_prophet: false,
+                })
+                .collect(),
+            judge,
+            main: Vec::new(),
+            sidelines: Vec::new(),
+            wrong: Vec::new(),
+            side_len: 0,
+            laid_main: Vec::new(),
+            white_markers: Vec::new(),
+            black_markers: Vec::new(),
+            prophet: None,
+            turn: Some(first),
+            last_play: None,
+            end: None,
+            stock: decks * params.deck_size - need,
+            decks,
+            pending_end: None,
+        };
+        round.place(&[event.starter], true, &mut out);
+        out.next_turn = Some(round.seats[first].name.clone());
+        Ok((round, out))
+    }
+
+    /// Cards laid so far (starter included).
+    pub fn laid(&self) -> u32 {
+        self.laid_main.len() as u32
+    }
+
+    /// Whether a wrong play now eliminates (RULES.md section 5): the threshold is
+    /// counted before the play is placed, from the start without a prophet and from
+    /// the prophet marker with one.
+    pub fn sudden_death(&self) -> bool {
+        match self.prophet {
+            None => self.params.sudden_death.is_some_and(|t| self.laid() >= t),
+            Some(office) => self
+                .params
+                .sudden_death_after_prophet
+                .is_some_and(|t| self.laid() - office.marker >= t),
+        }
+    }
+
+    /// Names of the players who have been prophet this round and are not in office.
+    pub fn former_prophets(&self) -> Vec<String> {
+        self.seats
+            .iter()
+            .enumerate()
+            .filter(|&(i, s)| s.been_prophet && self.prophet.map(|o| o.seat) != Some(i))
+            .map(|(_, s)| s.name.clone())
+            .collect()
+    }
+
+    /// A single card or a sequence.
+    pub fn play(&mut self, event: &PlayEvent) -> Result<Outcome, RefereeError> {
+        let actor = self.actor(event.player.as_deref())?;
+        let n = event.cards.len();
+        if n == 0 || n > self.params.max_sequence {
+            return Err(RefereeError::SequenceLength {
+                max: self.params.max_sequence,
+                got: n,
+            });
+        }
+        let hand = self.seats[actor].hand;
+        if (hand as usize) < n {
+            return Err(RefereeError::NotEnoughCards {
+                player: self.seats[actor].name.clone(),
+                hand,
+                cards: n,
+            });
+        }
+        let call = self.check_call(event.prophet_says)?;
+
+        let mut out = self.outcome("play", actor);
+        let sudden = self.sudden_death();
+        out.verdicts = self.judge_sequence(&event.cards);
+        let right = out.verdicts.iter().all(|v| v.accepted);
+        out.right = Some(right);
+        self.seats[actor].hand -= n as u32;
+
+        let mut covered = false;
+        if let Some((prophet, said)) = call {
+            let confirmed = said.accepts() == right;
+            out.prophet_call = Some(ProphetCallOutcome {
+                prophet: self.seats[prophet].name.clone(),
+                said,
+                confirmed,
+            });
+            if !confirmed {
+                // Overthrown at once, before the play is placed.
+                self.overthrow(&mut out);
+                covered = !right;
+            }
+        }
+        self.place(&event.cards, right, &mut out);
+        if !right && !covered {
+            let reason = if n == 1 {
+                "wrong card".to_string()
+            } else {
+                format!("wrong sequence of {n}")
+            };
+            self.penalize(
+                actor,
+                self.params.wrong_card_penalty * n as u32,
+                reason,
+                &mut out,
+            );
+            if sudden {
+                self.eliminate(actor, &mut out);
+            }
+        }
+        out.covered = covered;
+        self.last_play = Some(LastPlay {
+            seat: actor,
+            laid: self.laid(),
+        });
+        self.finish(actor, sudden, &mut out);
+        Ok(out)
+    }
+
+    /// A "no play" declaration (RULES.md sections 3 and 4).
+    pub fn no_play(&mut self, event: &NoPlayEvent) -> Result<Outcome, RefereeError> {
+        let actor = self.actor(event.player.as_deref())?;
+        let call = self.check_call(event.prophet_says)?;
+        if let Some(pick) = event.pick {
+            if !event.hand.contains(&pick) {
+                return Err(RefereeError::PickNotInHand(pick));
+            }
+        }
+        let verdicts = self.judge_each(&event.hand);
+        let right = verdicts.iter().all(|v| !v.accepted);
+        let verdict_of = |card: Card| verdicts.iter().find(|v| v.card == card);
+        let first_acceptable = verdicts.iter().find(|v| v.accepted).map(|v| v.card);
+        // God takes the card unless the prophet rightly called the declaration wrong.
+        let god_picks = !right && !matches!(call, Some((_, Call::Wrong)));
+        if let (true, Some(pick)) = (god_picks, event.pick) {
+            if let Some(v) = verdict_of(pick).filter(|v| !v.accepted) {
+                return Err(RefereeError::PickNotAcceptable {
+                    card: pick,
+                    explanation: v.explanation.clone(),
+                });
+            }
+        }
+
+        let mut out = self.outcome("no_play", actor);
+        let sudden = self.sudden_death();
+        out.right = Some(right);
+        let shown = event.hand.len() as u32;
+        let tracked = self.seats[actor].hand;
+        if shown != tracked {
+            // The table log never shows hands except here: trust what was shown, and
+            // move the difference between the hand and the stock so counts stay whole.
+            out.warnings.push(format!(
+                "{} showed {shown} cards but the referee counted {tracked}; the shown hand is trusted",
+                self.seats[actor].name
+            ));
+            if shown > tracked {
+                self.draw(shown - tracked, &mut out);
+            } else {
+                self.stock += tracked - shown;
+            }
+            self.seats[actor].hand = shown;
+        }
+        if right && event.pick.is_some() {
+            out.warnings
+                .push("pick ignored: the declaration was right, no card is taken".to_string());
+        }
+        if let Some((prophet, said)) = call {
+            out.prophet_call = Some(ProphetCallOutcome {
+                prophet: self.seats[prophet].name.clone(),
+                said,
+                confirmed: said.accepts() == right,
+            });
+        }
+        let chosen = event.pick.or(first_acceptable);
+        out.verdicts = verdicts.clone();
+        match (call.map(|(_, said)| said), right) {
+            // No prophet, or the prophet said right and God agrees: section 3.
+            (None, true) | (Some(Call::Right), true) => self.right_no_play(actor, &mut out),
+            // The prophet said wrong, God disagrees: overthrown, then as a right one.
+            (Some(Call::Wrong), true) => {
+                self.overthrow(&mut out);
+                self.right_no_play(actor, &mut out);
+            }
+            (None, false) => {
+                if let Some(card) = chosen {
+                    self.take_from_hand(actor, card, "God", &mut out);
+                }
+                self.penalize(
+                    actor,
+                    self.params.wrong_no_play_penalty,
+                    "wrong no play".to_string(),
+                    &mut out,
+                );
+                if sudden {
+                    self.eliminate(actor, &mut out);
+                }
+            }
+            // The prophet said right, God disagrees: overthrown; God takes an
+            // acceptable card; the player is not penalised.
+            (Some(Call::Right), false) => {
+                self.overthrow(&mut out);
+                if let Some(card) = chosen {
+                    self.take_from_hand(actor, card, "God", &mut out);
+                }
+                out.covered = true;
+            }
+            // The prophet said wrong, God agrees: the prophet picks.
+            (Some(Call::Wrong), false) => {
+                let card = chosen.or(first_acceptable);
+                let acceptable = card.and_then(verdict_of).is_some_and(|v| v.accepted);
+                match card {
+                    Some(card) if acceptable => {
+                        self.take_from_hand(actor, card, "prophet", &mut out);
+                        self.penalize(
+                            actor,
+                            self.params.wrong_no_play_penalty,
+                            "wrong no play".to_string(),
+                            &mut out,
+                        );
+                        if sudden {
+                            self.eliminate(actor, &mut out);
+                        }
+                    }
+                    Some(card) => {
+                        // The card goes back to the hand, nothing is placed, no penalty.
+                        out.pick = Some(Pick {
+                            card,
+                            by: "prophet",
+                            accepted: false,
+                        });
+                        self.overthrow(&mut out);
+                        out.covered = true;
+                    }
+                    None => {}
+                }
+            }
+        }
+        self.last_play = None;
+        self.finish(actor, sudden, &mut out);
+        Ok(out)
+    }
+
+    /// A Prophet declaration (RULES.md section 4).
+    pub fn declare_prophet(&mut self, event: &ProphetEvent) -> Result<Outcome, RefereeError> {
+        self.ensure_running()?;
+        let seat = self.seat_of(&event.player)?;
+        let refuse = |condition| {
+            Err(RefereeError::ProphetRefused {
+                player: event.player.clone(),
+                condition,
+            })
+        };
+        if !self.params.prophet {
+            return refuse(ProphetCondition::VariantHasNone);
+        }
+        if self.seats[seat].eliminated {
+            return refuse(ProphetCondition::Eliminated);
+        }
+        let Some(last) = self.last_play.filter(|l| l.seat == seat) else {
+            return refuse(ProphetCondition::JustPlayed);
+        };
+        if let Some(office) = self.prophet {
+            return refuse(ProphetCondition::NoProphet {
+                current: self.seats[office.seat].name.clone(),
+            });
+        }
+        let others = self
+            .seats
+            .iter()
+            .enumerate()
+            .filter(|&(i, s)| i != seat && !s.eliminated)
+            .count();
+        if others < 2 {
+            return refuse(ProphetCondition::TwoOthersInRound { others });
+        }
+        if self.seats[seat].been_prophet {
+            return refuse(ProphetCondition::NotBeenProphet);
+        }
+
+        let mut out = self.outcome("prophet", seat);
+        let sudden = self.sudden_death();
+        self.prophet = Some(Office {
+            seat,
+            marker: last.laid,
+        });
+        self.seats[seat].been_prophet = true;
+        self.last_play = None;
+        out.prophet_declared = Some((event.player.clone(), last.laid));
+        if self.turn == Some(seat) {
+            self.turn = self.next_after(seat);
+        }
+        self.note_phase(sudden, &mut out);
+        out.next_turn = self.turn.map(|t| self.seats[t].name.clone());
+        Ok(out)
+    }
+
+    // ----- checks (no state change) -----
+
+    fn ensure_running(&self) -> Result<(), RefereeError> {
+        match &self.end {
+            Some(end) => Err(RefereeError::RoundOver {
+                round: self.number,
+                reason: end.reason.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn seat_of(&self, name: &str) -> Result<usize, RefereeError> {
+        self.seats
+            .iter()
+            .position(|s| s.name == name)
+            .ok_or_else(|| RefereeError::UnknownPlayer(name.to_string()))
+    }
+
+    /// The player whose turn it is, checked against the optional `player` field.
+    fn actor(&self, named: Option<&str>) -> Result<usize, RefereeError> {
+        self.ensure_running()?;
+        let turn = self.turn.ok_or_else(|| RefereeError::RoundOver {
+            round: self.number,
+            reason: "no player is left to play".to_string(),
+        })?;
+        if let Some(name) = named {
+            let seat = self.seat_of(name)?;
+            if seat != turn {
+                return Err(RefereeError::NotYourTurn {
+                    expected: self.seats[turn].name.clone(),
+                    got: name.to_string(),
+                });
+            }
+        }
+        Ok(turn)
+    }
+
+    /// `prophet_says` is required with a prophet in office and forbidden otherwise.
+    fn check_call(&self, call: Option<Call>) -> Result<Option<(usize, Call)>, RefereeError> {
+        match (self.prophet, call) {
+            (Some(office), Some(call)) => Ok(Some((office.seat, call))),
+            (Some(office), None) => Err(RefereeError::ProphetCallMissing {
+                prophet: self.seats[office.seat].name.clone(),
+            }),
+            (None, Some(call)) => Err(RefereeError::ProphetCallWithoutProphet { call }),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// Judges a sequence card by card, each card seeing the previous ones of the
+    /// sequence as already on the main line (so with an empty sideline under it).
+    fn judge_sequence(&mut self, cards: &[Card]) -> Vec<CardVerdict> {
+        let base = self.main.len();
+        let side_start = self.wrong.len() - self.side_len;
+        let mut verdicts = Vec::with_capacity(cards.len());
+        for (i, &card) in cards.iter().enumerate() {
+            let side: &[Card] = if i == 0 {
+                &self.wrong[side_start..]
+            } else {
+                &[]
+            };
+            let ctx = Context {
+                main: &self.main,
+                side,
+                wrong: &self.wrong,
+            };
+            let j = self.judge.judge(&ctx, card);
+            verdicts.push(CardVerdict {
+                card,
+                accepted: j.accepted,
+                explanation: j.explanation,
+            });
+            self.main.push(card);
+        }
+        self.main.truncate(base);
+        verdicts
+    }
+
+    /// Judges each card alone against the current layout (a shown hand).
+    fn judge_each(&self, cards: &[Card]) -> Vec<CardVerdict> {
+        let ctx = Context {
+            main: &self.main,
+            side: &self.wrong[self.wrong.len() - self.side_len..],
+            wrong: &self.wrong,
+        };
+        cards
+            .iter()
+            .map(|&card| {
+                let j = self.judge.judge(&ctx, card);
+                CardVerdict {
+                    card,
+                    accepted: j.accepted,
+                    explanation: j.explanation,
+                }
+            })
+            .collect()
+    }
+
+    // ----- changes (infallible) -----
+
+    fn outcome(&self, event: &'static str, seat: usize) -> Outcome {
+        Outcome {
+            round: self.number,
+            event,
+            player: Some(self.seats[seat].name.clone()),
+            ..Outcome::default()
+        }
+    }
+
+    /// Lays cards: on the main line, or as one entry of the sideline under the last
+    /// main-line card; puts white or black markers on every 10th laid card.
+    fn place(&mut self, cards: &[Card], on_main: bool, out: &mut Outcome) {
+        if on_main {
+            for &card in cards {
+                self.main.push(card);
+                self.lay(true, out);
+            }
+            self.side_len = 0;
+            out.placed = Some(Placement::Main {
+                cards: cards.to_vec(),
+            });
+        } else {
+            let after = self.main.len().saturating_sub(1);
+            match self.sidelines.last_mut() {
+                Some(line) if line.after == after => line.plays.push(cards.to_vec()),
+                _ => self.sidelines.push(Sideline {
+                    after,
+                    plays: vec![cards.to_vec()],
+                }),
+            }
+            for &card in cards {
+                self.wrong.push(card);
+                self.side_len += 1;
+                self.lay(false, out);
+            }
+            out.placed = Some(Placement::Sideline {
+                after,
+                cards: cards.to_vec(),
+            });
+        }
+    }
+
+    fn lay(&mut self, on_main: bool, out: &mut Outcome) {
+        self.laid_main.push(on_main);
+        let position = self.laid();
+        let every = self.params.marker_every;
+        match self.prophet {
+            None if position % every == 0 => {
+                self.white_markers.push(position);
+                out.white_markers.push(position);
+            }
+            Some(office) if position > office.marker && (position - office.marker) % every == 0 => {
+                self.black_markers.push(position);
+                out.black_markers.push(position);
+            }
+            _ => {}
+        }
+    }
+
+    /// Takes `n` cards from the stock, adding a deck when it runs out.
+    fn draw(&mut self, n: u32, out: &mut Outcome) {
+        while self.stock < n {
+            self.decks += 1;
+            self.stock += self.params.deck_size;
+            out.warnings.push(format!(
+                "the stock ran out: deck {} is added ({} cards in the stock)",
+                self.decks, self.stock
+            ));
+        }
+        self.stock -= n;
+    }
+
+    fn penalize(&mut self, seat: usize, cards: u32, reason: String, out: &mut Outcome) {
+        self.draw(cards, out);
+        self.seats[seat].hand += cards;
+        out.penalties.push(Penalty {
+            player: self.seats[seat].name.clone(),
+            cards,
+            reason,
+        });
+    }
+
+    fn eliminate(&mut self, seat: usize, out: &mut Outcome) {
+        self.seats[seat].eliminated = true;
+        out.eliminated.push(self.seats[seat].name.clone());
+    }
+
+    /// A false prophet: 5 penalty cards, marker and black markers removed; he plays
+    /// again from his next turn and may not be prophet again this round.
+    fn overthrow(&mut self, out: &mut Outcome) {
+        if let Some(office) = self.prophet.take() {
+            self.black_markers.clear();
+            self.penalize(
+                office.seat,
+                self.params.false_prophet_penalty,
+                "false prophet".to_string(),
+                out,
+            );
+            out.overthrown = Some(self.seats[office.seat].name.clone());
+        }
+    }
+
+    /// God (or the prophet) takes an acceptable card from a shown hand for the main
+    /// line; it counts as a laid card.
+    fn take_from_hand(&mut self, seat: usize, card: Card, by: &'static str, out: &mut Outcome) {
+        self.seats[seat].hand = self.seats[seat].hand.saturating_sub(1);
+        out.pick = Some(Pick {
+            card,
+            by,
+            accepted: true,
+        });
+        self.place(&[card], true, out);
+    }
+
+    /// A right "no play": the hand goes back to the stock; with 4 cards or fewer the
+    /// round ends and the player counts as out (001/002; 000 says "fewer than four"),
+    /// otherwise a new hand of 4 fewer cards is dealt.
+    fn right_no_play(&mut self, seat: usize, out: &mut Outcome) {
+        let hand = self.seats[seat].hand;
+        self.stock += hand;
+        self.seats[seat].hand = 0;
+        if hand <= self.params.no_play_ends_round_at {
+            self.pending_end = Some(format!(
+                "{} rightly declared no play with {hand} cards and counts as out",
+                self.seats[seat].name
+            ));
+        } else {
+            let new = hand - self.params.no_play_reduction;
+            self.draw(new, out);
+            self.seats[seat].hand = new;
+            out.new_hand = Some(new);
+        }
+    }
+
+    fn note_phase(&self, before: bool, out: &mut Outcome) {
+        let after = self.sudden_death();
+        if before != after {
+            out.phases.push(if after {
+                match self.prophet {
+                    None => format!("sudden death begins ({} cards laid)", self.laid()),
+                    Some(o) => format!(
+                        "sudden death begins ({} cards laid after the prophet marker)",
+                        self.laid() - o.marker
+                    ),
+                }
+            } else {
+                "sudden death ends: the count restarts from the prophet marker".to_string()
+            });
+        }
+    }
+
+    /// The next player clockwise after `seat`, skipping the prophet and the eliminated.
+    fn next_after(&self, seat: usize) -> Option<usize> {
+        let n = self.seats.len();
+        (1..=n)
+            .map(|k| (seat + k) % n)
+            .find(|&i| !self.seats[i].eliminated && self.prophet.map(|o| o.seat) != Some(i))
+    }
+
+    /// After a play or no play: end of round, phase change, next turn.
+    fn finish(&mut self, actor: usize, sudden_before: bool, out: &mut Outcome) {
+        let prophet_seat = self.prophet.map(|o| o.seat);
+        let reason = if let Some(reason) = self.pending_end.take() {
+            Some(reason)
+        } else if let Some(seat) = self.seats.iter().find(|s| s.hand == 0) {
+            Some(format!("{} has no cards left", seat.name))
+        } else if self
+            .seats
+            .iter()
+            .enumerate()
+            .all(|(i, s)| s.eliminated || Some(i) == prophet_seat)
+        {
+            Some(match prophet_seat {
+                Some(_) => "every player except the prophet is eliminated".to_string(),
+                None => "every player is eliminated".to_string(),
+            })
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            let scores = self.scores();
+            self.turn = None;
+            let end = RoundEnd { reason, scores };
+            out.round_end = Some(end.clone());
+            self.end = Some(end);
+            return;
+        }
+        self.note_phase(sudden_before, out);
+        self.turn = self.next_after(actor);
+        out.next_turn = self.turn.map(|t| self.seats[t].name.clone());
+    }
+
+    /// The round's scores as they stand (RULES.md section 5).
+    pub fn scores(&self) -> Tally {
+        let hands: Vec<(String, u32)> = self
+            .seats
+            .iter()
+            .map(|s| (s.name.clone(), s.hand))
+            .collect();
+        let tally = self.prophet.map(|office| {
+            let after = self.laid_main.get(office.marker as usize..).unwrap_or(&[]);
+            let main_after = after.iter().filter(|&&m| m).count() as u32;
+            ProphetTally {
+                player: self.seats[office.seat].name.clone(),
+                main_after,
+                side_after: after.len() as u32 - main_after,
+                laid_through_marker: office.marker,
+            }
+        });
+        round_scores(&hands, &self.god, tally.as_ref(), self.params.out_bonus)
+    }
+
+    /// Cards in hands, laid, and in the stock: always `decks × 52`.
+    pub fn cards_accounted(&self) -> u64 {
+        let hands: u64 = self.seats.iter().map(|s| u64::from(s.hand)).sum();
+        hands + u64::from(self.laid()) + u64::from(self.stock)
+    }
+}
