@@ -1,0 +1,328 @@
+//! Evidence of a play: the camera frame the cards were read from, what the
+//! recognizer read for each card with its confidence, and whether God confirmed the
+//! read or corrected it (the card recorded in the event differs from the read).
+//!
+//! On a table-log line, evidence is an optional extension field:
+//!
+//! ```json
+//! {"event":"play","cards":["8H"],
+//!  "evidence":{"frame":"captures/0007.jpg","reads":[{"read":"8D","confidence":0.61}]}}
+//! ```
+//!
+//! `frame` is a JPEG file (read and stored in the database, addressed by its
+//! SHA-256); `frame_ref` is a reference kept as text when frames are archived
+//! elsewhere; `reads` has one entry per card of the play (or of the shown hand of a
+//! `no_play`), in the same order. Every field is optional.
+
+use std::path::Path;
+
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+use super::{now_ms, Store, StoreError};
+use crate::cards::Card;
+
+/// Evidence that could not be taken as given.
+#[derive(Debug, Error)]
+pub enum EvidenceError {
+    #[error("evidence: {0}")]
+    Malformed(String),
+    #[error("evidence frame {path}: cannot read it: {source}")]
+    FrameFile {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("evidence frame {path}: not a JPEG image (it must start with FF D8 FF)")]
+    NotJpeg { path: String },
+    #[error("evidence: {reads} card reads for {cards} cards (give one read per card, in order)")]
+    ReadCount { reads: usize, cards: usize },
+    #[error("evidence: read {position} has confidence {value}, expected a number from 0 to 1")]
+    Confidence { position: usize, value: f64 },
+    #[error("evidence on a {kind:?} event: only play and no_play lines carry evidence")]
+    WrongEvent { kind: String },
+}
+
+/// One card as the recognizer read it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CardRead {
+    pub read: Card,
+    pub confidence: f64,
+}
+
+/// Evidence as written on a table-log line.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceInput {
+    #[serde(default)]
+    pub frame: Option<String>,
+    #[serde(default)]
+    pub frame_ref: Option<String>,
+    #[serde(default)]
+    pub reads: Vec<CardRead>,
+}
+
+/// Evidence as stored (inside the chained event payload): the frame is named by
+/// the SHA-256 of its bytes, so a swapped frame is detected.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_ref: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<CardRead>,
+}
+
+/// Whether God let the recognizer's read stand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadStatus {
+    Confirmed,
+    Corrected,
+}
+
+impl ReadStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReadStatus::Confirmed => "confirmed",
+            ReadStatus::Corrected => "corrected",
+        }
+    }
+}
+
+/// A JPEG frame with its content address.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub sha256: String,
+    pub jpeg: Vec<u8>,
+}
+
+impl Frame {
+    /// Checks the bytes are a JPEG and computes their address.
+    pub fn from_jpeg(name: &str, jpeg: Vec<u8>) -> Result<Frame, EvidenceError> {
+        if !jpeg.starts_with(&[0xFF, 0xD8, 0xFF]) {
+            return Err(EvidenceError::NotJpeg {
+                path: name.to_string(),
+            });
+        }
+        Ok(Frame {
+            sha256: hex::encode(Sha256::digest(&jpeg)),
+            jpeg,
+        })
+    }
+}
+
+impl EvidenceInput {
+    /// Parses the `evidence` field of a line.
+    pub fn from_json(value: serde_json::Value) -> Result<EvidenceInput, EvidenceError> {
+        serde_json::from_value(value).map_err(|e| EvidenceError::Malformed(e.to_string()))
+    }
+
+    /// Checks the evidence against the cards of its event and loads the frame file
+    /// (relative paths are taken from `base`).
+    pub fn resolve(
+        self,
+        cards: &[Card],
+        base: &Path,
+    ) -> Result<(Evidence, Option<Frame>), EvidenceError> {
+        if !self.reads.is_empty() && self.reads.len() != cards.len() {
+            return Err(EvidenceError::ReadCount {
+                reads: self.reads.len(),
+                cards: cards.len(),
+            });
+        }
+        for (i, read) in self.reads.iter().enumerate() {
+            if !(0.0..=1.0).contains(&read.confidence) {
+                return Err(EvidenceError::Confidence {
+                    position: i + 1,
+                    value: read.confidence,
+                });
+            }
+        }
+        let frame = match &self.frame {
+            Some(name) => {
+                let bytes =
+                    std::fs::read(base.join(name)).map_err(|source| EvidenceError::FrameFile {
+                        path: name.clone(),
+                        source,
+                    })?;
+                Some(Frame::from_jpeg(name, bytes)?)
+            }
+            None => None,
+        };
+        let evidence = Evidence {
+            frame_sha256: frame.as_ref().map(|f| f.sha256.clone()),
+            frame_name: self.frame,
+            frame_ref: self.frame_ref,
+            reads: self.reads,
+        };
+        Ok((evidence, frame))
+    }
+}
+
+impl Evidence {
+    /// The status of each read against the cards finally recorded.
+    pub fn statuses<'a>(
+        &'a self,
+        cards: &'a [Card],
+    ) -> impl Iterator<Item = (usize, &'a CardRead, Card, ReadStatus)> + 'a {
+        self.reads
+            .iter()
+            .zip(cards)
+            .enumerate()
+            .map(|(i, (read, &card))| {
+                let status = if read.read == card {
+                    ReadStatus::Confirmed
+                } else {
+                    ReadStatus::Corrected
+                };
+                (i, read, card, status)
+            })
+    }
+
+    /// Whether there is anything to store.
+    pub fn is_empty(&self) -> bool {
+        self.frame_sha256.is_none() && self.frame_ref.is_none() && self.reads.is_empty()
+    }
+}
+
+impl Store {
+    /// Stores a JPEG frame (once per content) and returns its SHA-256 address.
+    /// For the live service, which has the frame in memory.
+    pub fn put_frame(&self, frame: &Frame) -> Result<String, StoreError> {
+        self.conn()
+            .execute(
+                "INSERT OR IGNORE INTO frames (sha256, jpeg, stored_ms) VALUES (?1, ?2, ?3)",
+                params![frame.sha256, frame.jpeg, now_ms()],
+            )
+            .map_err(|e| self.error("storing a frame", e))?;
+        Ok(frame.sha256.clone())
+    }
+
+    /// A stored frame by address, checked against it: `Ok(None)` when absent.
+    pub fn frame(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.conn()
+            .query_row(
+                "SELECT jpeg FROM frames WHERE sha256 = ?1",
+                [sha256],
+                |row| row.get::<_, Vec<u8>>(0),
+            )
+            .optional()
+            .map_err(|e| self.error("reading a frame", e))
+    }
+
+    /// Stores the per-card reads of an event (a queryable copy of the chained
+    /// evidence) with God's confirmation status.
+    pub fn put_reads(
+        &self,
+        event_id: i64,
+        evidence: &Evidence,
+        cards: &[Card],
+    ) -> Result<(), StoreError> {
+        let mut insert = self
+            .conn()
+            .prepare_cached(
+                "INSERT INTO reads (event_id, position, card, read, confidence, status, frame, frame_ref)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )
+            .map_err(|e| self.error("preparing evidence", e))?;
+        for (i, read, card, status) in evidence.statuses(cards) {
+            insert
+                .execute(params![
+                    event_id,
+                    i as i64,
+                    card.to_string(),
+                    read.read.to_string(),
+                    read.confidence,
+                    status.as_str(),
+                    evidence.frame_sha256,
+                    evidence.frame_ref,
+                ])
+                .map_err(|e| self.error("storing evidence", e))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cards::parse_cards;
+
+    fn cards(text: &str) -> Vec<Card> {
+        parse_cards(text).expect("cards")
+    }
+
+    fn input(json: &str) -> Result<EvidenceInput, EvidenceError> {
+        EvidenceInput::from_json(serde_json::from_str(json).expect("json"))
+    }
+
+    #[test]
+    fn reads_are_confirmed_or_corrected_against_the_recorded_cards() {
+        let dir = tempfile::tempdir().expect("dir");
+        let ev =
+            input(r#"{"reads":[{"read":"8D","confidence":0.61},{"read":"9C","confidence":0.99}]}"#)
+                .expect("input");
+        let (ev, frame) = ev.resolve(&cards("8H 9C"), dir.path()).expect("resolve");
+        assert!(frame.is_none());
+        let recorded = cards("8H 9C");
+        let statuses: Vec<_> = ev.statuses(&recorded).map(|(_, _, _, s)| s).collect();
+        assert_eq!(statuses, vec![ReadStatus::Corrected, ReadStatus::Confirmed]);
+    }
+
+    #[test]
+    fn frames_are_loaded_checked_and_addressed() {
+        let dir = tempfile::tempdir().expect("dir");
+        let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3];
+        std::fs::write(dir.path().join("f.jpg"), jpeg).expect("write");
+        std::fs::write(dir.path().join("f.png"), b"\x89PNG").expect("write");
+        let (ev, frame) = input(r#"{"frame":"f.jpg"}"#)
+            .expect("input")
+            .resolve(&[], dir.path())
+            .expect("resolve");
+        let frame = frame.expect("frame");
+        assert_eq!(frame.jpeg, jpeg);
+        assert_eq!(
+            ev.frame_sha256.as_deref(),
+            Some(hex::encode(Sha256::digest(jpeg)).as_str())
+        );
+        let err = input(r#"{"frame":"f.png"}"#)
+            .expect("input")
+            .resolve(&[], dir.path())
+            .unwrap_err();
+        assert!(matches!(err, EvidenceError::NotJpeg { .. }), "{err}");
+        let err = input(r#"{"frame":"gone.jpg"}"#)
+            .expect("input")
+            .resolve(&[], dir.path())
+            .unwrap_err();
+        assert!(err.to_string().contains("gone.jpg"), "{err}");
+    }
+
+    #[test]
+    fn bad_evidence_is_explained() {
+        let dir = tempfile::tempdir().expect("dir");
+        let err = input(r#"{"reads":[{"read":"8D","confidence":1.5}]}"#)
+            .expect("input")
+            .resolve(&cards("8D"), dir.path())
+            .unwrap_err();
+        assert!(
+            matches!(err, EvidenceError::Confidence { position: 1, .. }),
+            "{err}"
+        );
+        let err = input(r#"{"reads":[{"read":"8D","confidence":0.5}]}"#)
+            .expect("input")
+            .resolve(&cards("8D 9D"), dir.path())
+            .unwrap_err();
+        assert!(
+            matches!(err, EvidenceError::ReadCount { reads: 1, cards: 2 }),
+            "{err}"
+        );
+        assert!(input(r#"{"camera":"x"}"#).is_err());
+        assert!(input(r#"{"reads":[{"read":"1X","confidence":0.5}]}"#).is_err());
+    }
+}

@@ -1,0 +1,534 @@
+//! Games, rounds and the append-only, hash-chained event log.
+
+use rusqlite::{params, OptionalExtension};
+
+use super::chain::{self, Break, Link};
+use super::seal::{Reveal, Sealed};
+use super::{now_ms, GameId, RoundRef, Store, StoreError};
+
+/// One stored event, as read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// Row id, the key evidence and verdicts hang on.
+    pub id: i64,
+    pub round: RoundRef,
+    pub seq: u64,
+    pub recorded_ms: i64,
+    /// The table-log event name (`round`, `play`, `correct`, …).
+    pub kind: String,
+    /// The chained JSON text (the line as accepted, with the store's annotations).
+    pub payload: String,
+    pub prev_hash: String,
+    pub hash: String,
+}
+
+/// What an append produced: where the event sits and the new head of the chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appended {
+    pub event_id: i64,
+    pub round: RoundRef,
+    pub seq: u64,
+    pub hash: String,
+}
+
+/// A round's public facts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundInfo {
+    pub round: RoundRef,
+    pub variant: String,
+    pub god: String,
+    pub players: Vec<String>,
+    pub commitment: String,
+    pub started_ms: i64,
+    pub revealed_ms: Option<i64>,
+}
+
+/// Who starts a round; the rule travels separately, sealed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRound<'a> {
+    pub variant: &'a str,
+    pub god: &'a str,
+    pub players: &'a [String],
+}
+
+/// The verdict of the chain over (part of) a game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChainStatus {
+    /// Every link holds; the head hash and the number of events checked.
+    Intact {
+        head: String,
+        events: usize,
+    },
+    Broken(Break),
+}
+
+impl Store {
+    /// Creates a game and returns its id.
+    pub fn new_game(&self) -> Result<GameId, StoreError> {
+        self.conn()
+            .execute("INSERT INTO games (created_ms) VALUES (?1)", [now_ms()])
+            .map_err(|e| self.error("creating a game", e))?;
+        Ok(GameId(self.conn().last_insert_rowid()))
+    }
+
+    /// Every game, oldest first.
+    pub fn games(&self) -> Result<Vec<GameId>, StoreError> {
+        let mut stmt = self
+            .conn()
+            .prepare("SELECT id FROM games ORDER BY id")
+            .map_err(|e| self.error("listing games", e))?;
+        let rows = stmt
+            .query_map([], |row| row.get(0).map(GameId))
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.error("listing games", e));
+        rows
+    }
+
+    fn game_exists(&self, game: GameId) -> Result<(), StoreError> {
+        let found = self
+            .conn()
+            .query_row("SELECT 1 FROM games WHERE id = ?1", [game.0], |_| Ok(()))
+            .optional()
+            .map_err(|e| self.error("looking up a game", e))?;
+        found.ok_or(StoreError::UnknownGame(game))
+    }
+
+    fn round_id(&self, round: RoundRef) -> Result<i64, StoreError> {
+        self.conn()
+            .query_row(
+                "SELECT id FROM rounds WHERE game_id = ?1 AND number = ?2",
+                params![round.game.0, round.number],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| self.error("looking up a round", e))?
+            .ok_or(StoreError::UnknownRound(round))
+    }
+
+    /// Opens a new round in `game`, with its sealed rule; returns its id. The
+    /// round's first event (the `round` line) is appended by the caller.
+    pub fn start_round(
+        &self,
+        game: GameId,
+        round: &NewRound<'_>,
+        seal: &Sealed,
+    ) -> Result<RoundRef, StoreError> {
+        self.game_exists(game)?;
+        let number: u32 = self
+            .conn()
+            .query_row(
+                "SELECT COALESCE(MAX(number), 0) + 1 FROM rounds WHERE game_id = ?1",
+                [game.0],
+                |row| row.get(0),
+            )
+            .map_err(|e| self.error("numbering a round", e))?;
+        let now = now_ms();
+        self.conn()
+            .execute(
+                "INSERT INTO rounds (game_id, number, variant, god, commitment, started_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    game.0,
+                    number,
+                    round.variant,
+                    round.god,
+                    seal.commitment(),
+                    now
+                ],
+            )
+            .map_err(|e| self.error("starting a round", e))?;
+        let round_id = self.conn().last_insert_rowid();
+        let mut add_player = self
+            .conn()
+            .prepare_cached("INSERT OR IGNORE INTO players (game_id, name) VALUES (?1, ?2)")
+            .map_err(|e| self.error("adding players", e))?;
+        add_player
+            .execute(params![game.0, round.god])
+            .map_err(|e| self.error("adding players", e))?;
+        for (seat, name) in round.players.iter().enumerate() {
+            add_player
+                .execute(params![game.0, name])
+                .map_err(|e| self.error("adding players", e))?;
+            self.conn()
+                .execute(
+                    "INSERT INTO round_players (round_id, seat, name) VALUES (?1, ?2, ?3)",
+                    params![round_id, seat as i64, name],
+                )
+                .map_err(|e| self.error("seating players", e))?;
+        }
+        self.conn()
+            .execute(
+                "INSERT INTO seals (round_id, rule, salt) VALUES (?1, ?2, ?3)",
+                params![round_id, seal.for_god(), seal.salt()],
+            )
+            .map_err(|e| self.error("sealing the rule", e))?;
+        Ok(RoundRef { game, number })
+    }
+
+    /// The last event of a game: its round, seq and hash.
+    pub fn head(&self, game: GameId) -> Result<Option<(RoundRef, u64, String)>, StoreError> {
+        let mut rounds = self
+            .conn()
+            .prepare_cached("SELECT id, number FROM rounds WHERE game_id = ?1 ORDER BY number DESC")
+            .map_err(|e| self.error("finding the head", e))?;
+        let rounds: Vec<(i64, u32)> = rounds
+            .query_map([game.0], |row| Ok((row.get(0)?, row.get(1)?)))
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.error("finding the head", e))?;
+        let mut last = self
+            .conn()
+            .prepare_cached(
+                "SELECT seq, hash FROM events WHERE round_id = ?1 ORDER BY seq DESC LIMIT 1",
+            )
+            .map_err(|e| self.error("finding the head", e))?;
+        for (id, number) in rounds {
+            let found = last
+                .query_row([id], |row| {
+                    Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+                })
+                .optional()
+                .map_err(|e| self.error("finding the head", e))?;
+            if let Some((seq, hash)) = found {
+                return Ok(Some((RoundRef { game, number }, seq as u64, hash)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Appends one event to `round`, chained to the game's current head. The
+    /// caller holds the write transaction.
+    pub fn append(
+        &self,
+        round: RoundRef,
+        kind: &str,
+        payload: &str,
+        recorded_ms: i64,
+    ) -> Result<Appended, StoreError> {
+        let round_id = self.round_id(round)?;
+        let (seq, prev) = match self.head(round.game)? {
+            Some((head_round, seq, hash)) => {
+                let prev = chain::parse_hash(&hash).ok_or_else(|| StoreError::Inconsistent {
+                    round: head_round,
+                    what: format!("event {seq} has a malformed hash {hash:?}"),
+                })?;
+                if head_round == round {
+                    (seq + 1, prev)
+                } else if head_round.number < round.number {
+                    (1, prev)
+                } else {
+                    return Err(StoreError::Inconsistent {
+                        round,
+                        what: format!("round {head_round} already has later events"),
+                    });
+                }
+            }
+            None => (1, chain::GENESIS),
+        };
+        let hash = hex::encode(chain::link_hash(&prev, seq, payload));
+        self.conn()
+            .prepare_cached(
+                "INSERT INTO events (round_id, seq, recorded_ms, kind, payload, prev_hash, hash)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )
+            .and_then(|mut stmt| {
+                stmt.execute(params![
+                    round_id,
+                    seq as i64,
+                    recorded_ms,
+                    kind,
+                    payload,
+                    hex::encode(prev),
+                    hash
+                ])
+            })
+            .map_err(|e| self.error("appending an event", e))?;
+        Ok(Appended {
+            event_id: self.conn().last_insert_rowid(),
+            round,
+            seq,
+            hash,
+        })
+    }
+
+    /// Every event of a game in log order.
+    pub fn events(&self, game: GameId) -> Result<Vec<StoredEvent>, StoreError> {
+        self.game_exists(game)?;
+        let mut stmt = self
+            .conn()
+            .prepare(
+                "SELECT e.id, r.number, e.seq, e.recorded_ms, e.kind, e.payload, e.prev_hash, e.hash
+                 FROM events e JOIN rounds r ON e.round_id = r.id
+                 WHERE r.game_id = ?1 ORDER BY r.number, e.seq",
+            )
+            .map_err(|e| self.error("reading the log", e))?;
+        let rows = stmt
+            .query_map([game.0], |row| {
+                Ok(StoredEvent {
+                    id: row.get(0)?,
+                    round: RoundRef {
+                        game,
+                        number: row.get(1)?,
+                    },
+                    seq: row.get::<_, i64>(2)? as u64,
+                    recorded_ms: row.get(3)?,
+                    kind: row.get(4)?,
+                    payload: row.get(5)?,
+                    prev_hash: row.get(6)?,
+                    hash: row.get(7)?,
+                })
+            })
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.error("reading the log", e));
+        rows
+    }
+
+    /// The public facts of every round of a game, in order.
+    pub fn rounds(&self, game: GameId) -> Result<Vec<RoundInfo>, StoreError> {
+        self.game_exists(game)?;
+        let mut stmt = self
+            .conn()
+            .prepare(
+                "SELECT r.id, r.number, r.variant, r.god, r.commitment, r.started_ms, s.revealed_ms
+                 FROM rounds r LEFT JOIN seals s ON s.round_id = r.id
+                 WHERE r.game_id = ?1 ORDER BY r.number",
+            )
+            .map_err(|e| self.error("reading rounds", e))?;
+        let rows: Vec<(i64, RoundInfo)> = stmt
+            .query_map([game.0], |row| {
+                Ok((
+                    row.get(0)?,
+                    RoundInfo {
+                        round: RoundRef {
+                            game,
+                            number: row.get(1)?,
+                        },
+                        variant: row.get(2)?,
+                        god: row.get(3)?,
+                        players: Vec::new(),
+                        commitment: row.get(4)?,
+                        started_ms: row.get(5)?,
+                        revealed_ms: row.get(6)?,
+                    },
+                ))
+            })
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.error("reading rounds", e))?;
+        let mut seats = self
+            .conn()
+            .prepare_cached("SELECT name FROM round_players WHERE round_id = ?1 ORDER BY seat")
+            .map_err(|e| self.error("reading seats", e))?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (id, mut info) in rows {
+            info.players = seats
+                .query_map([id], |row| row.get(0))
+                .and_then(|rows| rows.collect())
+                .map_err(|e| self.error("reading seats", e))?;
+            out.push(info);
+        }
+        Ok(out)
+    }
+
+    /// One round's public facts.
+    pub fn round(&self, round: RoundRef) -> Result<RoundInfo, StoreError> {
+        self.rounds(round.game)?
+            .into_iter()
+            .find(|info| info.round == round)
+            .ok_or(StoreError::UnknownRound(round))
+    }
+
+    fn seal(&self, round: RoundRef) -> Result<(Sealed, Option<i64>), StoreError> {
+        let id = self.round_id(round)?;
+        let (rule, salt, revealed) = self
+            .conn()
+            .query_row(
+                "SELECT rule, salt, revealed_ms FROM seals WHERE round_id = ?1",
+                [id],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
+            .optional()
+            .map_err(|e| self.error("reading a seal", e))?
+            .ok_or_else(|| StoreError::Inconsistent {
+                round,
+                what: "the round has no sealed rule".into(),
+            })?;
+        Ok((Sealed::from_parts(rule, salt), revealed))
+    }
+
+    /// Publishes a round's rule and salt (at the round's end). Idempotent.
+    pub fn reveal(&self, round: RoundRef) -> Result<Reveal, StoreError> {
+        let id = self.round_id(round)?;
+        let (seal, _) = self.seal(round)?;
+        self.conn()
+            .execute(
+                "UPDATE seals SET revealed_ms = ?2 WHERE round_id = ?1 AND revealed_ms IS NULL",
+                params![id, now_ms()],
+            )
+            .map_err(|e| self.error("revealing a rule", e))?;
+        Ok(seal.reveal())
+    }
+
+    /// The reveal, when the round has ended; `None` while the rule is sealed.
+    pub fn revealed(&self, round: RoundRef) -> Result<Option<Reveal>, StoreError> {
+        let (seal, revealed) = self.seal(round)?;
+        Ok(revealed.map(|_| seal.reveal()))
+    }
+
+    /// God's copy of the sealed rule, revealed or not. Only for callers acting for
+    /// God (the God console, `export --god`, re-refereeing inside the store).
+    pub fn seal_for_god(&self, round: RoundRef) -> Result<Sealed, StoreError> {
+        self.seal(round).map(|(seal, _)| seal)
+    }
+
+    /// Checks the chain of a game, up to and including round `through` when given.
+    pub fn verify_game(
+        &self,
+        game: GameId,
+        through: Option<u32>,
+    ) -> Result<ChainStatus, StoreError> {
+        let events = self.events(game)?;
+        let links = events
+            .iter()
+            .take_while(|e| through.map_or(true, |last| e.round.number <= last))
+            .map(|e| Link {
+                round: e.round,
+                seq: e.seq,
+                payload: &e.payload,
+                prev_hash: &e.prev_hash,
+                hash: &e.hash,
+            });
+        let count = links.clone().count();
+        Ok(match chain::verify(links) {
+            Ok(head) => ChainStatus::Intact {
+                head: hex::encode(head),
+                events: count,
+            },
+            Err(broken) => ChainStatus::Broken(broken),
+        })
+    }
+
+    /// Keeps the outcome the referee announced for an event, as JSON.
+    pub fn put_verdict(&self, event_id: i64, outcome: &str) -> Result<(), StoreError> {
+        self.conn()
+            .prepare_cached("INSERT INTO verdicts (event_id, outcome) VALUES (?1, ?2)")
+            .and_then(|mut stmt| stmt.execute(params![event_id, outcome]))
+            .map_err(|e| self.error("storing a verdict", e))?;
+        Ok(())
+    }
+
+    /// The outcome announced for an event when it was recorded.
+    pub fn verdict(&self, event_id: i64) -> Result<Option<String>, StoreError> {
+        self.conn()
+            .query_row(
+                "SELECT outcome FROM verdicts WHERE event_id = ?1",
+                [event_id],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| self.error("reading a verdict", e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn players() -> Vec<String> {
+        vec!["Alain".into(), "Jacques".into()]
+    }
+
+    fn seeded() -> (tempfile::TempDir, Store, GameId, RoundRef) {
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("log.db")).expect("open");
+        let (game, round) = store
+            .write(|s| {
+                let game = s.new_game()?;
+                let players = players();
+                let round = s.start_round(
+                    game,
+                    &NewRound {
+                        variant: "basic",
+                        god: "Pierre",
+                        players: &players,
+                    },
+                    &Sealed::new("true"),
+                )?;
+                s.append(round, "round", r#"{"event":"round"}"#, 1)?;
+                s.append(round, "play", r#"{"event":"play","cards":["8H"]}"#, 2)?;
+                Ok((game, round))
+            })
+            .expect("seed");
+        (dir, store, game, round)
+    }
+
+    #[test]
+    fn appends_chain_across_rounds() {
+        let (_dir, store, game, round) = seeded();
+        let players = players();
+        let second = store
+            .write(|s| {
+                let r = s.start_round(
+                    game,
+                    &NewRound {
+                        variant: "basic",
+                        god: "Alain",
+                        players: &players,
+                    },
+                    &Sealed::new("red"),
+                )?;
+                s.append(r, "round", r#"{"event":"round"}"#, 3)
+            })
+            .expect("second round");
+        assert_eq!(second.seq, 1);
+        assert_eq!(second.round.number, 2);
+        let events = store.events(game).expect("events");
+        assert_eq!(events.len(), 3);
+        assert_eq!(
+            events[2].prev_hash, events[1].hash,
+            "round 2 chains to round 1"
+        );
+        assert_eq!(events[0].round, round);
+        match store.verify_game(game, None).expect("verify") {
+            ChainStatus::Intact { head, events } => {
+                assert_eq!(head, second.hash);
+                assert_eq!(events, 3);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_uncommitted_write_leaves_nothing() {
+        let (_dir, store, game, round) = seeded();
+        let result: Result<(), StoreError> = store.write(|s| {
+            s.append(round, "play", r#"{"event":"play","cards":["9H"]}"#, 9)?;
+            Err(StoreError::UnknownGame(GameId(99)))
+        });
+        assert!(result.is_err());
+        assert_eq!(store.events(game).expect("events").len(), 2);
+    }
+
+    #[test]
+    fn the_rule_stays_sealed_until_revealed() {
+        let (_dir, store, _game, round) = seeded();
+        assert_eq!(store.revealed(round).expect("sealed"), None);
+        let info = store.round(round).expect("info");
+        assert_eq!(info.players, players());
+        assert_eq!(info.god, "Pierre");
+        let reveal = store.write(|s| s.reveal(round)).expect("reveal");
+        assert_eq!(reveal.rule, "true");
+        assert_eq!(
+            super::super::seal::commitment(&reveal.salt, &reveal.rule),
+            info.commitment
+        );
+        assert_eq!(store.revealed(round).expect("revealed"), Some(reveal));
+    }
+
+    #[test]
+    fn unknown_ids_are_reported() {
+        let (_dir, store, game, _round) = seeded();
+        let err = store.events(GameId(game.0 + 1)).unwrap_err();
+        assert!(matches!(err, StoreError::UnknownGame(_)), "{err}");
+        let err = store.round(RoundRef { game, number: 7 }).unwrap_err();
+        assert!(err.to_string().contains("no round 1.7"), "{err}");
+    }
+}

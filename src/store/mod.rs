@@ -1,0 +1,405 @@
+//! Durable storage of what happened at the table, on SQLite.
+//!
+//! The store keeps games, rounds, players and, for every round, the **append-only
+//! event log**: the table-log events exactly as the referee accepted them, each with
+//! its sequence number, recording time and a hash chaining it to the previous event
+//! (see [`chain`]), so that an edited or deleted row is detected by [`Store::verify_game`].
+//! Beside the log it keeps the **sealed rule** of each round (see [`seal`]): the rule
+//! text and its salt stay in the store until the round ends; only the commitment is
+//! public before that. Evidence of each play (camera frame, per-card reads and
+//! confidences) lives in [`evidence`].
+//!
+//! Durability: the database runs in WAL mode with `synchronous=FULL`, so a
+//! transaction that [`Store::commit`] returned from is on disk, and survives the
+//! process being killed (and a power cut). Nothing in this module validates the game;
+//! [`recorder`] is the gate that lets only referee-approved lines in.
+
+// pub mod audit;
+pub mod chain;
+pub mod evidence;
+pub mod ids;
+pub mod log;
+// pub mod recorder;
+mod schema;
+// pub mod scoresheet;
+pub mod seal;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+use thiserror::Error;
+
+pub use ids::{GameId, RoundRef, Target};
+
+/// The file name used when no `--db` is given: beside the service, in the working
+/// directory it was started from.
+pub const DEFAULT_DB: &str = "eleusis.db";
+
+/// How long a write waits for another process's lock before giving up.
+pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Everything that can go wrong in the store. Each message says which file and what
+/// to do; none of them leaves a half-written transaction behind (SQLite rolls back).
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("database {path}: cannot open it: {source}")]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("database {path}: does not exist (record something first, or pass --db)")]
+    Missing { path: PathBuf },
+    #[error("database {path} is read-only ({reason}); nothing was written")]
+    ReadOnly { path: PathBuf, reason: String },
+    #[error("database {path}: disk full or size limit reached while {during}; that write was rolled back, everything committed before it is intact")]
+    Full { path: PathBuf, during: String },
+    #[error("database {path} is locked by another connection (waited {waited_ms} ms) while {during}; nothing was written, retry when the other writer is done")]
+    Locked {
+        path: PathBuf,
+        waited_ms: u128,
+        during: String,
+    },
+    #[error("database {path}: schema version {found} is newer than this program knows ({supported}); upgrade eleusis")]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+    #[error("database {path}: schema version {found}, this program needs {expected}: open it once for writing (e.g. `eleusis record --db FILE < /dev/null`) to migrate it")]
+    Outdated {
+        path: PathBuf,
+        found: i64,
+        expected: i64,
+    },
+    #[error("database {path}: {during}: {source}")]
+    Sqlite {
+        path: PathBuf,
+        during: String,
+        source: rusqlite::Error,
+    },
+    #[error("no game {0} in this database")]
+    UnknownGame(GameId),
+    #[error("no round {0} in this database")]
+    UnknownRound(RoundRef),
+    #[error("round {0}: the rule is still sealed (the round has not ended); only God may read it before the reveal")]
+    Sealed(RoundRef),
+    #[error("round {round}: stored data is inconsistent: {what}")]
+    Inconsistent { round: RoundRef, what: String },
+    #[error(transparent)]
+    Id(#[from] ids::IdError),
+    #[error(transparent)]
+    Evidence(#[from] evidence::EvidenceError),
+}
+
+/// An open database. All methods take `&self`; transactions are explicit
+/// ([`Store::begin`], [`Store::commit`]) so that a batch of lines can share one
+/// durable commit.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+    busy_timeout: Duration,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// Opens (creating it when missing) the database at `path` for writing, and
+    /// brings its schema up to date. A file or directory marked read-only (no write
+    /// permission bit) is refused even for a super-user: an operator who marks the
+    /// archive read-only means it.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_with(path, DEFAULT_BUSY_TIMEOUT)
+    }
+
+    /// [`Store::open`] with a chosen lock wait.
+    pub fn open_with(path: &Path, busy_timeout: Duration) -> Result<Store, StoreError> {
+        refuse_read_only(path)?;
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|source| open_error(path, source))?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+            busy_timeout,
+        };
+        store.configure(true)?;
+        schema::migrate(&store)?;
+        Ok(store)
+    }
+
+    /// Opens an existing database for reading only (audit, export). It never creates
+    /// a file, and works on a read-only archive.
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        if !path.exists() {
+            return Err(StoreError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|source| open_error(path, source))?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+            busy_timeout: DEFAULT_BUSY_TIMEOUT,
+        };
+        store.configure(false)?;
+        schema::check_readable(&store)?;
+        Ok(store)
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn configure(&self, writable: bool) -> Result<(), StoreError> {
+        self.conn
+            .busy_timeout(self.busy_timeout)
+            .map_err(|e| self.error("setting the busy timeout", e))?;
+        self.conn
+            .pragma_update(None, "foreign_keys", "ON")
+            .map_err(|e| self.error("enabling foreign keys", e))?;
+        if writable {
+            let mode: String = self
+                .conn
+                .query_row("PRAGMA journal_mode=WAL", [], |row| row.get(0))
+                .map_err(|e| self.error("switching to WAL mode", e))?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(StoreError::ReadOnly {
+                    path: self.path.clone(),
+                    reason: format!("could not switch to WAL journal mode (got {mode})"),
+                });
+            }
+            // FULL: the WAL is synced at every commit, so an acknowledged line
+            // survives a killed process and a power cut alike.
+            self.conn
+                .pragma_update(None, "synchronous", "FULL")
+                .map_err(|e| self.error("setting synchronous=FULL", e))?;
+        }
+        Ok(())
+    }
+
+    /// Caps the database at `pages` pages (of 4 KiB by default) for this connection:
+    /// a write that would grow it further fails with [`StoreError::Full`], exactly as
+    /// a full disk does. Returns the current page count.
+    pub fn cap_pages(&self, pages: u64) -> Result<u64, StoreError> {
+        self.conn
+            .query_row(&format!("PRAGMA max_page_count={pages}"), [], |row| {
+                row.get::<_, i64>(0)
+            })
+            .map_err(|e| self.error("capping the size", e))?;
+        self.page_count()
+    }
+
+    /// Pages the database file holds now.
+    pub fn page_count(&self) -> Result<u64, StoreError> {
+        self.conn
+            .query_row("PRAGMA page_count", [], |row| row.get::<_, i64>(0))
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .map_err(|e| self.error("counting pages", e))
+    }
+
+    /// Starts a write transaction, taking the write lock at once so that a
+    /// conflict shows up here rather than half-way through a line.
+    pub fn begin(&self) -> Result<(), StoreError> {
+        self.conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(|e| self.error("starting a write", e))
+    }
+
+    /// Commits the open transaction; once this returns, the data is on disk.
+    pub fn commit(&self) -> Result<(), StoreError> {
+        let result = self
+            .conn
+            .execute_batch("COMMIT")
+            .map_err(|e| self.error("committing", e));
+        if result.is_err() {
+            self.rollback();
+        }
+        result
+    }
+
+    /// Abandons the open transaction, if any.
+    pub fn rollback(&self) {
+        if !self.conn.is_autocommit() {
+            // A failed rollback leaves SQLite to roll back on close; nothing to add.
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+
+    /// Runs `f` inside one transaction, committed when `f` succeeds.
+    pub fn write<T>(
+        &self,
+        f: impl FnOnce(&Store) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.begin()?;
+        match f(self) {
+            Ok(value) => {
+                self.commit()?;
+                Ok(value)
+            }
+            Err(e) => {
+                self.rollback();
+                Err(e)
+            }
+        }
+    }
+
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Turns a SQLite error into the store's error, naming the file and what was
+    /// being done, and recognising the conditions an operator can act on.
+    pub(crate) fn error(&self, during: &str, source: rusqlite::Error) -> StoreError {
+        match source.sqlite_error_code() {
+            Some(ErrorCode::DiskFull) => StoreError::Full {
+                path: self.path.clone(),
+                during: during.to_string(),
+            },
+            Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => StoreError::Locked {
+                path: self.path.clone(),
+                waited_ms: self.busy_timeout.as_millis(),
+                during: during.to_string(),
+            },
+            Some(ErrorCode::ReadOnly) => StoreError::ReadOnly {
+                path: self.path.clone(),
+                reason: format!("{during}: {source}"),
+            },
+            _ => StoreError::Sqlite {
+                path: self.path.clone(),
+                during: during.to_string(),
+                source,
+            },
+        }
+    }
+}
+
+fn open_error(path: &Path, source: rusqlite::Error) -> StoreError {
+    match source.sqlite_error_code() {
+        Some(ErrorCode::ReadOnly) => StoreError::ReadOnly {
+            path: path.to_path_buf(),
+            reason: source.to_string(),
+        },
+        _ => StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        },
+    }
+}
+
+/// Refuses to write into a file, or a directory, whose permission bits say
+/// read-only. SQLite needs to write the file and create `-wal`/`-shm` beside it.
+fn refuse_read_only(path: &Path) -> Result<(), StoreError> {
+    let read_only = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.permissions().readonly())
+            .unwrap_or(false)
+    };
+    if path.exists() && read_only(path) {
+        return Err(StoreError::ReadOnly {
+            path: path.to_path_buf(),
+            reason: "the file has no write permission".into(),
+        });
+    }
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if read_only(&dir) {
+        return Err(StoreError::ReadOnly {
+            path: path.to_path_buf(),
+            reason: format!(
+                "its directory {} has no write permission (SQLite keeps its journal beside the file)",
+                dir.display()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// Formats Unix milliseconds as an RFC 3339 UTC time with milliseconds
+/// (`2026-11-22T16:40:01.123Z`), the form stored in the log and shown by audit.
+pub fn format_utc(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil-from-days (H. Hinnant), proleptic Gregorian.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_times_in_utc() {
+        assert_eq!(format_utc(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_utc(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(format_utc(1_795_365_601_005), "2026-11-22T16:40:01.005Z");
+    }
+
+    #[test]
+    fn opens_in_wal_with_full_sync_and_foreign_keys() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open(&dir.path().join("t.db")).expect("open");
+        let mode: String = store
+            .conn()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .expect("mode");
+        assert_eq!(mode, "wal");
+        let sync: i64 = store
+            .conn()
+            .query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .expect("sync");
+        assert_eq!(sync, 2, "FULL");
+        let fk: i64 = store
+            .conn()
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .expect("fk");
+        assert_eq!(fk, 1);
+    }
+
+    #[test]
+    fn read_only_open_of_a_missing_file_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let err = Store::open_read_only(&dir.path().join("none.db")).unwrap_err();
+        assert!(matches!(err, StoreError::Missing { .. }), "{err}");
+        assert!(!dir.path().join("none.db").exists());
+    }
+}
