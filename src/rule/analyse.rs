@@ -1,0 +1,369 @@
+//! The rule checker: what God needs to know before sealing a rule.
+//!
+//! A rule that accepts almost everything, one that can block the game (seed 001
+//! forbids "each card must be higher than the last"), or a hint that turns out to be
+//! false ruins a round, and nobody finds out until the table is dealt. The checker
+//! answers those questions up front:
+//!
+//! - how often a random card is accepted under random play (Monte Carlo over
+//!   double-deck shuffles, seeded and reproducible; seed 001 advises 25–40 %);
+//! - whether a reachable main line can leave no acceptable card at all (a dead end),
+//!   with an example line;
+//! - which cards may start the main line;
+//! - what the rule reads (from its footprint) and which **hints** God may announce.
+//!
+//! Hints are never guessed from the rule's text: each one is the statement that the
+//! verdict does not change under a transformation of the cards (forget the suits,
+//! keep only colours, forget the main line, …), checked on every case when the rule
+//! reads at most the last two cards of the main line, and on a large sample of
+//! reachable layouts otherwise — the report says which.
+//!
+//! The checker only needs a [`Judge`] and the rule's [`Reads`], so it works on a
+//! parsed rule as well as on a closure in tests.
+
+mod dead_ends;
+mod hints;
+mod render;
+mod simulate;
+mod table;
+mod view;
+
+use indicatif::ProgressBar;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::cards::Card;
+use crate::rule::{Footprint, Judge};
+
+pub use render::render_text;
+
+/// What a rule reads, as its footprint declares it. The checker uses it to describe
+/// the rule, to warn, and to choose between exhaustive enumeration and sampling; it
+/// never derives a hint from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Reads {
+    /// Deepest `main[-k]` read (`last` is 1, `prev` is 2); `None` when the rule reads
+    /// the whole main line (counts, sums, positive indices).
+    pub lookback: Option<usize>,
+    /// Reads the position in the main line (`len(main)`, `main[0]`, …).
+    pub reads_position: bool,
+    /// Reads `side`, the sideline under the last main-line card.
+    pub reads_side: bool,
+    /// Reads `wrong`, every sideline card of the round.
+    pub reads_wrong: bool,
+    pub uses_rank: bool,
+    pub uses_suit: bool,
+    pub uses_colour: bool,
+}
+
+impl Reads {
+    /// An advanced rule depends on wrong cards (RULES.md section 3).
+    pub fn is_advanced(&self) -> bool {
+        self.reads_side || self.reads_wrong
+    }
+
+    /// True when the verdict is a function of `(main[-2], main[-1], card)` alone, so
+    /// that enumerating those triples covers every layout the game can produce.
+    pub fn is_windowed(&self) -> bool {
+        matches!(self.lookback, Some(k) if k <= 2) && !self.reads_position && !self.is_advanced()
+    }
+}
+
+impl From<Footprint> for Reads {
+    fn from(f: Footprint) -> Reads {
+        Reads {
+            lookback: f.lookback,
+            reads_position: f.reads_position,
+            reads_side: f.reads_side,
+            reads_wrong: f.reads_wrong,
+            uses_rank: f.uses_rank,
+            uses_suit: f.uses_suit,
+            uses_colour: f.uses_colour,
+        }
+    }
+}
+
+/// The knobs of a check. The defaults keep a check of a typical rule under a second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// Seed of every random choice: the same seed gives the same report.
+    pub seed: u64,
+    /// Shuffles of the double deck played out for the acceptance rate.
+    pub trials: usize,
+    /// Random walks of the dead-end search (rules that read more than two cards).
+    pub walks: usize,
+    /// Layouts sampled for hints (rules that read more than two cards).
+    pub samples: usize,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            seed: 1,
+            trials: 2000,
+            walks: 200,
+            samples: 2000,
+        }
+    }
+}
+
+/// How a result was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// Every case was enumerated: the result is proven.
+    Exact,
+    /// A seeded random sample was examined: the result holds on that sample.
+    Sampled,
+}
+
+/// The acceptance rate of a random card under random play, one rate per shuffle.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Acceptance {
+    pub seed: u64,
+    pub trials: usize,
+    /// Cards judged over all shuffles (starters excluded).
+    pub judged: usize,
+    /// Mean of the per-shuffle rates, 0..=1.
+    pub mean: f64,
+    /// Standard deviation of the per-shuffle rates.
+    pub std_dev: f64,
+    /// 5th percentile of the per-shuffle rates.
+    pub p5: f64,
+    /// 95th percentile of the per-shuffle rates.
+    pub p95: f64,
+}
+
+/// The dead-end search: main lines after which no card at all is acceptable.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeadEnds {
+    pub method: Method,
+    /// Exact: reachable `(main[-2], main[-1])` states explored. Sampled: random walks.
+    pub searched: usize,
+    /// Exact: reachable dead-end states. Sampled: walks that ended in a dead end.
+    pub found: usize,
+    /// Up to three main lines (oldest first) after which nothing is acceptable,
+    /// shortest first; an empty line means no card can even start the round.
+    pub examples: Vec<Vec<Card>>,
+}
+
+/// A statement God may announce, with how it was established.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Hint {
+    /// Stable identifier for tools, e.g. `ignores-suits`.
+    pub id: String,
+    /// The sentence God may say.
+    pub text: String,
+    pub method: Method,
+    /// Exact: cases enumerated. Sampled: layouts sampled.
+    pub checked: usize,
+}
+
+/// Something God should think about before sealing the rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// Stable identifier for tools, e.g. `dead-end`.
+    pub id: String,
+    pub text: String,
+}
+
+/// Everything the checker found about one rule.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub reads: Reads,
+    /// What the rule reads, in words, from its footprint.
+    pub uses: Vec<String>,
+    /// Exact when the rule reads at most `main[-2]` and no position or sideline.
+    pub method: Method,
+    pub acceptance: Acceptance,
+    /// Cards acceptable on an empty main line, in index order (one of each face).
+    pub starters: Vec<Card>,
+    pub dead_ends: DeadEnds,
+    pub hints: Vec<Hint>,
+    pub warnings: Vec<Warning>,
+}
+
+/// Units of work a check performs with these options, for a progress bar's length.
+pub fn work_units(reads: &Reads, options: &CheckOptions) -> u64 {
+    let search = if reads.is_windowed() {
+        table::CASES
+    } else {
+        options.walks + options.samples
+    };
+    (options.trials + search) as u64
+}
+
+/// Checks a rule. `progress` advances by [`work_units`] in total; pass
+/// `ProgressBar::hidden()` when nobody watches.
+pub fn check<J: Judge + ?Sized>(
+    judge: &J,
+    reads: Reads,
+    options: &CheckOptions,
+    progress: &ProgressBar,
+) -> Report {
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+    let starters = simulate::starters(judge);
+
+    progress.set_message("random play");
+    rng.set_stream(1);
+    let simulation = simulate::play(judge, options, &mut rng, progress);
+    let acceptance = simulation.acceptance(options);
+
+    let (method, dead_ends, hints) = if reads.is_windowed() {
+        progress.set_message("enumerating every case");
+        let table = table::Table::build(judge, progress);
+        (
+            Method::Exact,
+            dead_ends::exact(&table),
+            hints::exact(&table),
+        )
+    } else {
+        progress.set_message("searching dead ends");
+        rng.set_stream(2);
+        let dead = dead_ends::sampled(judge, options.walks, &mut rng, progress);
+        progress.set_message("checking hints");
+        rng.set_stream(3);
+        let hints = hints::sampled(judge, &simulation.samples, &mut rng);
+        progress.inc(options.samples as u64);
+        (Method::Sampled, dead, hints)
+    };
+
+    let warnings = warnings(&reads, &acceptance, &starters, &dead_ends);
+    Report {
+        reads,
+        uses: uses(&reads),
+        method,
+        acceptance,
+        starters,
+        dead_ends,
+        hints,
+        warnings,
+    }
+}
+
+/// What the footprint says the rule reads, in words.
+fn uses(reads: &Reads) -> Vec<String> {
+    let mut uses = Vec::new();
+    match reads.lookback {
+        Some(0) => uses.push("only the card played (not the main line)".to_string()),
+        Some(1) => uses.push("the last card of the main line (main[-1])".to_string()),
+        Some(k) => uses.push(format!("the main line back to main[-{k}]")),
+        None => uses.push("the whole main line (counts, sums or indices)".to_string()),
+    }
+    let aspects: Vec<&str> = [
+        (reads.uses_rank, "ranks"),
+        (reads.uses_suit, "suits"),
+        (reads.uses_colour, "colours"),
+    ]
+    .iter()
+    .filter(|(used, _)| *used)
+    .map(|(_, name)| *name)
+    .collect();
+    if !aspects.is_empty() {
+        uses.push(aspects.join(", "));
+    }
+    if reads.reads_position {
+        uses.push("positions in the main line (its length or indices)".to_string());
+    }
+    if reads.reads_side {
+        uses.push("the sideline under the last card (side)".to_string());
+    }
+    if reads.reads_wrong {
+        uses.push("every wrong card of the round (wrong)".to_string());
+    }
+    uses
+}
+
+/// Seed 001: "Un jeu aléatoire devrait avoir entre 25% et 40% de réussite."
+const ADVISED_RATE: (f64, f64) = (0.25, 0.40);
+
+fn warnings(
+    reads: &Reads,
+    acceptance: &Acceptance,
+    starters: &[Card],
+    dead_ends: &DeadEnds,
+) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    let mut warn = |id: &str, text: String| {
+        warnings.push(Warning {
+            id: id.to_string(),
+            text,
+        })
+    };
+    if starters.is_empty() {
+        warn(
+            "no-starter",
+            "no card is acceptable on an empty main line: the round cannot start".to_string(),
+        );
+    }
+    if let Some(line) = dead_ends.examples.first().filter(|line| !line.is_empty()) {
+        let how = match dead_ends.method {
+            Method::Exact => "proven reachable",
+            Method::Sampled => "found by random play",
+        };
+        warn(
+            "dead-end",
+            format!(
+                "dead end ({how}): after the main line {} no card at all is acceptable; \
+                 seed 001 forbids rules that can block the game",
+                line_text(line)
+            ),
+        );
+    }
+    match reads.lookback {
+        Some(k) if k >= 2 => warn(
+            "reads-missing-cards",
+            format!(
+                "reads main[-{k}], which does not exist until the main line has {k} cards; \
+                 until then the card is accepted by default"
+            ),
+        ),
+        None if reads.reads_position => warn(
+            "reads-missing-cards",
+            "reads the main line by position: a card read before it is laid makes the \
+             played card accepted by default"
+                .to_string(),
+        ),
+        _ => {}
+    }
+    let percent = acceptance.mean * 100.0;
+    if acceptance.mean > 0.9 {
+        warn(
+            "accepts-nearly-everything",
+            format!("accepts nearly everything ({percent:.1} % of random cards)"),
+        );
+    } else if acceptance.mean < 0.1 {
+        warn(
+            "accepts-nearly-nothing",
+            format!("accepts nearly nothing ({percent:.1} % of random cards)"),
+        );
+    } else if acceptance.mean < ADVISED_RATE.0 || acceptance.mean > ADVISED_RATE.1 {
+        warn(
+            "rate-outside-advice",
+            format!(
+                "accepts {percent:.1} % of random cards; seed 001 advises 25–40 % for random play"
+            ),
+        );
+    }
+    if reads.is_advanced() {
+        warn(
+            "advanced",
+            "advanced rule: it reads the sidelines (wrong cards); announce it, and it is not \
+             allowed in the usual form of the game"
+                .to_string(),
+        );
+    }
+    warnings
+}
+
+/// A main line as notation, oldest first; the empty line says so.
+pub(crate) fn line_text(line: &[Card]) -> String {
+    if line.is_empty() {
+        return "(empty)".to_string();
+    }
+    line.iter()
+        .map(Card::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
