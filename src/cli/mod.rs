@@ -6,6 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod replay;
+pub mod rule;
+
 /// Referee for the card game Eleusis.
 #[derive(Debug, Parser)]
 #[command(name = "eleusis", version, about, long_about = None)]
@@ -16,10 +19,18 @@ pub struct Cli {
 
 /// Every capability of the binary.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Re-referee a table log and print the resulting state (or a trace).
+    Replay(replay::ReplayArgs),
+    /// Work with a secret rule: judge cards against it.
+    Rule(rule::RuleArgs),
+}
 
 /// Parses the arguments and runs the chosen subcommand.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Replay(args) => replay::run(&args),
+        Command::Rule(args) => rule::run(&args),
+    }
 }

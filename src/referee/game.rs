@@ -45,7 +45,23 @@ impl fmt::Debug for Game {
     }
 }
 
+impl Default for Game {
+    fn default() -> Self {
+        Game::new()
+    }
+}
+
 impl Game {
+    /// A game whose rounds' rules are read with the rule language
+    /// ([`crate::rule::Rule::parse`]).
+    pub fn new() -> Game {
+        Game::with_rules(Arc::new(|text: &str| {
+            crate::rule::Rule::parse(text)
+                .map(|rule| Arc::new(rule) as SharedJudge)
+                .map_err(|e| e.to_string())
+        }))
+    }
+
     /// A game whose rules are compiled by `compiler` (tests judge with closures).
     pub fn with_rules(compiler: RuleCompiler) -> Game {
         Game {

@@ -31,6 +31,16 @@ pub struct LineError {
     pub reason: String,
 }
 
+/// Re-referees a table log from scratch with the rule language; blank lines are
+/// skipped. Returns the final state and the outcome of every event.
+pub fn replay<I, S>(lines: I) -> Result<(GameState, Vec<Outcome>), LineError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    replay_with(Game::new(), lines)
+}
+
 /// [`replay`] with a game built by the caller (e.g. with a closure as the rule).
 pub fn replay_with<I, S>(mut game: Game, lines: I) -> Result<(GameState, Vec<Outcome>), LineError>
 where
