@@ -367,3 +367,159 @@ pub(crate) fn line_text(line: &[Card]) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rule::Rule;
+
+    /// Checks a rule of the language with the default options.
+    fn check_rule(source: &str) -> Report {
+        let rule = Rule::parse(source).expect("the rule parses");
+        check(
+            &rule,
+            Reads::from(rule.footprint()),
+            &CheckOptions::default(),
+            &ProgressBar::hidden(),
+        )
+    }
+
+    fn hint_ids(report: &Report) -> Vec<&str> {
+        report.hints.iter().map(|h| h.id.as_str()).collect()
+    }
+
+    fn warning_ids(report: &Report) -> Vec<&str> {
+        report.warnings.iter().map(|w| w.id.as_str()).collect()
+    }
+
+    #[test]
+    fn odd_then_black_else_red_needs_only_the_last_card_and_colours() {
+        // 000, rule 1.
+        let report = check_rule("if last.odd then black else red");
+        assert_eq!(report.method, Method::Exact);
+        let ids = hint_ids(&report);
+        for id in ["last-card-only", "suit-colour-only", "rank-parity-only"] {
+            assert!(ids.contains(&id), "{ids:?}");
+        }
+        assert!(!ids.contains(&"ignores-suits"), "{ids:?}");
+        assert_eq!(report.dead_ends.found, 0);
+        assert_eq!(report.starters.len(), 52);
+        // About half the cards have the required colour.
+        assert!(
+            (report.acceptance.mean - 0.5).abs() < 0.03,
+            "{:?}",
+            report.acceptance
+        );
+        assert_eq!(warning_ids(&report), ["rate-outside-advice"]);
+    }
+
+    #[test]
+    fn same_suit_or_rank_has_no_dead_end() {
+        // 000, rule 3.
+        let report = check_rule("card.suit == last.suit or card.rank == last.rank");
+        assert_eq!(report.dead_ends.method, Method::Exact);
+        assert_eq!(report.dead_ends.found, 0);
+        assert!(report.dead_ends.examples.is_empty());
+        assert!(report.dead_ends.searched > 52);
+        assert!(hint_ids(&report).contains(&"suits-symmetric"));
+        // 12 of the same suit and 3 of the same rank, twice each, among 103 cards.
+        assert!(
+            (report.acceptance.mean - 0.28).abs() < 0.04,
+            "{:?}",
+            report.acceptance
+        );
+        assert!(!warning_ids(&report).contains(&"dead-end"));
+    }
+
+    #[test]
+    fn higher_than_the_last_blocks_after_a_king() {
+        // 001's forbidden rule.
+        let report = check_rule("card.rank > last.rank");
+        assert!(report.dead_ends.found > 0);
+        let example = &report.dead_ends.examples[0];
+        assert_eq!(example.last().map(|c| c.value()), Some(13));
+        let warning = report
+            .warnings
+            .iter()
+            .find(|w| w.id == "dead-end")
+            .expect("a dead-end warning");
+        assert!(warning.text.contains("KS"), "{}", warning.text);
+    }
+
+    #[test]
+    fn false_accepts_nothing() {
+        let report = check_rule("false");
+        assert!(report.starters.is_empty());
+        assert_eq!(report.acceptance.mean, 0.0);
+        let ids = warning_ids(&report);
+        assert!(ids.contains(&"no-starter"), "{ids:?}");
+        assert!(ids.contains(&"accepts-nearly-nothing"), "{ids:?}");
+        assert_eq!(report.dead_ends.examples, vec![Vec::<Card>::new()]);
+    }
+
+    #[test]
+    fn red_or_odd_accepts_three_quarters() {
+        // 001: "J'accepte les cartes rouges ou impaires" — 75 % random success.
+        let report = check_rule("red or odd");
+        // The starter is one of the 80 acceptable cards: 79 of the other 103 pass in
+        // every shuffle, so the rate does not spread at all.
+        let acceptance = &report.acceptance;
+        assert!(
+            (acceptance.mean - 79.0 / 103.0).abs() < 1e-9,
+            "{acceptance:?}"
+        );
+        assert!(acceptance.std_dev < 1e-9 && (acceptance.p95 - acceptance.p5).abs() < 1e-9);
+        assert!(warning_ids(&report).contains(&"rate-outside-advice"));
+        assert!(hint_ids(&report).contains(&"card-only"));
+    }
+
+    #[test]
+    fn one_higher_accepts_nearly_nothing() {
+        // 004: "giocare una carta il cui punteggio supera di una unità" is not
+        // acceptable: four cards out of fifty-two.
+        let report = check_rule("card.rank == last.rank + 1");
+        assert!(warning_ids(&report).contains(&"accepts-nearly-nothing"));
+        assert!(report.dead_ends.found > 0);
+    }
+
+    #[test]
+    fn reading_three_back_warns_and_samples() {
+        // 000's "too hard" rule.
+        let report = check_rule(
+            "if (main[-1].rank * main[-2].rank * main[-3].rank) % 4 == 0 then red or card.rank > 6
+             elif (main[-1].rank * main[-2].rank * main[-3].rank) % 4 == 1 then black or face
+             elif (main[-1].rank * main[-2].rank * main[-3].rank) % 4 == 2 then even or card.rank < 6
+             else odd or card.rank == 10",
+        );
+        assert_eq!(report.method, Method::Sampled);
+        assert_eq!(report.dead_ends.method, Method::Sampled);
+        assert!(warning_ids(&report).contains(&"reads-missing-cards"));
+        assert!(report.hints.iter().all(|h| h.method == Method::Sampled));
+        assert_eq!(report.reads.lookback, Some(3));
+    }
+
+    #[test]
+    fn sideline_rules_are_advanced() {
+        let report = check_rule("len(side) < 2 or red");
+        assert!(warning_ids(&report).contains(&"advanced"));
+        assert_eq!(report.method, Method::Sampled);
+    }
+
+    #[test]
+    fn same_seed_same_report() {
+        let rule =
+            Rule::parse("if last.black then card.rank >= last.rank else card.rank <= last.rank")
+                .expect("parses");
+        let reads = Reads::from(rule.footprint());
+        let run = |seed| {
+            let options = CheckOptions {
+                seed,
+                trials: 300,
+                ..CheckOptions::default()
+            };
+            check(&rule, reads, &options, &ProgressBar::hidden())
+        };
+        assert_eq!(run(5), run(5));
+        assert_ne!(run(5).acceptance, run(6).acceptance);
+    }
+}
