@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod rule;
+
 pub mod replay;
 pub mod rule;
 

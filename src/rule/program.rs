@@ -59,6 +59,32 @@ impl Rule {
         truth(&self.expr, &Env::new(ctx, card)).unwrap_or(true)
     }
 
+    /// The verdict alone on a sequence: like [`Rule::judge_sequence`] without the
+    /// explanations. Allocates only when there are several cards (the extended main
+    /// line).
+    pub fn accepts_sequence(&self, ctx: &Context<'_>, cards: &[Card]) -> bool {
+        match cards {
+            [] => true,
+            [card] => self.accepts(ctx, *card),
+            _ => {
+                let mut main: Vec<Card> = Vec::with_capacity(ctx.main.len() + cards.len());
+                main.extend_from_slice(ctx.main);
+                for (i, &card) in cards.iter().enumerate() {
+                    let step = Context {
+                        main: &main,
+                        side: if i == 0 { ctx.side } else { &[] },
+                        wrong: ctx.wrong,
+                    };
+                    if !self.accepts(&step, card) {
+                        return false;
+                    }
+                    main.push(card);
+                }
+                true
+            }
+        }
+    }
+
     /// The verdict with a short explanation built from what the evaluation looked at.
     pub fn judge(&self, ctx: &Context<'_>, card: Card) -> Judgment {
         explain(&self.source, &self.expr, &Env::new(ctx, card))
@@ -81,13 +107,20 @@ impl Rule {
             let accepted = judgment.accepted;
             per_card.push(judgment);
             if !accepted {
-                let explanation = format!(
-                    "card {} of {} ({}) rejected: {}",
-                    i + 1,
-                    cards.len(),
-                    card.pretty(),
-                    per_card.last().map_or("", |j| j.explanation.as_str())
-                );
+                let explanation = if cards.len() == 1 {
+                    per_card
+                        .last()
+                        .map(|j| j.explanation.clone())
+                        .unwrap_or_default()
+                } else {
+                    format!(
+                        "card {} of {} ({}) rejected: {}",
+                        i + 1,
+                        cards.len(),
+                        card.pretty(),
+                        per_card.last().map_or("", |j| j.explanation.as_str())
+                    )
+                };
                 return SequenceJudgment {
                     accepted: false,
                     per_card,
