@@ -6,10 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub mod rule;
-
 pub mod replay;
 pub mod rule;
+pub mod rule_check;
 
 /// Referee for the card game Eleusis.
 #[derive(Debug, Parser)]
