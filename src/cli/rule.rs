@@ -25,6 +25,8 @@ pub struct RuleArgs {
 pub enum RuleCommand {
     /// Judge cards against a rule: one card, a sequence, or JSON lines (--batch).
     Judge(JudgeArgs),
+    /// Check a rule before sealing it: acceptance rate, dead ends, starters, hints.
+    Check(crate::cli::rule_check::CheckArgs),
 }
 
 /// Arguments of `eleusis rule judge`.
@@ -61,6 +63,7 @@ pub struct JudgeArgs {
 pub fn run(args: &RuleArgs) -> ExitCode {
     let result = match &args.command {
         RuleCommand::Judge(judge) => run_judge(judge),
+        RuleCommand::Check(check) => crate::cli::rule_check::run(check),
     };
     match result {
         Ok(code) => code,
