@@ -62,10 +62,13 @@ fn write_report(out: &mut String, report: &Report) -> std::fmt::Result {
     if d.examples.is_empty() {
         writeln!(out, "dead ends: none ({how})")?;
     } else {
+        let found = match d.method {
+            Method::Exact => format!("{} reachable (main[-2], main[-1]) states", d.found),
+            Method::Sampled => format!("{} of {} random walks blocked", d.found, d.searched),
+        };
         writeln!(
             out,
-            "dead ends: {} found ({how}); no card is acceptable after:",
-            d.found
+            "dead ends: {found} ({how}); no card is acceptable after:"
         )?;
         for line in &d.examples {
             writeln!(out, "  {}", line_text(line))?;
