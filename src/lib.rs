@@ -9,3 +9,4 @@ pub mod cli;
 pub mod referee;
 pub mod rule;
 pub mod store;
+pub mod vision;

@@ -1,0 +1,389 @@
+//! The card classifier: the ONNX model of `models/` run with tract, and the
+//! contract's way of turning its logits into a read (temperature-scaled softmax per
+//! crop, log-probabilities of the two crops summed, renormalised).
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use thiserror::Error;
+use tract_onnx::prelude::*;
+
+use super::rectify::{CROP_H, CROP_LEN, CROP_W};
+use crate::cards::Card;
+
+/// Classes the model tells apart: the 52 cards by [`Card::index`], then "not a
+/// card / no index".
+pub const CLASSES: usize = 53;
+/// The class of "not a card / no index".
+pub const NOT_A_CARD: usize = 52;
+/// File names of the model and its settings inside a model directory.
+pub const MODEL_FILE: &str = "recognizer.onnx";
+pub const SETTINGS_FILE: &str = "recognizer.json";
+
+/// Why the model could not be loaded or run.
+#[derive(Debug, Error)]
+pub enum ModelError {
+    #[error("no recognizer model found (looked for {MODEL_FILE} in: {searched}); pass --model DIR or set ELEUSIS_MODEL")]
+    NotFound { searched: String },
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: bad model settings: {message}")]
+    Settings { path: String, message: String },
+    #[error("{path}: cannot load the ONNX model: {message}")]
+    Load { path: String, message: String },
+    #[error("running the model failed: {0}")]
+    Run(String),
+}
+
+/// `models/recognizer.json`: what the model expects and how to read its output.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct ModelSettings {
+    /// Input shape of one crop, `[3, 72, 40]`.
+    pub input: [usize; 3],
+    /// Output classes (53).
+    pub classes: usize,
+    /// Softmax temperature fitted on validation data.
+    pub temperature: f32,
+    /// Reads less confident than this need God's confirmation.
+    pub confirm_threshold: f32,
+    /// The model's version, as the training pipeline writes it.
+    #[serde(default)]
+    pub version: serde_json::Value,
+}
+
+impl ModelSettings {
+    /// Parses and checks the settings against the contract.
+    pub fn parse(text: &[u8], path: &str) -> Result<ModelSettings, ModelError> {
+        let bad = |message: String| ModelError::Settings {
+            path: path.to_string(),
+            message,
+        };
+        let s: ModelSettings = serde_json::from_slice(text).map_err(|e| bad(e.to_string()))?;
+        if s.input != [3, CROP_H, CROP_W] {
+            return Err(bad(format!(
+                "input is {:?}, the recognizer feeds [3, {CROP_H}, {CROP_W}]",
+                s.input
+            )));
+        }
+        if s.classes != CLASSES {
+            return Err(bad(format!(
+                "{} classes, the contract has {CLASSES}",
+                s.classes
+            )));
+        }
+        if !(s.temperature.is_finite() && s.temperature > 0.0) {
+            return Err(bad(format!(
+                "temperature {} is not a positive number",
+                s.temperature
+            )));
+        }
+        if !(0.0..=1.0).contains(&s.confirm_threshold) {
+            return Err(bad(format!(
+                "confirm_threshold {} is outside [0, 1]",
+                s.confirm_threshold
+            )));
+        }
+        Ok(s)
+    }
+}
+
+/// What the combined crops say about one quad.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClassRead {
+    /// The best class: a card, or `None` for "not a card".
+    pub card: Option<Card>,
+    /// Calibrated probability of that class.
+    pub confidence: f32,
+}
+
+fn log_softmax(z: &[f32], temperature: f32) -> Vec<f32> {
+    let scaled: Vec<f32> = z.iter().map(|v| v / temperature).collect();
+    let max = scaled.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f32 = scaled.iter().map(|v| (v - max).exp()).sum();
+    let log_sum = max + sum.ln();
+    scaled.iter().map(|v| v - log_sum).collect()
+}
+
+/// Combines the logits of a card's two crops per the contract: log-softmax of each
+/// at the temperature, summed, renormalised; the best class and its probability.
+pub fn combine(top_left: &[f32], bottom_right: &[f32], temperature: f32) -> ClassRead {
+    let a = log_softmax(top_left, temperature);
+    let b = log_softmax(bottom_right, temperature);
+    let sum: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    let probs = log_softmax(&sum, 1.0);
+    let (best, lp) =
+        probs
+            .iter()
+            .enumerate()
+            .fold((NOT_A_CARD, f32::NEG_INFINITY), |acc, (i, &v)| {
+                if v > acc.1 {
+                    (i, v)
+                } else {
+                    acc
+                }
+            });
+    ClassRead {
+        card: if best == NOT_A_CARD {
+            None
+        } else {
+            Card::from_index(best)
+        },
+        confidence: if lp.is_finite() { lp.exp() } else { 0.0 },
+    }
+}
+
+type Plan = TypedRunnableModel<TypedModel>;
+
+/// The loaded model, optimised for a batch of any size.
+pub struct Classifier {
+    plan: Plan,
+    settings: ModelSettings,
+    /// Where it came from, for messages.
+    pub source: String,
+}
+
+impl std::fmt::Debug for Classifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Classifier")
+            .field("source", &self.source)
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+impl Classifier {
+    /// Loads `recognizer.onnx` and `recognizer.json` from a directory, or a `.onnx`
+    /// file with its settings next to it (same name, `.json`).
+    pub fn load(path: &Path) -> Result<Classifier, ModelError> {
+        let (onnx, json) = if path.is_dir() {
+            (path.join(MODEL_FILE), path.join(SETTINGS_FILE))
+        } else {
+            (path.to_path_buf(), path.with_extension("json"))
+        };
+        let read = |p: &Path| {
+            std::fs::read(p).map_err(|source| ModelError::Io {
+                path: p.display().to_string(),
+                source,
+            })
+        };
+        let settings = ModelSettings::parse(&read(&json)?, &json.display().to_string())?;
+        Classifier::from_parts(&read(&onnx)?, settings, onnx.display().to_string())
+    }
+
+    /// Loads the model found by [`find_model_dir`].
+    pub fn load_default() -> Result<Classifier, ModelError> {
+        let dir = find_model_dir()?;
+        Classifier::load(&dir)
+    }
+
+    /// Builds the classifier from the ONNX bytes and its settings.
+    pub fn from_parts(
+        onnx: &[u8],
+        settings: ModelSettings,
+        source: String,
+    ) -> Result<Classifier, ModelError> {
+        let load = |e: TractError| ModelError::Load {
+            path: source.clone(),
+            message: format!("{e:#}"),
+        };
+        let mut model = tract_onnx::onnx()
+            .model_for_read(&mut Cursor::new(onnx))
+            .map_err(load)?;
+        let batch = model.sym("N");
+        let shape = [
+            batch.to_dim(),
+            settings.input[0].to_dim(),
+            settings.input[1].to_dim(),
+            settings.input[2].to_dim(),
+        ];
+        model
+            .set_input_fact(0, InferenceFact::dt_shape(f32::datum_type(), shape))
+            .map_err(load)?;
+        let plan = model
+            .into_optimized()
+            .and_then(|m| m.into_runnable())
+            .map_err(load)?;
+        Ok(Classifier {
+            plan,
+            settings,
+            source,
+        })
+    }
+
+    /// The settings read from `recognizer.json`.
+    pub fn settings(&self) -> &ModelSettings {
+        &self.settings
+    }
+
+    /// Runs the model on `n` crops laid out one after another (`n × [3, 72, 40]`);
+    /// returns `n × 53` logits.
+    pub fn logits(&self, crops: &[f32], n: usize) -> Result<Vec<f32>, ModelError> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        if crops.len() != n * CROP_LEN {
+            return Err(ModelError::Run(format!(
+                "{} floats given for {n} crops of {CROP_LEN}",
+                crops.len()
+            )));
+        }
+        let input = Tensor::from_shape(&[n, 3, CROP_H, CROP_W], crops)
+            .map_err(|e| ModelError::Run(format!("{e:#}")))?;
+        let out = self
+            .plan
+            .run(tvec!(input.into()))
+            .map_err(|e| ModelError::Run(format!("{e:#}")))?;
+        let first = out
+            .first()
+            .ok_or_else(|| ModelError::Run("the model has no output".into()))?;
+        let view = first
+            .to_array_view::<f32>()
+            .map_err(|e| ModelError::Run(format!("{e:#}")))?;
+        if view.shape() != [n, CLASSES] {
+            return Err(ModelError::Run(format!(
+                "output shape {:?}, expected [{n}, {CLASSES}]",
+                view.shape()
+            )));
+        }
+        Ok(view.iter().copied().collect())
+    }
+
+    /// Reads cards from their crop pairs (`cards × 2 × [3, 72, 40]`, top-left crop
+    /// first), all in one batch.
+    pub fn read(&self, crops: &[f32], cards: usize) -> Result<Vec<ClassRead>, ModelError> {
+        let logits = self.logits(crops, 2 * cards)?;
+        Ok(logits
+            .chunks_exact(2 * CLASSES)
+            .map(|pair| {
+                let (a, b) = pair.split_at(CLASSES);
+                combine(a, b, self.settings.temperature)
+            })
+            .collect())
+    }
+}
+
+/// Where the model is looked for, in order: `$ELEUSIS_MODEL` (a directory or
+/// `.onnx` file), `./models`, the `models/` directory of the crate the binary was
+/// built from, and `models/` beside the executable or up to three levels above it
+/// (`target/release/eleusis` → the checkout).
+pub fn model_search_path() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(p) = std::env::var_os("ELEUSIS_MODEL") {
+        dirs.push(PathBuf::from(p));
+    }
+    dirs.push(PathBuf::from("models"));
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("models"));
+    if let Ok(exe) = std::env::current_exe() {
+        let mut dir = exe.parent().map(Path::to_path_buf);
+        for _ in 0..4 {
+            let Some(d) = dir else { break };
+            dirs.push(d.join("models"));
+            dir = d.parent().map(Path::to_path_buf);
+        }
+    }
+    dirs
+}
+
+/// The first entry of [`model_search_path`] holding a model.
+pub fn find_model_dir() -> Result<PathBuf, ModelError> {
+    let dirs = model_search_path();
+    for d in &dirs {
+        let found = if d.extension().is_some_and(|e| e == "onnx") {
+            d.is_file()
+        } else {
+            d.join(MODEL_FILE).is_file()
+        };
+        if found {
+            return Ok(d.clone());
+        }
+    }
+    Err(ModelError::NotFound {
+        searched: dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn logits(hot: usize, value: f32) -> Vec<f32> {
+        let mut v = vec![0.0; CLASSES];
+        v[hot] = value;
+        v
+    }
+
+    #[test]
+    fn two_agreeing_crops_are_more_confident_than_one() {
+        let qh: Card = "QH".parse().unwrap();
+        let one = combine(&logits(qh.index(), 6.0), &vec![0.0; CLASSES], 1.0);
+        let two = combine(&logits(qh.index(), 6.0), &logits(qh.index(), 6.0), 1.0);
+        assert_eq!(one.card, Some(qh));
+        assert_eq!(two.card, Some(qh));
+        assert!(two.confidence > one.confidence);
+        // One crop: e^6 / (e^6 + 52).
+        let expect = 6f32.exp() / (6f32.exp() + 52.0);
+        assert!((one.confidence - expect).abs() < 1e-5, "{}", one.confidence);
+    }
+
+    #[test]
+    fn temperature_softens_confidence() {
+        let c = logits(3, 8.0);
+        let sharp = combine(&c, &c, 1.0);
+        let soft = combine(&c, &c, 4.0);
+        assert!(soft.confidence < sharp.confidence);
+        assert_eq!(soft.card, Card::from_index(3));
+    }
+
+    #[test]
+    fn not_a_card_wins_when_both_crops_say_so() {
+        let r = combine(&logits(NOT_A_CARD, 9.0), &logits(NOT_A_CARD, 7.0), 1.5);
+        assert_eq!(r.card, None);
+        assert!(r.confidence > 0.9);
+    }
+
+    #[test]
+    fn disagreeing_crops_pick_the_stronger_and_are_unsure() {
+        let r = combine(&logits(0, 5.0), &logits(14, 3.0), 1.0);
+        assert_eq!(r.card, Card::from_index(0));
+        assert!(r.confidence < 0.9);
+    }
+
+    #[test]
+    fn settings_are_checked_against_the_contract() {
+        let good = br#"{"input":[3,72,40],"classes":53,"temperature":1.4,"confirm_threshold":0.93,"version":"1"}"#;
+        let s = ModelSettings::parse(good, "r.json").unwrap();
+        assert_eq!(s.temperature, 1.4);
+        for bad in [
+            &br#"{"input":[3,64,64],"classes":53,"temperature":1,"confirm_threshold":0.9}"#[..],
+            br#"{"input":[3,72,40],"classes":52,"temperature":1,"confirm_threshold":0.9}"#,
+            br#"{"input":[3,72,40],"classes":53,"temperature":0,"confirm_threshold":0.9}"#,
+            br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":2}"#,
+            br#"{"input":[3,72,40]"#,
+        ] {
+            let e = ModelSettings::parse(bad, "r.json").unwrap_err();
+            assert!(
+                e.to_string().starts_with("r.json: bad model settings"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn garbage_model_bytes_are_an_error_not_a_panic() {
+        let s = ModelSettings::parse(
+            br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9}"#,
+            "r.json",
+        )
+        .unwrap();
+        let e = Classifier::from_parts(b"not an onnx file", s, "x.onnx".into()).unwrap_err();
+        assert!(matches!(e, ModelError::Load { .. }), "{e}");
+    }
+}

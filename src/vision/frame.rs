@@ -1,0 +1,185 @@
+//! Loading camera frames (PNG or JPEG) with limits, so that a corrupt, truncated,
+//! empty or absurdly large file is turned away with an error naming it instead of
+//! crashing the referee or eating its memory.
+
+use std::io::Cursor;
+use std::path::Path;
+
+use image::{ImageFormat, ImageReader, Limits, RgbImage};
+use thiserror::Error;
+
+/// Widest and tallest frame accepted. Webcams top out at 4K (3840 × 2160); the
+/// margin allows stills from phones.
+pub const MAX_SIDE: u32 = 8192;
+/// Largest file accepted, in bytes.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// Most memory a decoder may allocate for one frame.
+pub const MAX_DECODE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Why a frame could not be loaded. The `Display` text names the file.
+#[derive(Debug, Error)]
+#[error("{file}: {kind}")]
+pub struct FrameError {
+    /// The file (or the label given to in-memory bytes).
+    pub file: String,
+    pub kind: FrameErrorKind,
+}
+
+/// What was wrong with the frame.
+#[derive(Debug, Error)]
+pub enum FrameErrorKind {
+    #[error("cannot read the file: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("the file is empty")]
+    Empty,
+    #[error("the file is {0} bytes, more than the {MAX_FILE_BYTES} accepted")]
+    FileTooLarge(u64),
+    #[error("not a PNG or JPEG image")]
+    UnknownFormat,
+    #[error(
+        "the image is {width} × {height} pixels, more than the {MAX_SIDE} × {MAX_SIDE} accepted"
+    )]
+    TooLarge { width: u32, height: u32 },
+    #[error("the image is larger than the decoder's limits ({MAX_SIDE} × {MAX_SIDE}, {MAX_DECODE_BYTES} bytes)")]
+    OverLimits,
+    #[error("the image has no pixels ({width} × {height})")]
+    ZeroSize { width: u32, height: u32 },
+    #[error("the JPEG data is truncated (no end-of-image marker after the image data)")]
+    TruncatedJpeg,
+    #[error("corrupt or truncated image data: {0}")]
+    Decode(String),
+}
+
+/// Reads a frame from a file.
+pub fn load_frame(path: &Path) -> Result<RgbImage, FrameError> {
+    let file = path.display().to_string();
+    let fail = |kind| FrameError {
+        file: file.clone(),
+        kind,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| fail(FrameErrorKind::Io(e)))?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(fail(FrameErrorKind::FileTooLarge(meta.len())));
+    }
+    let bytes = std::fs::read(path).map_err(|e| fail(FrameErrorKind::Io(e)))?;
+    decode_frame(&bytes, &file)
+}
+
+/// Decodes a frame from encoded bytes (PNG or JPEG); `name` labels errors.
+pub fn decode_frame(bytes: &[u8], name: &str) -> Result<RgbImage, FrameError> {
+    decode(bytes).map_err(|kind| FrameError {
+        file: name.to_string(),
+        kind,
+    })
+}
+
+fn decode(bytes: &[u8]) -> Result<RgbImage, FrameErrorKind> {
+    if bytes.is_empty() {
+        return Err(FrameErrorKind::Empty);
+    }
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(FrameErrorKind::FileTooLarge(bytes.len() as u64));
+    }
+    let format = image::guess_format(bytes).map_err(|_| FrameErrorKind::UnknownFormat)?;
+    if !matches!(format, ImageFormat::Png | ImageFormat::Jpeg) {
+        return Err(FrameErrorKind::UnknownFormat);
+    }
+    if format == ImageFormat::Jpeg && !jpeg_is_complete(bytes) {
+        // The JPEG decoder fills a cut-off scan with grey and reports success; a
+        // half-grey frame would be read as garbage, so refuse it here.
+        return Err(FrameErrorKind::TruncatedJpeg);
+    }
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
+    let (width, height) = reader_dimensions(bytes, format)?;
+    if width == 0 || height == 0 {
+        return Err(FrameErrorKind::ZeroSize { width, height });
+    }
+    if width > MAX_SIDE || height > MAX_SIDE {
+        return Err(FrameErrorKind::TooLarge { width, height });
+    }
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_SIDE);
+    limits.max_image_height = Some(MAX_SIDE);
+    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    reader.limits(limits);
+    let image = reader.decode().map_err(|e| match e {
+        image::ImageError::Limits(_) => FrameErrorKind::OverLimits,
+        other => FrameErrorKind::Decode(other.to_string()),
+    })?;
+    Ok(image.into_rgb8())
+}
+
+/// The dimensions from the header alone, before any pixel is allocated.
+fn reader_dimensions(bytes: &[u8], format: ImageFormat) -> Result<(u32, u32), FrameErrorKind> {
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
+    let mut limits = Limits::default();
+    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    reader.limits(limits);
+    reader.into_dimensions().map_err(|e| match e {
+        image::ImageError::Limits(_) => FrameErrorKind::OverLimits,
+        other => FrameErrorKind::Decode(other.to_string()),
+    })
+}
+
+/// Whether a JPEG stream has an end-of-image marker after its last start-of-scan
+/// marker. (In entropy-coded data every `FF` byte is followed by `00` or a restart
+/// marker, so `FF D9` there is the real end; an embedded thumbnail's end marker
+/// comes before the main image's scan.)
+fn jpeg_is_complete(bytes: &[u8]) -> bool {
+    let last_sos = bytes.windows(2).rposition(|w| w == [0xFF, 0xDA]);
+    let last_eoi = bytes.windows(2).rposition(|w| w == [0xFF, 0xD9]);
+    matches!((last_sos, last_eoi), (Some(s), Some(e)) if e > s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn png_bytes(w: u32, h: u32) -> Vec<u8> {
+        let img = RgbImage::from_pixel(w, h, image::Rgb([10, 200, 30]));
+        let mut out = Vec::new();
+        img.write_to(&mut Cursor::new(&mut out), ImageFormat::Png)
+            .unwrap();
+        out
+    }
+
+    fn jpeg_bytes(w: u32, h: u32) -> Vec<u8> {
+        let img = RgbImage::from_fn(w, h, |x, y| image::Rgb([(x * 7) as u8, (y * 5) as u8, 90]));
+        let mut out = Vec::new();
+        img.write_to(&mut Cursor::new(&mut out), ImageFormat::Jpeg)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn decodes_png_and_jpeg() {
+        let img = decode_frame(&png_bytes(31, 17), "a.png").unwrap();
+        assert_eq!(img.dimensions(), (31, 17));
+        assert_eq!(img.get_pixel(3, 4).0, [10, 200, 30]);
+        let img = decode_frame(&jpeg_bytes(64, 48), "a.jpg").unwrap();
+        assert_eq!(img.dimensions(), (64, 48));
+    }
+
+    #[test]
+    fn empty_and_unknown_files_are_named() {
+        let e = decode_frame(&[], "empty.png").unwrap_err();
+        assert!(matches!(e.kind, FrameErrorKind::Empty));
+        assert!(e.to_string().starts_with("empty.png: "), "{e}");
+        let e = decode_frame(b"hello, this is text", "note.txt").unwrap_err();
+        assert!(matches!(e.kind, FrameErrorKind::UnknownFormat), "{e}");
+    }
+
+    #[test]
+    fn truncated_jpeg_is_refused() {
+        let full = jpeg_bytes(64, 48);
+        let e = decode_frame(&full[..full.len() * 2 / 3], "cut.jpg").unwrap_err();
+        assert!(matches!(e.kind, FrameErrorKind::TruncatedJpeg), "{e}");
+    }
+
+    #[test]
+    fn truncated_png_is_refused() {
+        let full = png_bytes(200, 100);
+        let e = decode_frame(&full[..full.len() / 2], "cut.png").unwrap_err();
+        assert!(matches!(e.kind, FrameErrorKind::Decode(_)), "{e}");
+    }
+}

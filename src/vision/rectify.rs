@@ -1,0 +1,171 @@
+//! Rectification and index crops, exactly as the recognizer contract (and the
+//! training pipeline's `rectify` / `index_crops`) defines them: the quad
+//! `[TL, TR, BR, BL]` is warped to a 160 × 224 card, pixel `(x, y)` of the card
+//! sampling the frame bilinearly at `H(x, y)` where `H` sends the card's corners
+//! `(0,0) (160,0) (160,224) (0,224)` to the quad's, with the frame's edge pixels
+//! repeated beyond it. The first crop is card pixels `x < 40, y < 72`; the second is
+//! the same box of the card turned by 180°.
+
+use image::{Rgb, RgbImage};
+
+use super::geometry::{Homography, Point, Quad};
+
+/// Width of the rectified card.
+pub const CARD_W: u32 = 160;
+/// Height of the rectified card.
+pub const CARD_H: u32 = 224;
+/// Width of an index crop.
+pub const CROP_W: usize = 40;
+/// Height of an index crop.
+pub const CROP_H: usize = 72;
+/// Floats in one crop tensor `[3, 72, 40]`.
+pub const CROP_LEN: usize = 3 * CROP_H * CROP_W;
+
+/// The map from rectified-card pixels to frame pixels; `None` for a degenerate quad.
+pub fn card_to_frame(quad: &Quad) -> Option<Homography> {
+    let (w, h) = (f64::from(CARD_W), f64::from(CARD_H));
+    let card = [
+        Point::new(0.0, 0.0),
+        Point::new(w, 0.0),
+        Point::new(w, h),
+        Point::new(0.0, h),
+    ];
+    Homography::from_points(card, quad.0)
+}
+
+/// Bilinear sample of the frame with edge pixels repeated (OpenCV's
+/// `BORDER_REPLICATE`), channels as floats in 0..=255.
+fn sample(frame: &RgbImage, x: f64, y: f64) -> [f32; 3] {
+    let (w, h) = (frame.width() as i64, frame.height() as i64);
+    let (fx0, fy0) = (x.floor(), y.floor());
+    let (ax, ay) = ((x - fx0) as f32, (y - fy0) as f32);
+    let clamp = |v: f64, hi: i64| (v as i64).clamp(0, hi - 1) as u32;
+    let (x0, x1) = (clamp(fx0, w), clamp(fx0 + 1.0, w));
+    let (y0, y1) = (clamp(fy0, h), clamp(fy0 + 1.0, h));
+    let (p00, p10) = (frame.get_pixel(x0, y0), frame.get_pixel(x1, y0));
+    let (p01, p11) = (frame.get_pixel(x0, y1), frame.get_pixel(x1, y1));
+    std::array::from_fn(|c| {
+        let top = f32::from(p00[c]) * (1.0 - ax) + f32::from(p10[c]) * ax;
+        let bot = f32::from(p01[c]) * (1.0 - ax) + f32::from(p11[c]) * ax;
+        top * (1.0 - ay) + bot * ay
+    })
+}
+
+/// The 160 × 224 upright card image of a quad (for inspection and debugging; the
+/// classifier only needs [`index_crops`]). `None` for a degenerate quad or an empty
+/// frame.
+pub fn rectify(frame: &RgbImage, quad: &Quad) -> Option<RgbImage> {
+    if frame.width() == 0 || frame.height() == 0 {
+        return None;
+    }
+    let h = card_to_frame(quad)?;
+    let mut out = RgbImage::new(CARD_W, CARD_H);
+    for y in 0..CARD_H {
+        for x in 0..CARD_W {
+            let p = h.apply(f64::from(x), f64::from(y))?;
+            let v = sample(frame, p.x, p.y);
+            out.put_pixel(x, y, Rgb(v.map(|c| c.round().clamp(0.0, 255.0) as u8)));
+        }
+    }
+    Some(out)
+}
+
+/// Writes the card's two index crops into `out` as model input: two `[3, 72, 40]`
+/// planes-first RGB tensors with values in [0, 1], the top-left crop first. Returns
+/// `false` (leaving `out` unspecified) for a degenerate quad or empty frame.
+pub fn index_crops(frame: &RgbImage, quad: &Quad, out: &mut [f32]) -> bool {
+    if out.len() < 2 * CROP_LEN || frame.width() == 0 || frame.height() == 0 {
+        return false;
+    }
+    let Some(h) = card_to_frame(quad) else {
+        return false;
+    };
+    let (cw, ch) = (f64::from(CARD_W) - 1.0, f64::from(CARD_H) - 1.0);
+    let plane = CROP_H * CROP_W;
+    for (crop, turned) in [(0usize, false), (1, true)] {
+        let base = crop * CROP_LEN;
+        for y in 0..CROP_H {
+            for x in 0..CROP_W {
+                let (cx, cy) = if turned {
+                    (cw - x as f64, ch - y as f64)
+                } else {
+                    (x as f64, y as f64)
+                };
+                let Some(p) = h.apply(cx, cy) else {
+                    return false;
+                };
+                let v = sample(frame, p.x, p.y);
+                // Rounded to 8 bits like the training pipeline's uint8 warp.
+                let i = y * CROP_W + x;
+                for c in 0..3 {
+                    out[base + c * plane + i] = v[c].round().clamp(0.0, 255.0) / 255.0;
+                }
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quad(pts: [(f64, f64); 4]) -> Quad {
+        Quad(pts.map(|(x, y)| Point::new(x, y)))
+    }
+
+    #[test]
+    fn an_axis_aligned_card_rectifies_to_a_scaled_copy() {
+        // Frame pixel (x, y) has red = x, green = y: the warp must be x/2, y/2.
+        let frame = RgbImage::from_fn(400, 500, |x, y| Rgb([(x % 256) as u8, (y % 256) as u8, 7]));
+        let q = quad([(10.0, 20.0), (90.0, 20.0), (90.0, 132.0), (10.0, 132.0)]);
+        let card = rectify(&frame, &q).unwrap();
+        assert_eq!(card.dimensions(), (160, 224));
+        assert_eq!(card.get_pixel(0, 0).0, [10, 20, 7]);
+        assert_eq!(card.get_pixel(40, 60).0, [30, 50, 7]);
+        let mut crops = vec![0.0; 2 * CROP_LEN];
+        assert!(index_crops(&frame, &q, &mut crops));
+        // Top-left crop, pixel (x=4, y=6): frame (12, 23).
+        let plane = CROP_H * CROP_W;
+        assert!((crops[6 * CROP_W + 4] * 255.0 - 12.0).abs() < 1e-3);
+        assert!((crops[plane + 6 * CROP_W + 4] * 255.0 - 23.0).abs() < 1e-3);
+        // Turned crop, pixel (0, 0) is card pixel (159, 223): frame (89.5, 131.5).
+        let r = crops[CROP_LEN] * 255.0;
+        assert!((r - 90.0).abs() <= 0.5, "{r}");
+        assert!(crops.iter().all(|v| (0.0..=1.0).contains(v)));
+    }
+
+    #[test]
+    fn the_turned_crop_of_a_half_turned_quad_is_the_first_crop() {
+        // A smooth frame: the pixel-flip convention of the turned crop (card pixel
+        // 159 − x, not 160 − x) moves it by under one frame pixel.
+        let frame = RgbImage::from_fn(300, 300, |x, y| {
+            Rgb([(x / 2) as u8, (y / 2) as u8, ((x + y) / 3) as u8])
+        });
+        let q = quad([(50.0, 40.0), (150.0, 50.0), (140.0, 190.0), (45.0, 185.0)]);
+        let turned = Quad([q.0[2], q.0[3], q.0[0], q.0[1]]);
+        let (mut a, mut b) = (vec![0.0; 2 * CROP_LEN], vec![0.0; 2 * CROP_LEN]);
+        assert!(index_crops(&frame, &q, &mut a));
+        assert!(index_crops(&frame, &turned, &mut b));
+        let diff = a[..CROP_LEN]
+            .iter()
+            .zip(&b[CROP_LEN..])
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0f32, f32::max);
+        assert!(diff <= 2.0 / 255.0, "{diff}");
+    }
+
+    #[test]
+    fn degenerate_quads_are_refused() {
+        let frame = RgbImage::new(10, 10);
+        let q = quad([(1.0, 1.0), (2.0, 2.0), (3.0, 3.0), (4.0, 4.0)]);
+        assert!(rectify(&frame, &q).is_none());
+        let mut out = vec![0.0; 2 * CROP_LEN];
+        assert!(!index_crops(&frame, &q, &mut out));
+        assert!(!index_crops(
+            &RgbImage::new(0, 0),
+            &quad([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]),
+            &mut out
+        ));
+    }
+}

@@ -1,0 +1,255 @@
+//! Labelled scenes: a frame with a JSON sidecar naming its cards and their corners
+//! (`tests/data/scenes/README.md`). Comparing the recognizer's reads with the labels
+//! is how a table checks its camera and how end-to-end accuracy is measured.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::geometry::Quad;
+use super::recognizer::CardRead;
+use crate::cards::Card;
+
+/// A labelled card of a scene.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LabelledCard {
+    pub card: Card,
+    pub corners: Quad,
+}
+
+/// The sidecar of a scene: its cards left to right, and the distractors (kept as
+/// raw JSON: only their count matters here).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SceneLabels {
+    pub cards: Vec<LabelledCard>,
+    #[serde(default)]
+    pub distractors: Vec<serde_json::Value>,
+}
+
+/// A sidecar that cannot be used.
+#[derive(Debug, Error)]
+pub enum LabelError {
+    #[error("{path}: no labels: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: bad labels: {message}")]
+    Parse { path: String, message: String },
+}
+
+/// The sidecar of an image: same name, `.json`.
+pub fn sidecar_path(image: &Path) -> PathBuf {
+    image.with_extension("json")
+}
+
+impl SceneLabels {
+    /// Reads the sidecar of an image.
+    pub fn for_image(image: &Path) -> Result<SceneLabels, LabelError> {
+        let path = sidecar_path(image);
+        let name = path.display().to_string();
+        let text = std::fs::read(&path).map_err(|source| LabelError::Io {
+            path: name.clone(),
+            source,
+        })?;
+        serde_json::from_slice(&text).map_err(|e| LabelError::Parse {
+            path: name,
+            message: e.to_string(),
+        })
+    }
+}
+
+/// Corners further than this from the label (in pixels) do not count as found.
+pub const CORNER_TOLERANCE: f64 = 8.0;
+
+/// How the reads of one scene compare with its labels.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SceneScore {
+    /// Labelled cards.
+    pub labelled: usize,
+    /// Labelled cards whose outline was found (every corner within tolerance).
+    pub located: usize,
+    /// Labelled cards found and read as the right card.
+    pub correct: usize,
+    /// Correct reads that still asked for confirmation.
+    pub correct_unsure: usize,
+    /// Labelled cards found but read as another card.
+    pub misread: usize,
+    /// Of those, misreads confident enough not to ask for confirmation.
+    pub misread_confident: usize,
+    /// Reads that match no labelled card (a distractor or a bad outline).
+    pub spurious: usize,
+    /// Whether the read cards, left to right, are exactly the labelled ones.
+    pub sequence_ok: bool,
+    /// Largest corner error among the located cards, in pixels.
+    pub max_corner_error: f64,
+    /// What was read, left to right.
+    pub read: Vec<Card>,
+    /// What the labels say, left to right.
+    pub expected: Vec<Card>,
+}
+
+/// Scores reads against labels. Each labelled card is matched to the read with the
+/// smallest corner error (0° and 180° orderings count as the same outline).
+pub fn score(labels: &SceneLabels, reads: &[CardRead]) -> SceneScore {
+    let mut s = SceneScore {
+        labelled: labels.cards.len(),
+        read: reads.iter().map(|r| r.card).collect(),
+        expected: labels.cards.iter().map(|c| c.card).collect(),
+        ..SceneScore::default()
+    };
+    let mut used = vec![false; reads.len()];
+    for label in &labels.cards {
+        let best = reads
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !used[*i])
+            .map(|(i, r)| (i, r.corners.corner_error(&label.corners)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let Some((i, err)) = best else { continue };
+        if err > CORNER_TOLERANCE {
+            continue;
+        }
+        used[i] = true;
+        s.located += 1;
+        s.max_corner_error = s.max_corner_error.max(err);
+        let r = &reads[i];
+        if r.card == label.card {
+            s.correct += 1;
+            if r.needs_confirmation {
+                s.correct_unsure += 1;
+            }
+        } else {
+            s.misread += 1;
+            if !r.needs_confirmation {
+                s.misread_confident += 1;
+            }
+        }
+    }
+    s.spurious = used.iter().filter(|u| !**u).count();
+    s.sequence_ok = s.read == s.expected;
+    s
+}
+
+/// Totals over many scenes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CheckSummary {
+    pub scenes: usize,
+    pub scenes_failed: usize,
+    pub labelled: usize,
+    pub located: usize,
+    pub correct: usize,
+    pub correct_unsure: usize,
+    pub misread: usize,
+    pub misread_confident: usize,
+    pub spurious: usize,
+    pub sequences_ok: usize,
+    pub max_corner_error: f64,
+}
+
+impl CheckSummary {
+    /// Adds one scene's score.
+    pub fn add(&mut self, s: &SceneScore) {
+        self.scenes += 1;
+        self.labelled += s.labelled;
+        self.located += s.located;
+        self.correct += s.correct;
+        self.correct_unsure += s.correct_unsure;
+        self.misread += s.misread;
+        self.misread_confident += s.misread_confident;
+        self.spurious += s.spurious;
+        self.sequences_ok += usize::from(s.sequence_ok);
+        self.max_corner_error = self.max_corner_error.max(s.max_corner_error);
+    }
+
+    /// Fraction of labelled cards read right (1 when there were none).
+    pub fn accuracy(&self) -> f64 {
+        ratio(self.correct, self.labelled)
+    }
+
+    /// Fraction of labelled cards whose outline was found.
+    pub fn localisation(&self) -> f64 {
+        ratio(self.located, self.labelled)
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        1.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::geometry::Point;
+
+    fn quad(x: f64) -> Quad {
+        Quad([
+            Point::new(x, 10.0),
+            Point::new(x + 70.0, 10.0),
+            Point::new(x + 70.0, 110.0),
+            Point::new(x, 110.0),
+        ])
+    }
+
+    fn read(card: &str, x: f64, unsure: bool) -> CardRead {
+        CardRead {
+            card: card.parse().unwrap(),
+            confidence: if unsure { 0.5 } else { 0.99 },
+            corners: quad(x),
+            needs_confirmation: unsure,
+        }
+    }
+
+    #[test]
+    fn sidecar_parses_and_scores() {
+        let json = r#"{"cards":[{"card":"QH","corners":[[0,10],[70,10],[70,110],[0,110]]},
+                      {"card":"10S","corners":[[100,10],[170,10],[170,110],[100,110]]}],
+                      "distractors":[{"kind":"phone","polygon":[[1,2]]}], "meta":{"cloth":"green"}}"#;
+        let labels: SceneLabels = serde_json::from_str(json).unwrap();
+        assert_eq!(labels.cards.len(), 2);
+        let s = score(
+            &labels,
+            &[
+                read("QH", 1.0, false),
+                read("9S", 100.0, false),
+                read("AC", 300.0, true),
+            ],
+        );
+        assert_eq!(
+            (
+                s.located,
+                s.correct,
+                s.misread,
+                s.misread_confident,
+                s.spurious
+            ),
+            (2, 1, 1, 1, 1)
+        );
+        assert!(!s.sequence_ok);
+        assert!((s.max_corner_error - 1.0).abs() < 1e-9);
+        let s = score(&labels, &[read("QH", 0.0, true), read("10S", 100.0, false)]);
+        assert!(s.sequence_ok);
+        assert_eq!((s.correct, s.correct_unsure, s.spurious), (2, 1, 0));
+        let mut sum = CheckSummary::default();
+        sum.add(&s);
+        assert_eq!(sum.accuracy(), 1.0);
+    }
+
+    #[test]
+    fn a_far_outline_is_not_located() {
+        let labels = SceneLabels {
+            cards: vec![LabelledCard {
+                card: "QH".parse().unwrap(),
+                corners: quad(0.0),
+            }],
+            distractors: vec![],
+        };
+        let s = score(&labels, &[read("QH", 20.0, false)]);
+        assert_eq!((s.located, s.correct, s.spurious), (0, 0, 1));
+    }
+}
