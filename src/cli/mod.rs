@@ -6,6 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod audit;
+pub mod export;
+pub mod record;
 pub mod replay;
 pub mod rule;
 pub mod rule_check;
@@ -23,6 +26,12 @@ pub struct Cli {
 pub enum Command {
     /// Re-referee a table log and print the resulting state (or a trace).
     Replay(replay::ReplayArgs),
+    /// Store table-log lines from standard input, acknowledging each once durable.
+    Record(record::RecordArgs),
+    /// Show the audit trail of a round or game, and check its hash chain.
+    Audit(audit::AuditArgs),
+    /// Export a round's table log, or a game's score sheet.
+    Export(export::ExportArgs),
     /// Work with a secret rule: judge cards against it.
     Rule(rule::RuleArgs),
 }
@@ -32,6 +41,9 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Replay(args) => replay::run(&args),
+        Command::Record(args) => record::run(&args),
+        Command::Audit(args) => audit::run(&args),
+        Command::Export(args) => export::run(&args),
         Command::Rule(args) => rule::run(&args),
     }
 }

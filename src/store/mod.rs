@@ -14,14 +14,15 @@
 //! process being killed (and a power cut). Nothing in this module validates the game;
 //! [`recorder`] is the gate that lets only referee-approved lines in.
 
-// pub mod audit;
+pub mod audit;
 pub mod chain;
 pub mod evidence;
+pub mod history;
 pub mod ids;
 pub mod log;
-// pub mod recorder;
+pub mod recorder;
 mod schema;
-// pub mod scoresheet;
+pub mod scoresheet;
 pub mod seal;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,92 @@
+//! `eleusis export ID --log`: the table log that `eleusis replay` re-referees to
+//! the stored state (corrections applied). For a round `GAME.ROUND` it holds the
+//! game's rounds up to and including that one, since the replay state carries the
+//! game totals. Rules of sealed rounds are refused unless `--god`.
+//!
+//! `eleusis export GAME --scores csv|html`: the score sheet (rounds × participants,
+//! the not-God bonus, totals); the HTML page is self-contained and prints on one page.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+
+use crate::store::history::{export_log, standard_referee};
+use crate::store::scoresheet::ScoreSheet;
+use crate::store::{Store, Target, DEFAULT_DB};
+
+/// Score sheet formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SheetFormat {
+    Csv,
+    Html,
+}
+
+/// Arguments of `eleusis export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A round (`GAME.ROUND`) or a game (`GAME`), as printed by `record`.
+    pub id: Target,
+    /// Write the table log.
+    #[arg(long, conflicts_with = "scores", required_unless_present = "scores")]
+    pub log: bool,
+    /// Write the game's score sheet in this format.
+    #[arg(long, value_enum)]
+    pub scores: Option<SheetFormat>,
+    /// God's export: include rules that are still sealed.
+    #[arg(long)]
+    pub god: bool,
+    /// The database file.
+    #[arg(long, default_value = DEFAULT_DB)]
+    pub db: PathBuf,
+    /// Write to this file instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+/// Runs the subcommand.
+pub fn run(args: &ExportArgs) -> ExitCode {
+    match export(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn export(args: &ExportArgs) -> Result<()> {
+    let store = Store::open_read_only(&args.db)?;
+    let text = match args.scores {
+        Some(format) => {
+            let Target::Game(game) = args.id else {
+                bail!("a score sheet is for a whole game: give GAME (e.g. 1), not a round");
+            };
+            let sheet = ScoreSheet::build(&store, &standard_referee(), game)
+                .with_context(|| format!("building the score sheet of game {game}"))?;
+            match format {
+                SheetFormat::Csv => sheet.to_csv(),
+                SheetFormat::Html => sheet.to_html(),
+            }
+        }
+        None => {
+            let lines = export_log(&store, args.id, args.god)
+                .with_context(|| format!("exporting the log of {}", args.id))?;
+            let mut text = lines.join("\n");
+            text.push('\n');
+            text
+        }
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?,
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            out.write_all(text.as_bytes()).context("writing to standard output")?;
+            out.flush().context("writing to standard output")?;
+        }
+    }
+    Ok(())
+}

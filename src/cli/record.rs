@@ -1,0 +1,149 @@
+//! `eleusis record`: reads table-log lines on standard input and stores each one the
+//! referee accepts, printing one JSON acknowledgement per line once it is durable:
+//!
+//! ```text
+//! {"ok":true,"line":1,"game":"1","round":"1.1","seq":1,"event":"round","hash":"…","commitment":"…"}
+//! {"ok":false,"line":2,"error":"line 2: it is Alain's turn, not Jacques's"}
+//! ```
+//!
+//! An `ok:true` line is printed only after the line's transaction has committed
+//! (lines already waiting on standard input share one commit). Exit status: 0 when
+//! every line was stored, 1 when some line was refused (nothing of it was stored),
+//! 2 when the database failed (open, disk full, locked, read-only): the lines of the
+//! failing batch get `ok:false` and nothing of them is stored.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::store::history::standard_referee;
+use crate::store::recorder::{Recorder, Rejection, Reply};
+use crate::store::{GameId, Store, StoreError, DEFAULT_DB};
+
+/// Lines taken into one commit at most.
+const MAX_BATCH: usize = 256;
+
+/// Arguments of `eleusis record`.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The database file (created when missing).
+    #[arg(long, default_value = DEFAULT_DB)]
+    pub db: PathBuf,
+    /// Continue this stored game (e.g. after a restart) instead of starting a new one.
+    #[arg(long)]
+    pub game: Option<GameId>,
+    /// Directory that evidence frame paths are relative to.
+    #[arg(long, default_value = ".")]
+    pub frames: PathBuf,
+    /// How long to wait for another writer's lock, in milliseconds.
+    #[arg(long, default_value_t = 5000)]
+    pub busy_timeout_ms: u64,
+}
+
+/// Runs the subcommand.
+pub fn run(args: &RecordArgs) -> ExitCode {
+    let store = match Store::open_with(&args.db, Duration::from_millis(args.busy_timeout_ms)) {
+        Ok(store) => store,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let factory = standard_referee();
+    let recorder = match args.game {
+        Some(game) => match Recorder::resume(&store, factory, game) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: cannot continue game {game}: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => Recorder::new_game(&store, factory),
+    };
+    let recorder = recorder.frames_from(args.frames.clone());
+    let stdin = io::stdin();
+    let stdout = io::stdout();
+    let input = BufReader::with_capacity(1 << 16, stdin.lock());
+    match record(recorder, input, &mut stdout.lock()) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(Failure::Store(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Output(e)) => {
+            eprintln!("error: cannot write acknowledgements: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+enum Failure {
+    Store(StoreError),
+    Output(io::Error),
+}
+
+/// The record loop: batches the lines already available, commits, then answers.
+/// Returns whether every line was stored.
+fn record<R: Read>(mut recorder: Recorder<'_>, mut input: BufReader<R>, out: &mut impl Write) -> Result<bool, Failure> {
+    let mut number = 0usize;
+    let mut all_stored = true;
+    let mut eof = false;
+    while !eof {
+        let mut batch: Vec<(usize, String)> = Vec::new();
+        let mut early: Vec<Reply> = Vec::new();
+        loop {
+            let mut bytes = Vec::new();
+            let n = input.read_until(b'\n', &mut bytes).map_err(Failure::Output)?;
+            if n == 0 {
+                eof = true;
+                break;
+            }
+            number += 1;
+            match String::from_utf8(bytes) {
+                Ok(text) if text.trim().is_empty() => {}
+                Ok(text) => batch.push((number, text)),
+                Err(_) => early.push(Reply::Rejected(Rejection {
+                    ok: false,
+                    line: number,
+                    error: format!("line {number}: not UTF-8 text"),
+                })),
+            }
+            // Take the next line into this commit only if it is already here:
+            // `buffer()` never blocks, so a lone line is acknowledged at once.
+            let more = input.buffer().contains(&b'\n');
+            if !more || batch.len() >= MAX_BATCH {
+                break;
+            }
+        }
+        let replies = match recorder.record_batch(&batch) {
+            Ok(replies) => replies,
+            Err(e) => {
+                for (line, _) in &batch {
+                    let reply = Reply::Rejected(Rejection {
+                        ok: false,
+                        line: *line,
+                        error: format!("line {line}: not stored: {e}"),
+                    });
+                    writeln!(out, "{}", reply.to_line()).map_err(Failure::Output)?;
+                }
+                out.flush().map_err(Failure::Output)?;
+                return Err(Failure::Store(e));
+            }
+        };
+        let mut all: Vec<Reply> = early.into_iter().chain(replies).collect();
+        all.sort_by_key(|r| match r {
+            Reply::Stored(a) => a.line,
+            Reply::Rejected(r) => r.line,
+        });
+        for reply in &all {
+            all_stored &= matches!(reply, Reply::Stored(_));
+            writeln!(out, "{}", reply.to_line()).map_err(Failure::Output)?;
+        }
+        out.flush().map_err(Failure::Output)?;
+    }
+    Ok(all_stored)
+}

@@ -1,0 +1,342 @@
+//! A game's stored log read back in the referee's terms: table-log events with their
+//! sealed rules restored, corrections applied, and re-refereed from scratch.
+//!
+//! Corrections are events of their own (a table-log extension):
+//!
+//! ```json
+//! {"event":"correct","seq":12,"cards":["8D"]}
+//! {"event":"correct","round":1,"seq":7,"prophet_says":"right"}
+//! ```
+//!
+//! `seq` names the corrected event in round `round` of the game (default: the
+//! current round); every other field replaces the field of that name in the corrected
+//! event (`null` removes it). Only `play`, `no_play` and `prophet` events can be
+//! corrected. The state is the replay of the *effective* log: every event with all of
+//! its corrections applied, the `correct` events themselves left out.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::log::StoredEvent;
+use super::{GameId, RoundRef, Store, StoreError};
+use crate::referee::{Game, LogEvent, Outcome, RefereeError};
+
+/// Makes a fresh referee for a game. The CLI uses [`standard_referee`]; tests may
+/// judge with closures.
+pub type RefereeFactory = Arc<dyn Fn() -> Game + Send + Sync>;
+
+/// The referee judging with the rule language.
+pub fn standard_referee() -> RefereeFactory {
+    Arc::new(Game::new)
+}
+
+/// Annotations the store adds to a table-log event; not part of the table log.
+pub const ANNOTATIONS: [&str; 3] = ["at", "commitment", "evidence"];
+
+/// A correction as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Correction {
+    /// The corrected event.
+    pub target: RoundRef,
+    pub seq: u64,
+    /// Field → new value (`null` removes the field).
+    pub fields: Map<String, Value>,
+}
+
+/// What a stored event is.
+#[derive(Debug, Clone)]
+pub enum EntryKind {
+    /// A table-log event, as recorded, as a JSON object without annotations (a
+    /// `round` event carries its rule only when the log was read for God).
+    Table(Map<String, Value>),
+    Correction(Correction),
+}
+
+/// One stored event, decoded.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub stored: StoredEvent,
+    /// The chained payload, parsed.
+    pub payload: Map<String, Value>,
+    pub kind: EntryKind,
+}
+
+/// Why a stored log cannot be re-refereed.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("round {round} event {seq}: stored payload is not readable: {reason}")]
+    Payload {
+        round: RoundRef,
+        seq: u64,
+        reason: String,
+    },
+    #[error("round {round} event {seq}: {reason}")]
+    Rejected {
+        round: RoundRef,
+        seq: u64,
+        reason: String,
+    },
+    #[error("correction: {0}")]
+    BadCorrection(String),
+}
+
+/// A game's log, decoded.
+#[derive(Debug, Clone)]
+pub struct History {
+    pub game: GameId,
+    pub entries: Vec<Entry>,
+}
+
+/// One event of the effective log: which stored entry it comes from, the event
+/// with its corrections applied, and the corrections (indices into `entries`).
+#[derive(Debug, Clone)]
+pub struct Effective {
+    pub entry: usize,
+    pub event: LogEvent,
+    pub corrected_by: Vec<usize>,
+}
+
+/// Reads a correction line's own fields.
+pub fn parse_correction(
+    object: &Map<String, Value>,
+    current: Option<RoundRef>,
+) -> Result<Correction, String> {
+    let seq = match object.get("seq") {
+        Some(Value::Number(n)) => n.as_u64().filter(|&n| n > 0),
+        _ => None,
+    }
+    .ok_or("\"seq\" must be the positive sequence number of the corrected event")?;
+    let game_round = current.ok_or("no round has been recorded in this game yet")?;
+    let target = match object.get("round") {
+        None => game_round,
+        Some(Value::Number(n)) => {
+            let number = n
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|&n| n > 0)
+                .ok_or("\"round\" must be a positive round number in this game")?;
+            RoundRef {
+                game: game_round.game,
+                number,
+            }
+        }
+        Some(other) => return Err(format!("\"round\" must be a number, got {other}")),
+    };
+    let fields: Map<String, Value> = object
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "event" | "seq" | "round" | "at"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if fields.is_empty() {
+        return Err("a correction must give at least one field to replace (e.g. \"cards\")".into());
+    }
+    Ok(Correction {
+        target,
+        seq,
+        fields,
+    })
+}
+
+fn strip_annotations(mut object: Map<String, Value>) -> Map<String, Value> {
+    for key in ANNOTATIONS {
+        object.remove(key);
+    }
+    object
+}
+
+impl History {
+    /// Reads a game's log. With `for_god`, `round` events get their sealed rule back
+    /// (needed to re-referee); otherwise they carry only the commitment.
+    pub fn load(store: &Store, game: GameId, for_god: bool) -> Result<History, HistoryError> {
+        let mut entries = Vec::new();
+        for stored in store.events(game)? {
+            let bad = |reason: String| HistoryError::Payload {
+                round: stored.round,
+                seq: stored.seq,
+                reason,
+            };
+            let payload: Map<String, Value> = match serde_json::from_str(&stored.payload) {
+                Ok(Value::Object(map)) => map,
+                Ok(_) => return Err(bad("not a JSON object".into())),
+                Err(e) => return Err(bad(e.to_string())),
+            };
+            let kind = if stored.kind == "correct" {
+                EntryKind::Correction(parse_correction(&payload, Some(stored.round)).map_err(bad)?)
+            } else {
+                let mut object = strip_annotations(payload.clone());
+                if stored.kind == "round" && for_god {
+                    let seal = store.seal_for_god(stored.round)?;
+                    object.insert("rule".into(), Value::String(seal.for_god().to_string()));
+                }
+                EntryKind::Table(object)
+            };
+            entries.push(Entry {
+                stored,
+                payload,
+                kind,
+            });
+        }
+        Ok(History { game, entries })
+    }
+
+    /// The effective log: corrections applied, in log order. With `extra`, one
+    /// more correction (not yet stored) is applied after the stored ones.
+    pub fn effective(&self, extra: Option<&Correction>) -> Result<Vec<Effective>, HistoryError> {
+        let mut fixes: BTreeMap<(u32, u64), Vec<(Option<usize>, &Correction)>> = BTreeMap::new();
+        for (index, entry) in self.entries.iter().enumerate() {
+            if let EntryKind::Correction(c) = &entry.kind {
+                fixes
+                    .entry((c.target.number, c.seq))
+                    .or_default()
+                    .push((Some(index), c));
+            }
+        }
+        if let Some(c) = extra {
+            fixes
+                .entry((c.target.number, c.seq))
+                .or_default()
+                .push((None, c));
+        }
+        let mut out = Vec::new();
+        for (index, entry) in self.entries.iter().enumerate() {
+            let EntryKind::Table(object) = &entry.kind else {
+                continue;
+            };
+            let key = (entry.stored.round.number, entry.stored.seq);
+            let mut object = object.clone();
+            let mut corrected_by = Vec::new();
+            if let Some(list) = fixes.remove(&key) {
+                if !matches!(entry.stored.kind.as_str(), "play" | "no_play" | "prophet") {
+                    return Err(HistoryError::BadCorrection(format!(
+                        "round {} event {} is a {:?} event; only play, no_play and prophet events can be corrected",
+                        entry.stored.round, entry.stored.seq, entry.stored.kind
+                    )));
+                }
+                for (source, c) in list {
+                    for (field, value) in &c.fields {
+                        if field == "event" {
+                            return Err(HistoryError::BadCorrection(
+                                "the kind of an event cannot be corrected".into(),
+                            ));
+                        }
+                        if value.is_null() {
+                            object.remove(field);
+                        } else {
+                            object.insert(field.clone(), value.clone());
+                        }
+                    }
+                    corrected_by.extend(source);
+                }
+            }
+            let text = Value::Object(object).to_string();
+            let event = LogEvent::parse_line(&text).map_err(|e| HistoryError::Rejected {
+                round: entry.stored.round,
+                seq: entry.stored.seq,
+                reason: e.reason,
+            })?;
+            out.push(Effective {
+                entry: index,
+                event,
+                corrected_by,
+            });
+        }
+        if let Some(((round, seq), _)) = fixes.into_iter().next() {
+            return Err(HistoryError::BadCorrection(format!(
+                "round {}.{round} has no event {seq} to correct",
+                self.game
+            )));
+        }
+        Ok(out)
+    }
+
+    /// Re-referees an effective log from scratch.
+    pub fn replay(
+        &self,
+        factory: &RefereeFactory,
+        effective: &[Effective],
+    ) -> Result<(Game, Vec<Outcome>), HistoryError> {
+        let mut game = factory();
+        let mut outcomes = Vec::with_capacity(effective.len());
+        for item in effective {
+            let outcome = game.apply(&item.event).map_err(|e: RefereeError| {
+                let stored = &self.entries[item.entry].stored;
+                HistoryError::Rejected {
+                    round: stored.round,
+                    seq: stored.seq,
+                    reason: e.to_string(),
+                }
+            })?;
+            outcomes.push(outcome);
+        }
+        Ok((game, outcomes))
+    }
+
+    /// The round the game is in (the last one started).
+    pub fn current_round(&self) -> Option<RoundRef> {
+        self.entries.last().map(|e| e.stored.round)
+    }
+}
+
+/// The part of an outcome that is a decision (explanations and warnings left out),
+/// to tell whether a correction changed a verdict.
+pub fn decision(outcome: &Value) -> Value {
+    fn strip(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "explanation" | "warnings"))
+                    .map(|(k, v)| (k.clone(), strip(v)))
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
+            other => other.clone(),
+        }
+    }
+    strip(outcome)
+}
+
+/// The table log of a game, or of a game up to and including one round (the
+/// replay state includes the game's totals, so a round needs the rounds before it):
+/// the effective events, corrections applied, one line each, that `eleusis replay`
+/// re-referees to the stored state. Rules are restored only for revealed rounds,
+/// or for every round with `for_god`; a sealed round is refused otherwise.
+pub fn export_log(
+    store: &Store,
+    target: super::Target,
+    for_god: bool,
+) -> Result<Vec<String>, HistoryError> {
+    let (game, through) = match target {
+        super::Target::Game(g) => (g, None),
+        super::Target::Round(r) => (r.game, Some(r.number)),
+    };
+    let rounds = store.rounds(game)?;
+    if let super::Target::Round(r) = target {
+        if !rounds.iter().any(|info| info.round == r) {
+            return Err(StoreError::UnknownRound(r).into());
+        }
+    }
+    for info in &rounds {
+        if through.map_or(true, |n| info.round.number <= n)
+            && !for_god
+            && info.revealed_ms.is_none()
+        {
+            return Err(StoreError::Sealed(info.round).into());
+        }
+    }
+    let history = History::load(store, game, true)?;
+    let effective = history.effective(None)?;
+    Ok(effective
+        .iter()
+        .filter(|e| {
+            history
+                .entries
+                .get(e.entry)
+                .is_some_and(|entry| through.map_or(true, |n| entry.stored.round.number <= n))
+        })
+        .map(|e| e.event.to_line())
+        .collect())
+}

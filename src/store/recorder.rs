@@ -1,0 +1,426 @@
+//! The gate between the table and the store: each table-log line is refereed first
+//! and stored only when the referee accepts it, so the store never holds a log the
+//! referee rejects. Lines are processed in batches that share one durable commit;
+//! a reply (acknowledgement or error) is released only after that commit.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::evidence::{Evidence, EvidenceInput};
+use super::history::{decision, parse_correction, History, HistoryError, RefereeFactory};
+use super::log::NewRound;
+use super::seal::{Reveal, Sealed};
+use super::{format_utc, now_ms, GameId, RoundRef, Store, StoreError};
+use crate::cards::Card;
+use crate::referee::{Game, LogEvent, Outcome};
+
+/// The acknowledgement of a stored line, printed by `eleusis record` as one JSON line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ack {
+    pub ok: bool,
+    /// 1-based input line number.
+    pub line: usize,
+    pub game: String,
+    pub round: String,
+    pub seq: u64,
+    pub event: String,
+    /// The new head of the hash chain.
+    pub hash: String,
+    /// For a play or no_play: whether it was right.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub right: Option<bool>,
+    /// For a `round` event: the public commitment to the sealed rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commitment: Option<String>,
+    /// When the round (or game) ended with this line: the rule and salt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reveal: Option<Reveal>,
+    /// For a correction: the events (`ROUND:SEQ`) whose decision changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed: Option<Vec<String>>,
+}
+
+/// A line that was not stored, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rejection {
+    pub ok: bool,
+    pub line: usize,
+    pub error: String,
+}
+
+/// What happened to one line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Reply {
+    Stored(Ack),
+    Rejected(Rejection),
+}
+
+impl Reply {
+    /// The reply as one JSON line.
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self)
+            .unwrap_or_else(|e| format!("{{\"ok\":false,\"error\":\"{e}\"}}"))
+    }
+}
+
+/// Where the recorder stands; cloned at the start of a batch so that a failed
+/// commit puts everything back.
+#[derive(Clone)]
+struct Position {
+    game_id: Option<GameId>,
+    round: Option<RoundRef>,
+    revealed: bool,
+    referee: Game,
+}
+
+/// Records one game into a store.
+pub struct Recorder<'s> {
+    store: &'s Store,
+    factory: RefereeFactory,
+    /// Directory relative evidence frame paths are read from.
+    frames_dir: PathBuf,
+    at: Position,
+}
+
+fn reject(line: usize, error: impl std::fmt::Display) -> Reply {
+    Reply::Rejected(Rejection {
+        ok: false,
+        line,
+        error: format!("line {line}: {error}"),
+    })
+}
+
+impl<'s> Recorder<'s> {
+    /// A recorder for a new game; the game is created by its first `round` line.
+    pub fn new_game(store: &'s Store, factory: RefereeFactory) -> Recorder<'s> {
+        let referee = factory();
+        Recorder {
+            store,
+            factory,
+            frames_dir: PathBuf::from("."),
+            at: Position {
+                game_id: None,
+                round: None,
+                revealed: false,
+                referee,
+            },
+        }
+    }
+
+    /// A recorder that continues a stored game (after a restart): the referee is
+    /// rebuilt by replaying the stored log with its corrections.
+    pub fn resume(
+        store: &'s Store,
+        factory: RefereeFactory,
+        game: GameId,
+    ) -> Result<Recorder<'s>, HistoryError> {
+        let history = History::load(store, game, true)?;
+        let effective = history.effective(None)?;
+        let (referee, _) = history.replay(&factory, &effective)?;
+        let round = history.current_round();
+        let revealed = match round {
+            Some(r) => store.revealed(r)?.is_some(),
+            None => false,
+        };
+        Ok(Recorder {
+            store,
+            factory,
+            frames_dir: PathBuf::from("."),
+            at: Position {
+                game_id: Some(game),
+                round,
+                revealed,
+                referee,
+            },
+        })
+    }
+
+    /// Reads evidence frames relative to `dir` instead of the working directory.
+    pub fn frames_from(mut self, dir: PathBuf) -> Self {
+        self.frames_dir = dir;
+        self
+    }
+
+    /// The game being recorded, once its first round is stored.
+    pub fn game(&self) -> Option<GameId> {
+        self.at.game_id
+    }
+
+    /// The referee's view of the game as recorded so far.
+    pub fn referee(&self) -> &Game {
+        &self.at.referee
+    }
+
+    /// Records a batch of `(line number, text)` in one transaction. The replies
+    /// are valid only once this returns `Ok` (the commit is done). On `Err`
+    /// nothing of the batch is stored and the recorder is back where it was.
+    pub fn record_batch(&mut self, lines: &[(usize, String)]) -> Result<Vec<Reply>, StoreError> {
+        let saved = self.at.clone();
+        let store = self.store;
+        let result = store.write(|_| {
+            lines
+                .iter()
+                .map(|(number, text)| self.record_line(*number, text))
+                .collect::<Result<Vec<_>, _>>()
+        });
+        if result.is_err() {
+            self.at = saved;
+        }
+        result
+    }
+
+    /// One line inside the open transaction. `Ok(Rejected)` leaves the store and the
+    /// referee untouched; `Err` is a storage failure that aborts the batch.
+    fn record_line(&mut self, line: usize, text: &str) -> Result<Reply, StoreError> {
+        let mut object = match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => object,
+            Ok(_) => {
+                return Ok(reject(
+                    line,
+                    "expected a JSON object like {\"event\":\"play\",…}",
+                ))
+            }
+            Err(e) => return Ok(reject(line, format!("not a JSON object: {e}"))),
+        };
+        if object.get("event").and_then(Value::as_str) == Some("correct") {
+            return self.record_correction(line, object);
+        }
+        for key in ["at", "commitment"] {
+            if object.contains_key(key) {
+                return Ok(reject(
+                    line,
+                    format!("field {key:?} is written by the store, not given"),
+                ));
+            }
+        }
+        let evidence = match object.remove("evidence") {
+            Some(value) => match EvidenceInput::from_json(value) {
+                Ok(e) => Some(e),
+                Err(e) => return Ok(reject(line, e)),
+            },
+            None => None,
+        };
+        let event = match LogEvent::parse_line(&Value::Object(object).to_string()) {
+            Ok(event) => event,
+            Err(e) => return Ok(reject(line, e.reason)),
+        };
+        let cards: &[Card] = match &event {
+            LogEvent::Play(p) => &p.cards,
+            LogEvent::NoPlay(n) => &n.hand,
+            _ => &[],
+        };
+        let evidence = match evidence {
+            None => None,
+            Some(_) if cards.is_empty() => {
+                return Ok(reject(
+                    line,
+                    super::evidence::EvidenceError::WrongEvent {
+                        kind: event.name().into(),
+                    },
+                ))
+            }
+            Some(input) => match input.resolve(cards, &self.frames_dir) {
+                Ok(resolved) => Some(resolved),
+                Err(e) => return Ok(reject(line, e)),
+            },
+        };
+        let outcome = match self.at.referee.apply(&event) {
+            Ok(outcome) => outcome,
+            Err(e) => return Ok(reject(line, e)),
+        };
+        // From here on the referee has moved: any failure must abort the batch.
+        self.store_event(line, &event, evidence, &outcome)
+    }
+
+    fn store_event(
+        &mut self,
+        line: usize,
+        event: &LogEvent,
+        evidence: Option<(Evidence, Option<super::evidence::Frame>)>,
+        outcome: &Outcome,
+    ) -> Result<Reply, StoreError> {
+        let mut payload = match serde_json::to_value(event) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        let mut commitment = None;
+        let round = match event {
+            LogEvent::Round(ev) => {
+                let game = match self.at.game_id {
+                    Some(game) => game,
+                    None => self.store.new_game()?,
+                };
+                self.at.game_id = Some(game);
+                let seal = Sealed::new(&ev.rule);
+                let round = self.store.start_round(
+                    game,
+                    &NewRound {
+                        variant: payload
+                            .get("variant")
+                            .and_then(Value::as_str)
+                            .unwrap_or("new-eleusis"),
+                        god: &ev.god,
+                        players: &ev.players,
+                    },
+                    &seal,
+                )?;
+                payload.remove("rule");
+                payload.insert("commitment".into(), Value::String(seal.commitment()));
+                commitment = Some(seal.commitment());
+                self.at.round = Some(round);
+                self.at.revealed = false;
+                round
+            }
+            _ => self.at.round.ok_or_else(|| StoreError::Inconsistent {
+                round: RoundRef {
+                    game: self.at.game_id.unwrap_or(GameId(0)),
+                    number: 0,
+                },
+                what: "the referee accepted an event before any round".into(),
+            })?,
+        };
+        let now = now_ms();
+        payload.insert("at".into(), Value::String(format_utc(now)));
+        if let Some((ev, _)) = &evidence {
+            if !ev.is_empty() {
+                payload.insert(
+                    "evidence".into(),
+                    serde_json::to_value(ev).unwrap_or(Value::Null),
+                );
+            }
+        }
+        let text = Value::Object(payload).to_string();
+        let appended = self.store.append(round, event.name(), &text, now)?;
+        if let Some((ev, frame)) = &evidence {
+            if let Some(frame) = frame {
+                self.store.put_frame(frame)?;
+            }
+            let cards: &[Card] = match event {
+                LogEvent::Play(p) => &p.cards,
+                LogEvent::NoPlay(n) => &n.hand,
+                _ => &[],
+            };
+            self.store.put_reads(appended.event_id, ev, cards)?;
+        }
+        let outcome_json = serde_json::to_string(outcome).unwrap_or_default();
+        self.store.put_verdict(appended.event_id, &outcome_json)?;
+        let reveal = self.reveal_if_over(round, outcome, event)?;
+        Ok(Reply::Stored(Ack {
+            ok: true,
+            line,
+            game: round.game.to_string(),
+            round: round.to_string(),
+            seq: appended.seq,
+            event: event.name().to_string(),
+            hash: appended.hash,
+            right: outcome.right,
+            commitment,
+            reveal,
+            changed: None,
+        }))
+    }
+
+    fn reveal_if_over(
+        &mut self,
+        round: RoundRef,
+        outcome: &Outcome,
+        event: &LogEvent,
+    ) -> Result<Option<Reveal>, StoreError> {
+        let over = outcome.round_end.is_some() || matches!(event, LogEvent::EndGame(_));
+        if over && !self.at.revealed {
+            self.at.revealed = true;
+            return self.store.reveal(round).map(Some);
+        }
+        Ok(None)
+    }
+
+    fn record_correction(
+        &mut self,
+        line: usize,
+        object: Map<String, Value>,
+    ) -> Result<Reply, StoreError> {
+        let (Some(game), Some(round)) = (self.at.game_id, self.at.round) else {
+            return Ok(reject(line, "nothing recorded yet to correct"));
+        };
+        let correction = match parse_correction(&object, Some(round)) {
+            Ok(c) => c,
+            Err(e) => return Ok(reject(line, e)),
+        };
+        let history = match History::load(self.store, game, true) {
+            Ok(h) => h,
+            Err(HistoryError::Store(e)) => return Err(e),
+            Err(e) => return Ok(reject(line, e)),
+        };
+        let before = history
+            .effective(None)
+            .and_then(|eff| history.replay(&self.factory, &eff).map(|(_, o)| (eff, o)));
+        let after = history.effective(Some(&correction)).and_then(|eff| {
+            history
+                .replay(&self.factory, &eff)
+                .map(|(g, o)| (eff, g, o))
+        });
+        let ((old_eff, old_outcomes), (new_eff, referee, new_outcomes)) = match (before, after) {
+            (Ok(b), Ok(a)) => (b, a),
+            (Err(HistoryError::Store(e)), _) | (_, Err(HistoryError::Store(e))) => return Err(e),
+            (Err(e), _) => {
+                return Ok(reject(
+                    line,
+                    format!("the stored log no longer replays: {e}"),
+                ))
+            }
+            (_, Err(e)) => {
+                return Ok(reject(
+                    line,
+                    format!("the correction makes the log illegal: {e}"),
+                ))
+            }
+        };
+        let mut changed = Vec::new();
+        for ((old, new), (old_o, new_o)) in old_eff
+            .iter()
+            .zip(&new_eff)
+            .zip(old_outcomes.iter().zip(&new_outcomes))
+        {
+            let old_v = decision(&serde_json::to_value(old_o).unwrap_or(Value::Null));
+            let new_v = decision(&serde_json::to_value(new_o).unwrap_or(Value::Null));
+            if old_v != new_v || old.event != new.event {
+                if let Some(entry) = history.entries.get(new.entry) {
+                    changed.push(format!("{}:{}", entry.stored.round, entry.stored.seq));
+                }
+            }
+        }
+        let now = now_ms();
+        let mut payload = object;
+        payload.insert("seq".into(), Value::from(correction.seq));
+        payload.insert("round".into(), Value::from(correction.target.number));
+        payload.insert("at".into(), Value::String(format_utc(now)));
+        let appended =
+            self.store
+                .append(round, "correct", &Value::Object(payload).to_string(), now)?;
+        // The round may now be over (or no longer over) under the corrected log.
+        let ended = referee.state().ended || referee.ended();
+        self.at.referee = referee;
+        let reveal = if ended && !self.at.revealed {
+            self.at.revealed = true;
+            Some(self.store.reveal(round)?)
+        } else {
+            None
+        };
+        Ok(Reply::Stored(Ack {
+            ok: true,
+            line,
+            game: game.to_string(),
+            round: round.to_string(),
+            seq: appended.seq,
+            event: "correct".into(),
+            hash: appended.hash,
+            right: None,
+            commitment: None,
+            reveal,
+            changed: Some(changed),
+        }))
+    }
+}
