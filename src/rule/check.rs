@@ -464,3 +464,68 @@ fn resolve_value_word(expr: &mut Expr) -> Type {
         _ => Type::Bool,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rule::lexer::tokenize;
+    use crate::rule::parser::Parser;
+
+    fn checked(source: &str) -> Result<Expr, RuleError> {
+        let tokens = tokenize(source)?;
+        let mut expr = Parser::new(source, tokens).parse_rule()?;
+        check_rule(source, &mut expr)?;
+        Ok(expr)
+    }
+
+    #[test]
+    fn bare_words_become_values_next_to_a_suit_or_colour() {
+        let expr = checked("card.suit == hearts").expect("checks");
+        match expr.kind {
+            Kind::Compare { rest, operands, .. } => {
+                assert_eq!(operands, Type::Suit);
+                assert!(matches!(rest[0].1.kind, Kind::SuitLit(_)));
+            }
+            other => panic!("{other:?}"),
+        }
+        // Alone, the same word is a test of the card.
+        assert!(matches!(
+            checked("hearts").expect("checks").kind,
+            Kind::Bare(_)
+        ));
+        // `red == black` compares two tests of the card.
+        match checked("red == black").expect("checks").kind {
+            Kind::Compare { operands, .. } => assert_eq!(operands, Type::Bool),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn euclidean_arithmetic() {
+        assert_eq!(arith(ArithOp::Rem, -7, 3), Some(2));
+        assert_eq!(arith(ArithOp::Div, -7, 3), Some(-3));
+        assert_eq!(arith(ArithOp::Rem, 7, -3), Some(1));
+        assert_eq!(arith(ArithOp::Div, 7, 0), None);
+        assert_eq!(arith(ArithOp::Div, i64::MIN, -1), None);
+        assert_eq!(arith(ArithOp::Mul, i64::MAX, 2), None);
+    }
+
+    #[test]
+    fn constants_fold_only_without_cards() {
+        let expr = checked("main[-(1 + 2) * 1].red").expect("checks");
+        match expr.kind {
+            Kind::Attr(base, _) => match base.kind {
+                Kind::Index(_, index) => assert_eq!(const_int(&index), Some(-3)),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+        let expr = checked("card.rank + 1 > 3").expect("checks");
+        match expr.kind {
+            Kind::Compare { first, .. } => assert_eq!(const_int(&first), None),
+            other => panic!("{other:?}"),
+        }
+        assert!(checked("card.rank / (2 - 2) > 1").is_err());
+        assert!(checked("card.rank / (last.rank - 2) > 1").is_ok());
+    }
+}

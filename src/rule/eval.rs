@@ -331,3 +331,69 @@ fn fold_numbers(items: &[Expr], env: &Env<'_>, f: fn(i64, i64) -> i64) -> Result
         span: Span::default(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card(text: &str) -> Card {
+        text.parse().expect("card")
+    }
+
+    #[test]
+    fn negative_indices_count_from_the_end() {
+        let main = [card("2S"), card("3H"), card("4D")];
+        let ctx = Context {
+            main: &main,
+            side: &[],
+            wrong: &[],
+        };
+        let env = Env::new(&ctx, card("5C"));
+        let span = Span::default();
+        assert_eq!(env.card_at(List::Main, -1, span), Ok(card("4D")));
+        assert_eq!(env.card_at(List::Main, 0, span), Ok(card("2S")));
+        assert!(matches!(
+            env.card_at(List::Main, -4, span),
+            Err(Stop::Missing {
+                len: 3,
+                index: -4,
+                ..
+            })
+        ));
+        assert!(env.card_at(List::Main, 3, span).is_err());
+        assert!(env.card_at(List::Main, i64::MIN, span).is_err());
+        assert!(env.card_at(List::Side, -1, span).is_err());
+    }
+
+    #[test]
+    fn adjectives_of_numbers_suits_and_colours() {
+        assert_eq!(adjective_of(Value::Int(-3), Adjective::Odd), Some(true));
+        assert_eq!(adjective_of(Value::Int(13), Adjective::Prime), Some(true));
+        assert_eq!(adjective_of(Value::Int(1), Adjective::Prime), Some(false));
+        assert_eq!(
+            adjective_of(Value::Suit(Suit::Hearts), Adjective::Colour(Colour::Red)),
+            Some(true)
+        );
+        assert_eq!(
+            adjective_of(Value::Suit(Suit::Hearts), Adjective::Face),
+            None
+        );
+        assert_eq!(
+            attribute_of(Value::Card(card("QS")), Attribute::Rank),
+            Some(Value::Int(12))
+        );
+    }
+
+    #[test]
+    fn only_numbers_are_ordered() {
+        assert_eq!(compare(CmpOp::Lt, Value::Int(1), Value::Int(2)), Some(true));
+        assert_eq!(
+            compare(CmpOp::Lt, Value::Card(card("2S")), Value::Card(card("3S"))),
+            None
+        );
+        assert_eq!(
+            compare(CmpOp::Ne, Value::Card(card("2S")), Value::Card(card("2H"))),
+            Some(true)
+        );
+    }
+}

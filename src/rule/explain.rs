@@ -365,3 +365,22 @@ fn show(value: Value) -> String {
         Value::Colour(c) => c.name().to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_are_stripped_from_quoted_collections() {
+        assert_eq!(strip_keyword("  NOT in {a}", "not"), "in {a}");
+        assert_eq!(strip_keyword("in 2..9", "in"), "2..9");
+        assert_eq!(strip_keyword("♠", "in"), "♠");
+    }
+
+    #[test]
+    fn quoted_source_drops_comments_and_extra_space() {
+        let source = "card.rank   >= # high\n  7";
+        let explainer = Explainer { source };
+        assert_eq!(explainer.text(Span::new(0, source.len())), "card.rank >= 7");
+    }
+}

@@ -645,3 +645,69 @@ fn span_of(items: &[Expr]) -> Span {
         _ => Span::default(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rule::lexer::tokenize;
+
+    fn parse(source: &str) -> Expr {
+        let tokens = tokenize(source).expect("tokens");
+        Parser::new(source, tokens).parse_rule().expect("parses")
+    }
+
+    #[test]
+    fn precedence_follows_the_spec() {
+        // `not` is looser than comparisons.
+        assert!(matches!(
+            parse("not red == black").kind,
+            Kind::Not(ref inner) if matches!(inner.kind, Kind::Compare { .. })
+        ));
+        // `and` binds tighter than `or`.
+        match parse("red or black and face").kind {
+            Kind::Or(items) => {
+                assert_eq!(items.len(), 2);
+                assert!(matches!(items[1].kind, Kind::And(_)));
+            }
+            other => panic!("{other:?}"),
+        }
+        // `*` binds tighter than `+`, unary minus tighter than `*`.
+        match parse("1 + -2 * 3 == 0").kind {
+            Kind::Compare { first, .. } => match first.kind {
+                Kind::Arith(ArithOp::Add, _, ref right) => {
+                    assert!(
+                        matches!(right.kind, Kind::Arith(ArithOp::Mul, ref l, _) if l.kind == Kind::Int(-2))
+                    );
+                }
+                ref other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+        // The else branch of an if extends as far as possible.
+        match parse("if red then black else face or odd").kind {
+            Kind::If { otherwise, .. } => assert!(matches!(otherwise.kind, Kind::Or(_))),
+            other => panic!("{other:?}"),
+        }
+        // Attributes and indices bind tightest.
+        assert!(matches!(
+            parse("main[-2].rank").kind,
+            Kind::Attr(ref base, Attribute::Rank) if matches!(base.kind, Kind::Index(List::Main, _))
+        ));
+    }
+
+    #[test]
+    fn chains_are_flat_so_long_rules_stay_shallow() {
+        let wide = vec!["red"; 1000].join(" or ");
+        let expr = parse(&wide);
+        assert_eq!(expr.height, 2);
+        let chain = parse("1 < 2 <= 3 < 4");
+        assert!(matches!(chain.kind, Kind::Compare { ref rest, .. } if rest.len() == 3));
+    }
+
+    #[test]
+    fn spans_cover_the_source_of_each_node() {
+        let source = "  card.rank  >= 7";
+        let expr = parse(source);
+        assert_eq!(&source[expr.span.start..expr.span.end], "card.rank  >= 7");
+    }
+}
