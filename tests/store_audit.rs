@@ -1,0 +1,295 @@
+//! The audit trail through the CLI: acknowledgements, the sealed rule and its reveal
+//! checked by re-hashing with `sha256sum`, evidence, corrections flagged on the
+//! audit, tampering found at the event it broke, and score sheets.
+
+mod store_support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use store_support::{acked, eleusis, export_log, record, replay};
+
+fn lines(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+/// A two-round game of `basic` with small hands: round 1 ends (Ana is out), round 2
+/// is cut short by `end_game`.
+const SHORT_GAME: &str = r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo"],"rule":"red","starter":"AH","hand_size":2}
+{"event":"play","player":"Ana","cards":["2H"]}
+{"event":"play","player":"Bo","cards":["3S"]}
+{"event":"play","player":"Ana","cards":["4D"]}
+{"event":"round","variant":"basic","god":"Ana","players":["Bo","Gil"],"rule":"black","starter":"AS","hand_size":2}
+{"event":"play","player":"Bo","cards":["5C"]}
+{"event":"end_game"}"#;
+
+fn audit_json(db: &Path, id: &str, extra: &[&str]) -> (Value, i32) {
+    let mut args = vec!["audit", id, "--json", "--db", db.to_str().expect("path")];
+    args.extend_from_slice(extra);
+    let output = eleusis(&args, "");
+    let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("audit JSON: {e}: {}", String::from_utf8_lossy(&output.stderr))
+    });
+    (report, output.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn record_acknowledges_seals_and_reveals_a_rule_anyone_can_re_hash() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("g.db");
+    let log = lines(SHORT_GAME);
+    let (replies, output) = record(&db, &log, &[]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(acked(&replies).len(), log.len());
+    let first = &replies[0];
+    assert_eq!(first["game"], "1");
+    assert_eq!(first["round"], "1.1");
+    let commitment = first["commitment"].as_str().expect("commitment").to_string();
+    assert!(
+        replies.iter().all(|r| !r.to_string().contains("\"rule\"") || r.get("reveal").is_some()),
+        "the rule appears only in a reveal"
+    );
+    // The round ends on line 4 (Ana is out): the reveal comes with that ack.
+    let reveal = &replies[3]["reveal"];
+    assert_eq!(reveal["rule"], "red");
+    let salt = reveal["salt"].as_str().expect("salt");
+    let hashed = std::process::Command::new("sh")
+        .args(["-c", "printf '%s%s' \"$SALT\" \"$RULE\" | sha256sum"])
+        .env("SALT", salt)
+        .env("RULE", "red")
+        .output()
+        .expect("sha256sum");
+    let by_hand = String::from_utf8_lossy(&hashed.stdout);
+    assert_eq!(by_hand.split_whitespace().next(), Some(commitment.as_str()));
+    // end_game reveals the second round's rule.
+    assert_eq!(replies[6]["reveal"]["rule"], "black");
+
+    let (report, code) = audit_json(&db, "1.1", &[]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["rounds"][0]["seal"]["state"], "revealed");
+    assert_eq!(report["rounds"][0]["seal"]["verified"], true);
+    assert_eq!(report["chain"]["ok"], true);
+    let events = report["rounds"][0]["events"].as_array().expect("events");
+    assert_eq!(events.len(), 4);
+    assert_eq!(events[2]["player"], "Bo");
+    assert_eq!(events[2]["verdict"], "wrong");
+    assert!(events[2]["penalties"][0].as_str().expect("penalty").contains("Bo takes 2"));
+    assert!(events[2]["explanations"][0].as_str().expect("why").contains("3S rejected"));
+}
+
+#[test]
+fn explanations_stay_sealed_until_the_reveal_and_rules_do_not_leak() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("s.db");
+    let log = lines(SHORT_GAME)[..3].to_vec();
+    let (replies, _) = record(&db, &log, &[]);
+    assert_eq!(acked(&replies).len(), 3);
+    let (report, _) = audit_json(&db, "1.1", &[]);
+    assert_eq!(report["rounds"][0]["seal"]["state"], "sealed");
+    let text = report.to_string();
+    assert!(!text.contains("\"red\""), "the rule leaked: {text}");
+    assert_eq!(report["rounds"][0]["events"][2]["explanations_withheld"], true);
+    let (god, _) = audit_json(&db, "1.1", &["--god"]);
+    assert!(god["rounds"][0]["events"][2]["explanations"][0].is_string());
+    // The log export needs the rule: refused while sealed, allowed to God.
+    let output = eleusis(&["export", "1.1", "--log", "--db", db.to_str().expect("p")], "");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("sealed"));
+    assert_eq!(export_log(&db, "1.1").len(), 3);
+    // The database holds the rule only in the seals table.
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    let in_log: i64 = conn
+        .query_row("SELECT count(*) FROM events WHERE payload LIKE '%\"rule\"%'", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(in_log, 0);
+}
+
+#[test]
+fn illegal_lines_get_an_error_and_are_not_stored() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("e.db");
+    let mut log = lines(SHORT_GAME)[..2].to_vec();
+    log.insert(1, r#"{"event":"play","player":"Bo","cards":["2H"]}"#.into()); // Ana's turn
+    log.insert(2, "not json".into());
+    log.insert(3, r#"{"event":"shuffle"}"#.into());
+    let (replies, output) = record(&db, &log, &[]);
+    assert_eq!(output.status.code(), Some(1), "some line was refused");
+    assert_eq!(replies.len(), 5);
+    assert_eq!(replies[1]["ok"], false);
+    assert!(replies[1]["error"].as_str().expect("e").contains("line 2: it is Ana's turn"));
+    assert!(replies[2]["error"].as_str().expect("e").contains("line 3"));
+    assert!(replies[3]["error"].as_str().expect("e").contains("unknown event"));
+    assert_eq!(replies[4]["seq"], 2, "the refused lines took no sequence number");
+    assert_eq!(export_log(&db, "1").len(), 2);
+}
+
+#[test]
+fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("c.db");
+    let frame = dir.path().join("frame.jpg");
+    std::fs::write(&frame, [0xFF, 0xD8, 0xFF, 0xE0, 9, 9, 9]).expect("frame");
+    let log = vec![
+        r#"{"event":"round","variant":"new-eleusis","god":"Pierre","players":["Alain","François","Jacques","Philippe"],"rule":"if last.odd then black else red","starter":"3H"}"#.to_string(),
+        // Camera read 8D (red, wrong after 3H); God let it stand.
+        r#"{"event":"play","cards":["8D"],"evidence":{"frame":"frame.jpg","reads":[{"read":"8D","confidence":0.58}]}}"#.into(),
+        // Camera read 5C; God corrected it to 5S at the table.
+        r#"{"event":"play","cards":["5S"],"evidence":{"frame_ref":"cam1/000124","reads":[{"read":"5C","confidence":0.41}]}}"#.into(),
+        r#"{"event":"play","cards":["9D","JC"]}"#.into(),
+        // Later God finds the first card was really 8S: a correction, not an edit.
+        r#"{"event":"correct","seq":2,"cards":["8S"]}"#.into(),
+    ];
+    let dir_arg = dir.path().to_str().expect("p").to_string();
+    let (replies, output) = record(&db, &log, &["--frames", &dir_arg]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
+    let changed: Vec<&str> = replies[4]["changed"]
+        .as_array()
+        .expect("changed")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(changed.contains(&"1.1:2"), "{changed:?}");
+
+    let (report, code) = audit_json(&db, "1.1", &[]);
+    assert_eq!(code, 0);
+    let events = report["rounds"][0]["events"].as_array().expect("events");
+    let first = &events[1];
+    assert_eq!(first["cards"][0], "8S");
+    assert_eq!(first["verdict"], "right");
+    assert_eq!(first["changed"], true);
+    assert!(first["announced"].as_str().expect("announced").starts_with("wrong"));
+    assert_eq!(first["corrected_by"][0], "1.1:5");
+    assert_eq!(first["reads"][0]["status"], "corrected");
+    assert_eq!(first["frame"]["intact"], true);
+    assert_eq!(first["frame"]["name"], "frame.jpg");
+    let second = &events[2];
+    assert_eq!(second["reads"][0]["read"], "5C");
+    assert_eq!(second["reads"][0]["confidence"], 0.41);
+    assert_eq!(second["reads"][0]["status"], "corrected");
+    assert_eq!(second["frame"]["reference"], "cam1/000124");
+    assert_eq!(events[4]["event"], "correct");
+    assert_eq!(events[4]["correction"]["corrects"], "1.1:2");
+
+    // The state is the corrected log's; the export is that log.
+    let exported = export_log(&db, "1");
+    assert_eq!(exported.len(), 4);
+    assert!(exported[1].contains("8S"));
+    let mut corrected = log[..4].to_vec();
+    corrected[1] = r#"{"event":"play","cards":["8S"]}"#.into();
+    corrected[2] = r#"{"event":"play","cards":["5S"]}"#.into();
+    assert_eq!(replay(&exported), replay(&corrected));
+
+    // A correction that makes the log illegal is refused and not stored.
+    let bad = vec![r#"{"event":"correct","seq":4,"cards":["9D","JC","QC","KC","AC"]}"#.to_string()];
+    let (replies, output) = record(&db, &bad, &["--game", "1"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(replies[0]["error"].as_str().expect("e").contains("illegal"), "{}", replies[0]);
+    let bad = vec![r#"{"event":"correct","seq":99,"cards":["9D"]}"#.to_string()];
+    let (replies, _) = record(&db, &bad, &["--game", "1"]);
+    assert!(replies[0]["error"].as_str().expect("e").contains("no event 99"), "{}", replies[0]);
+    assert_eq!(export_log(&db, "1").len(), 4);
+}
+
+#[test]
+fn tampering_with_a_stored_card_is_reported_at_that_event() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("t.db");
+    let log = lines(SHORT_GAME);
+    record(&db, &log, &[]);
+    let (clean, code) = audit_json(&db, "1", &[]);
+    assert_eq!((clean["chain"]["ok"].clone(), code), (Value::Bool(true), 0));
+    {
+        // An attacker with the file: drop the append-only guard, change one card.
+        let conn = rusqlite::Connection::open(&db).expect("raw");
+        conn.execute_batch("DROP TRIGGER events_append_only_update").expect("drop");
+        let n = conn
+            .execute(
+                "UPDATE events SET payload = replace(payload, '\"3S\"', '\"3H\"')
+                 WHERE seq = 3 AND round_id = (SELECT id FROM rounds WHERE number = 1)",
+                [],
+            )
+            .expect("tamper");
+        assert_eq!(n, 1);
+    }
+    let (report, code) = audit_json(&db, "1.1", &[]);
+    assert_eq!(code, 1, "a broken chain fails the audit");
+    assert_eq!(report["chain"]["ok"], false);
+    assert_eq!(report["chain"]["broken_at"]["round"], "1.1");
+    assert_eq!(report["chain"]["broken_at"]["seq"], 3);
+    let text = eleusis(&["audit", "1.1", "--db", db.to_str().expect("p")], "");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("chain: BROKEN at round 1.1 event 3"), "{text}");
+
+    // Deleting an event is found too.
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute_batch(
+        "DROP TRIGGER events_append_only_delete;
+         DELETE FROM reads; DELETE FROM verdicts;
+         DELETE FROM events WHERE seq = 2 AND round_id = (SELECT id FROM rounds WHERE number = 2);",
+    )
+    .expect("delete");
+    drop(conn);
+    let (report, _) = audit_json(&db, "1", &[]);
+    assert_eq!(report["chain"]["broken_at"]["round"], "1.1", "the first break is reported");
+}
+
+#[test]
+fn a_swapped_frame_or_rule_is_reported() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("f.db");
+    std::fs::write(dir.path().join("f.jpg"), [0xFF, 0xD8, 0xFF, 1]).expect("frame");
+    let mut log = lines(SHORT_GAME);
+    log[1] = r#"{"event":"play","player":"Ana","cards":["2H"],"evidence":{"frame":"f.jpg"}}"#.into();
+    let frames = dir.path().to_str().expect("p").to_string();
+    record(&db, &log, &["--frames", &frames]);
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute_batch(
+        "UPDATE frames SET jpeg = x'FFD8FF02';
+         UPDATE seals SET rule = 'blue' WHERE round_id = (SELECT id FROM rounds WHERE number = 1);",
+    )
+    .expect("tamper");
+    drop(conn);
+    let (report, code) = audit_json(&db, "1.1", &[]);
+    assert_eq!(code, 1);
+    assert_eq!(report["chain"]["ok"], true, "the log itself is intact");
+    assert_eq!(report["rounds"][0]["seal"]["verified"], false);
+    let problems = report["problems"].to_string();
+    assert!(problems.contains("frame") && problems.contains("commitment"), "{problems}");
+}
+
+#[test]
+fn score_sheets_show_rounds_bonus_and_totals() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("sheet.db");
+    let log = lines(SHORT_GAME);
+    record(&db, &log, &[]);
+    let state = replay(&log);
+    let totals = &state["game"]["totals"];
+    let out = eleusis(&["export", "1", "--scores", "csv", "--db", db.to_str().expect("p")], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8(out.stdout).expect("utf-8");
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0][..2], ["round", "god"]);
+    let names: Vec<&str> = rows[0][2..].to_vec();
+    assert_eq!(rows.len(), 5, "{csv}");
+    let bonus = &rows[3];
+    let total = &rows[4];
+    assert_eq!(bonus[0], "not-God bonus");
+    for (i, name) in names.iter().enumerate() {
+        assert_eq!(total[i + 2], totals[name].to_string(), "{name}: {csv}");
+        let round_sum: i64 = rows[1..3]
+            .iter()
+            .map(|r| r[i + 2].parse::<i64>().unwrap_or(0))
+            .sum();
+        let bonus_value: i64 = bonus[i + 2].trim_start_matches('+').parse().expect("bonus");
+        assert_eq!(round_sum + bonus_value, totals[name].as_i64().expect("total"));
+    }
+    // Bo never was God: he gets the +10 at end_game.
+    let bo = names.iter().position(|n| *n == "Bo").expect("Bo");
+    assert_eq!(bonus[bo + 2], "+10");
+    let out = eleusis(&["export", "1", "--scores", "html", "--db", db.to_str().expect("p")], "");
+    let html = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(html.contains("@media print") && html.contains("<td class=\"n\">+10</td>"));
+    let out = eleusis(&["export", "1.1", "--scores", "csv", "--db", db.to_str().expect("p")], "");
+    assert!(!out.status.success(), "a sheet is for a game");
+}
