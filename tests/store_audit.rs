@@ -28,7 +28,10 @@ fn audit_json(db: &Path, id: &str, extra: &[&str]) -> (Value, i32) {
     args.extend_from_slice(extra);
     let output = eleusis(&args, "");
     let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!("audit JSON: {e}: {}", String::from_utf8_lossy(&output.stderr))
+        panic!(
+            "audit JSON: {e}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
     });
     (report, output.status.code().unwrap_or(-1))
 }
@@ -39,14 +42,23 @@ fn record_acknowledges_seals_and_reveals_a_rule_anyone_can_re_hash() {
     let db = dir.path().join("g.db");
     let log = lines(SHORT_GAME);
     let (replies, output) = record(&db, &log, &[]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(acked(&replies).len(), log.len());
     let first = &replies[0];
     assert_eq!(first["game"], "1");
     assert_eq!(first["round"], "1.1");
-    let commitment = first["commitment"].as_str().expect("commitment").to_string();
+    let commitment = first["commitment"]
+        .as_str()
+        .expect("commitment")
+        .to_string();
     assert!(
-        replies.iter().all(|r| !r.to_string().contains("\"rule\"") || r.get("reveal").is_some()),
+        replies
+            .iter()
+            .all(|r| !r.to_string().contains("\"rule\"") || r.get("reveal").is_some()),
         "the rule appears only in a reveal"
     );
     // The round ends on line 4 (Ana is out): the reveal comes with that ack.
@@ -73,8 +85,14 @@ fn record_acknowledges_seals_and_reveals_a_rule_anyone_can_re_hash() {
     assert_eq!(events.len(), 4);
     assert_eq!(events[2]["player"], "Bo");
     assert_eq!(events[2]["verdict"], "wrong");
-    assert!(events[2]["penalties"][0].as_str().expect("penalty").contains("Bo takes 2"));
-    assert!(events[2]["explanations"][0].as_str().expect("why").contains("3S rejected"));
+    assert!(events[2]["penalties"][0]
+        .as_str()
+        .expect("penalty")
+        .contains("Bo takes 2"));
+    assert!(events[2]["explanations"][0]
+        .as_str()
+        .expect("why")
+        .contains("3S rejected"));
 }
 
 #[test]
@@ -88,18 +106,28 @@ fn explanations_stay_sealed_until_the_reveal_and_rules_do_not_leak() {
     assert_eq!(report["rounds"][0]["seal"]["state"], "sealed");
     let text = report.to_string();
     assert!(!text.contains("\"red\""), "the rule leaked: {text}");
-    assert_eq!(report["rounds"][0]["events"][2]["explanations_withheld"], true);
+    assert_eq!(
+        report["rounds"][0]["events"][2]["explanations_withheld"],
+        true
+    );
     let (god, _) = audit_json(&db, "1.1", &["--god"]);
     assert!(god["rounds"][0]["events"][2]["explanations"][0].is_string());
     // The log export needs the rule: refused while sealed, allowed to God.
-    let output = eleusis(&["export", "1.1", "--log", "--db", db.to_str().expect("p")], "");
+    let output = eleusis(
+        &["export", "1.1", "--log", "--db", db.to_str().expect("p")],
+        "",
+    );
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("sealed"));
     assert_eq!(export_log(&db, "1.1").len(), 3);
     // The database holds the rule only in the seals table.
     let conn = rusqlite::Connection::open(&db).expect("raw");
     let in_log: i64 = conn
-        .query_row("SELECT count(*) FROM events WHERE payload LIKE '%\"rule\"%'", [], |r| r.get(0))
+        .query_row(
+            "SELECT count(*) FROM events WHERE payload LIKE '%\"rule\"%'",
+            [],
+            |r| r.get(0),
+        )
         .expect("count");
     assert_eq!(in_log, 0);
 }
@@ -116,10 +144,19 @@ fn illegal_lines_get_an_error_and_are_not_stored() {
     assert_eq!(output.status.code(), Some(1), "some line was refused");
     assert_eq!(replies.len(), 5);
     assert_eq!(replies[1]["ok"], false);
-    assert!(replies[1]["error"].as_str().expect("e").contains("line 2: it is Ana's turn"));
+    assert!(replies[1]["error"]
+        .as_str()
+        .expect("e")
+        .contains("line 2: it is Ana's turn"));
     assert!(replies[2]["error"].as_str().expect("e").contains("line 3"));
-    assert!(replies[3]["error"].as_str().expect("e").contains("unknown event"));
-    assert_eq!(replies[4]["seq"], 2, "the refused lines took no sequence number");
+    assert!(replies[3]["error"]
+        .as_str()
+        .expect("e")
+        .contains("unknown event"));
+    assert_eq!(
+        replies[4]["seq"], 2,
+        "the refused lines took no sequence number"
+    );
     assert_eq!(export_log(&db, "1").len(), 2);
 }
 
@@ -141,7 +178,11 @@ fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
     ];
     let dir_arg = dir.path().to_str().expect("p").to_string();
     let (replies, output) = record(&db, &log, &["--frames", &dir_arg]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
     let changed: Vec<&str> = replies[4]["changed"]
         .as_array()
         .expect("changed")
@@ -157,7 +198,10 @@ fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
     assert_eq!(first["cards"][0], "8S");
     assert_eq!(first["verdict"], "right");
     assert_eq!(first["changed"], true);
-    assert!(first["announced"].as_str().expect("announced").starts_with("wrong"));
+    assert!(first["announced"]
+        .as_str()
+        .expect("announced")
+        .starts_with("wrong"));
     assert_eq!(first["corrected_by"][0], "1.1:5");
     assert_eq!(first["reads"][0]["status"], "corrected");
     assert_eq!(first["frame"]["intact"], true);
@@ -183,10 +227,21 @@ fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
     let bad = vec![r#"{"event":"correct","seq":4,"cards":["9D","JC","QC","KC","AC"]}"#.to_string()];
     let (replies, output) = record(&db, &bad, &["--game", "1"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(replies[0]["error"].as_str().expect("e").contains("illegal"), "{}", replies[0]);
+    assert!(
+        replies[0]["error"].as_str().expect("e").contains("illegal"),
+        "{}",
+        replies[0]
+    );
     let bad = vec![r#"{"event":"correct","seq":99,"cards":["9D"]}"#.to_string()];
     let (replies, _) = record(&db, &bad, &["--game", "1"]);
-    assert!(replies[0]["error"].as_str().expect("e").contains("no event 99"), "{}", replies[0]);
+    assert!(
+        replies[0]["error"]
+            .as_str()
+            .expect("e")
+            .contains("no event 99"),
+        "{}",
+        replies[0]
+    );
     assert_eq!(export_log(&db, "1").len(), 4);
 }
 
@@ -201,7 +256,8 @@ fn tampering_with_a_stored_card_is_reported_at_that_event() {
     {
         // An attacker with the file: drop the append-only guard, change one card.
         let conn = rusqlite::Connection::open(&db).expect("raw");
-        conn.execute_batch("DROP TRIGGER events_append_only_update").expect("drop");
+        conn.execute_batch("DROP TRIGGER events_append_only_update")
+            .expect("drop");
         let n = conn
             .execute(
                 "UPDATE events SET payload = replace(payload, '\"3S\"', '\"3H\"')
@@ -218,7 +274,10 @@ fn tampering_with_a_stored_card_is_reported_at_that_event() {
     assert_eq!(report["chain"]["broken_at"]["seq"], 3);
     let text = eleusis(&["audit", "1.1", "--db", db.to_str().expect("p")], "");
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("chain: BROKEN at round 1.1 event 3"), "{text}");
+    assert!(
+        text.contains("chain: BROKEN at round 1.1 event 3"),
+        "{text}"
+    );
 
     // Deleting an event is found too.
     let conn = rusqlite::Connection::open(&db).expect("raw");
@@ -230,7 +289,10 @@ fn tampering_with_a_stored_card_is_reported_at_that_event() {
     .expect("delete");
     drop(conn);
     let (report, _) = audit_json(&db, "1", &[]);
-    assert_eq!(report["chain"]["broken_at"]["round"], "1.1", "the first break is reported");
+    assert_eq!(
+        report["chain"]["broken_at"]["round"], "1.1",
+        "the first break is reported"
+    );
 }
 
 #[test]
@@ -239,7 +301,8 @@ fn a_swapped_frame_or_rule_is_reported() {
     let db = dir.path().join("f.db");
     std::fs::write(dir.path().join("f.jpg"), [0xFF, 0xD8, 0xFF, 1]).expect("frame");
     let mut log = lines(SHORT_GAME);
-    log[1] = r#"{"event":"play","player":"Ana","cards":["2H"],"evidence":{"frame":"f.jpg"}}"#.into();
+    log[1] =
+        r#"{"event":"play","player":"Ana","cards":["2H"],"evidence":{"frame":"f.jpg"}}"#.into();
     let frames = dir.path().to_str().expect("p").to_string();
     record(&db, &log, &["--frames", &frames]);
     let conn = rusqlite::Connection::open(&db).expect("raw");
@@ -254,7 +317,10 @@ fn a_swapped_frame_or_rule_is_reported() {
     assert_eq!(report["chain"]["ok"], true, "the log itself is intact");
     assert_eq!(report["rounds"][0]["seal"]["verified"], false);
     let problems = report["problems"].to_string();
-    assert!(problems.contains("frame") && problems.contains("commitment"), "{problems}");
+    assert!(
+        problems.contains("frame") && problems.contains("commitment"),
+        "{problems}"
+    );
 }
 
 #[test]
@@ -265,8 +331,22 @@ fn score_sheets_show_rounds_bonus_and_totals() {
     record(&db, &log, &[]);
     let state = replay(&log);
     let totals = &state["game"]["totals"];
-    let out = eleusis(&["export", "1", "--scores", "csv", "--db", db.to_str().expect("p")], "");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = eleusis(
+        &[
+            "export",
+            "1",
+            "--scores",
+            "csv",
+            "--db",
+            db.to_str().expect("p"),
+        ],
+        "",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let csv = String::from_utf8(out.stdout).expect("utf-8");
     let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
     assert_eq!(rows[0][..2], ["round", "god"]);
@@ -282,14 +362,37 @@ fn score_sheets_show_rounds_bonus_and_totals() {
             .map(|r| r[i + 2].parse::<i64>().unwrap_or(0))
             .sum();
         let bonus_value: i64 = bonus[i + 2].trim_start_matches('+').parse().expect("bonus");
-        assert_eq!(round_sum + bonus_value, totals[name].as_i64().expect("total"));
+        assert_eq!(
+            round_sum + bonus_value,
+            totals[name].as_i64().expect("total")
+        );
     }
     // Bo never was God: he gets the +10 at end_game.
     let bo = names.iter().position(|n| *n == "Bo").expect("Bo");
     assert_eq!(bonus[bo + 2], "+10");
-    let out = eleusis(&["export", "1", "--scores", "html", "--db", db.to_str().expect("p")], "");
+    let out = eleusis(
+        &[
+            "export",
+            "1",
+            "--scores",
+            "html",
+            "--db",
+            db.to_str().expect("p"),
+        ],
+        "",
+    );
     let html = String::from_utf8(out.stdout).expect("utf-8");
     assert!(html.contains("@media print") && html.contains("<td class=\"n\">+10</td>"));
-    let out = eleusis(&["export", "1.1", "--scores", "csv", "--db", db.to_str().expect("p")], "");
+    let out = eleusis(
+        &[
+            "export",
+            "1.1",
+            "--scores",
+            "csv",
+            "--db",
+            db.to_str().expect("p"),
+        ],
+        "",
+    );
     assert!(!out.status.success(), "a sheet is for a game");
 }

@@ -64,7 +64,10 @@ fn no_acknowledged_play_is_lost_when_record_is_killed() {
     }
     let _ = writer.join();
     let acked_lines = acks.len();
-    eprintln!("{} lines sent, {acked_lines} acknowledged before the kill", lines.len());
+    eprintln!(
+        "{} lines sent, {acked_lines} acknowledged before the kill",
+        lines.len()
+    );
     assert!(acked_lines < lines.len(), "the kill came mid-burst");
     for (i, ack) in acks.iter().enumerate() {
         assert_eq!(ack["line"], Value::from(i + 1), "acks come in input order");
@@ -79,7 +82,10 @@ fn no_acknowledged_play_is_lost_when_record_is_killed() {
         "lost acknowledged lines: {} stored, {acked_lines} acknowledged",
         stored.len()
     );
-    assert!(stored.len() - acked_lines <= 256, "at most one batch unacknowledged");
+    assert!(
+        stored.len() - acked_lines <= 256,
+        "at most one batch unacknowledged"
+    );
     assert_eq!(
         replay(&stored),
         replay(&lines[..stored.len()]),
@@ -92,7 +98,11 @@ fn no_acknowledged_play_is_lost_when_record_is_killed() {
     // The restarted recorder continues the same game with the remaining lines.
     let rest: Vec<String> = lines[stored.len()..].to_vec();
     let (replies, output) = record(&db, &rest, &["--game", &game]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(acked(&replies).len(), rest.len());
     let all = export_log(&db, &game);
     assert_eq!(all.len(), lines.len());
@@ -104,6 +114,11 @@ fn no_acknowledged_play_is_lost_when_record_is_killed() {
         "",
     );
     let report: Value = serde_json::from_slice(&audit.stdout).expect("audit JSON");
-    assert_eq!(report["chain"]["ok"], Value::Bool(true), "{}", report["chain"]);
+    assert_eq!(
+        report["chain"]["ok"],
+        Value::Bool(true),
+        "{}",
+        report["chain"]
+    );
     assert_eq!(report["chain"]["events"], Value::from(lines.len()));
 }

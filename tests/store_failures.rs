@@ -15,7 +15,11 @@ use serde_json::Value;
 use store_support::{acked, eleusis, export_log, legal_burst, record, replay};
 
 fn numbered(lines: &[String], from: usize) -> Vec<(usize, String)> {
-    lines.iter().enumerate().map(|(i, l)| (from + i + 1, l.clone())).collect()
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (from + i + 1, l.clone()))
+        .collect()
 }
 
 /// The database is sound: SQLite's own check passes and the chain holds over
@@ -41,7 +45,9 @@ fn a_full_disk_rolls_back_the_batch_and_recording_can_go_on() {
     let lines = legal_burst(400, 11);
     let store = Store::open(&db).expect("open");
     let mut recorder = Recorder::new_game(&store, standard_referee());
-    let replies = recorder.record_batch(&numbered(&lines[..20], 0)).expect("first batch");
+    let replies = recorder
+        .record_batch(&numbered(&lines[..20], 0))
+        .expect("first batch");
     assert!(replies.iter().all(|r| matches!(r, Reply::Stored(_))));
 
     let pages = store.page_count().expect("pages");
@@ -51,12 +57,17 @@ fn a_full_disk_rolls_back_the_batch_and_recording_can_go_on() {
         .expect_err("the disk is full");
     assert!(matches!(err, StoreError::Full { .. }), "{err}");
     let message = err.to_string();
-    assert!(message.contains("disk full") && message.contains("rolled back"), "{message}");
+    assert!(
+        message.contains("disk full") && message.contains("rolled back"),
+        "{message}"
+    );
     assert_sound(&db, 20);
 
     // Space comes back: the recorder resumes exactly where the store is.
     store.cap_pages(1 << 30).expect("uncap");
-    let replies = recorder.record_batch(&numbered(&lines[20..], 20)).expect("rest");
+    let replies = recorder
+        .record_batch(&numbered(&lines[20..], 20))
+        .expect("rest");
     assert!(replies.iter().all(|r| matches!(r, Reply::Stored(_))));
     drop(recorder);
     drop(store);
@@ -78,7 +89,10 @@ fn a_read_only_file_is_refused_and_left_untouched() {
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).expect("chmod back");
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("read-only") && stderr.contains("ro.db"), "{stderr}");
+    assert!(
+        stderr.contains("read-only") && stderr.contains("ro.db"),
+        "{stderr}"
+    );
     assert!(replies.is_empty(), "nothing acknowledged");
     assert_eq!(std::fs::read(&db).expect("bytes"), before, "file unchanged");
     assert_sound(&db, 10);
@@ -94,7 +108,11 @@ fn a_read_only_archive_can_still_be_audited_and_exported() {
     let audit = eleusis(&["audit", "1", "--db", db.to_str().expect("p")], "");
     let exported = export_log(&db, "1");
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).expect("chmod back");
-    assert!(audit.status.success(), "{}", String::from_utf8_lossy(&audit.stderr));
+    assert!(
+        audit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&audit.stderr)
+    );
     assert_eq!(exported.len(), lines.len());
 }
 
@@ -111,7 +129,10 @@ fn a_read_only_directory_is_refused_without_creating_files() {
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).expect("chmod back");
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("read-only") && stderr.contains("directory"), "{stderr}");
+    assert!(
+        stderr.contains("read-only") && stderr.contains("directory"),
+        "{stderr}"
+    );
     assert!(replies.is_empty());
     assert!(created.is_empty(), "no file was created");
 }
@@ -128,19 +149,30 @@ fn a_locked_database_is_reported_and_nothing_is_half_written() {
     holder
         .execute_batch("BEGIN EXCLUSIVE; INSERT INTO games (created_ms) VALUES (0);")
         .expect("hold the write lock");
-    let (replies, output) = record(&db, &lines[15..], &["--game", "1", "--busy-timeout-ms", "200"]);
+    let (replies, output) = record(
+        &db,
+        &lines[15..],
+        &["--game", "1", "--busy-timeout-ms", "200"],
+    );
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("locked by another connection"), "{stderr}");
     assert!(!replies.is_empty() && replies.iter().all(|r| r["ok"] == Value::Bool(false)));
-    assert!(replies[0]["error"].as_str().expect("e").contains("not stored"));
+    assert!(replies[0]["error"]
+        .as_str()
+        .expect("e")
+        .contains("not stored"));
     holder.execute_batch("ROLLBACK").expect("release");
     drop(holder);
     assert_sound(&db, 15);
 
     // Once the other writer is gone, recording continues.
     let (replies, output) = record(&db, &lines[15..], &["--game", "1"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(acked(&replies).len(), lines.len() - 15);
     assert_sound(&db, lines.len());
 }

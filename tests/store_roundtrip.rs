@@ -37,7 +37,9 @@ fn fixtures() -> Vec<(String, Vec<String>)> {
 fn legal(lines: &[String]) -> bool {
     let mut text = lines.join("\n");
     text.push('\n');
-    store_support::eleusis(&["replay", "-"], &text).status.success()
+    store_support::eleusis(&["replay", "-"], &text)
+        .status
+        .success()
 }
 
 fn round_trip(name: &str, lines: &[String]) {
@@ -65,7 +67,11 @@ fn round_trip(name: &str, lines: &[String]) {
         let id = format!("{game}.{}", k + 1);
         let exported = export_log(&db, &id);
         assert_eq!(exported.len(), end, "{name}: round {id} length");
-        assert_eq!(replay(&exported), replay(&lines[..end]), "{name}: round {id}");
+        assert_eq!(
+            replay(&exported),
+            replay(&lines[..end]),
+            "{name}: round {id}"
+        );
     }
 }
 
@@ -86,7 +92,10 @@ fn every_legal_fixture_round_trips() {
 fn generated_multi_round_games_round_trip() {
     for seed in [1, 2] {
         let lines = legal_burst(150, seed);
-        let rounds = lines.iter().filter(|l| l.contains("\"event\":\"round\"")).count();
+        let rounds = lines
+            .iter()
+            .filter(|l| l.contains("\"event\":\"round\""))
+            .count();
         assert!(rounds >= 2, "seed {seed}: {rounds} rounds");
         round_trip(&format!("generated seed {seed}"), &lines);
     }

@@ -80,11 +80,14 @@ fn export(args: &ExportArgs) -> Result<()> {
         }
     };
     match &args.output {
-        Some(path) => std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?,
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
+        }
         None => {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
-            out.write_all(text.as_bytes()).context("writing to standard output")?;
+            out.write_all(text.as_bytes())
+                .context("writing to standard output")?;
             out.flush().context("writing to standard output")?;
         }
     }

@@ -88,7 +88,11 @@ enum Failure {
 
 /// The record loop: batches the lines already available, commits, then answers.
 /// Returns whether every line was stored.
-fn record<R: Read>(mut recorder: Recorder<'_>, mut input: BufReader<R>, out: &mut impl Write) -> Result<bool, Failure> {
+fn record<R: Read>(
+    mut recorder: Recorder<'_>,
+    mut input: BufReader<R>,
+    out: &mut impl Write,
+) -> Result<bool, Failure> {
     let mut number = 0usize;
     let mut all_stored = true;
     let mut eof = false;
@@ -97,7 +101,9 @@ fn record<R: Read>(mut recorder: Recorder<'_>, mut input: BufReader<R>, out: &mu
         let mut early: Vec<Reply> = Vec::new();
         loop {
             let mut bytes = Vec::new();
-            let n = input.read_until(b'\n', &mut bytes).map_err(Failure::Output)?;
+            let n = input
+                .read_until(b'\n', &mut bytes)
+                .map_err(Failure::Output)?;
             if n == 0 {
                 eof = true;
                 break;

@@ -84,6 +84,10 @@ pub enum HistoryError {
     BadCorrection(String),
 }
 
+/// A correction to apply: the entry it is stored at (`None` for one not yet
+/// stored) and the correction.
+type Fix<'a> = (Option<usize>, &'a Correction);
+
 /// A game's log, decoded.
 #[derive(Debug, Clone)]
 pub struct History {
@@ -186,7 +190,7 @@ impl History {
     /// The effective log: corrections applied, in log order. With `extra`, one
     /// more correction (not yet stored) is applied after the stored ones.
     pub fn effective(&self, extra: Option<&Correction>) -> Result<Vec<Effective>, HistoryError> {
-        let mut fixes: BTreeMap<(u32, u64), Vec<(Option<usize>, &Correction)>> = BTreeMap::new();
+        let mut fixes: BTreeMap<(u32, u64), Vec<Fix<'_>>> = BTreeMap::new();
         for (index, entry) in self.entries.iter().enumerate() {
             if let EntryKind::Correction(c) = &entry.kind {
                 fixes

@@ -62,7 +62,14 @@ pub fn replay(lines: &[String]) -> Value {
 /// `eleusis export ID --log --god --db DB`: the exported lines.
 pub fn export_log(db: &Path, id: &str) -> Vec<String> {
     let output = eleusis(
-        &["export", id, "--log", "--god", "--db", db.to_str().expect("utf-8 path")],
+        &[
+            "export",
+            id,
+            "--log",
+            "--god",
+            "--db",
+            db.to_str().expect("utf-8 path"),
+        ],
         "",
     );
     assert!(
@@ -120,8 +127,14 @@ pub fn legal_burst(plays: usize, seed: u64) -> Vec<String> {
         let turn = state.turn.clone();
         let mut done = false;
         for attempt in 0..20 {
-            let len = if attempt < 10 && rng.gen_bool(0.25) { rng.gen_range(2..=4) } else { 1 };
-            let cards: Vec<String> = (0..len).map(|_| random_card(&mut rng).to_string()).collect();
+            let len = if attempt < 10 && rng.gen_bool(0.25) {
+                rng.gen_range(2..=4)
+            } else {
+                1
+            };
+            let cards: Vec<String> = (0..len)
+                .map(|_| random_card(&mut rng).to_string())
+                .collect();
             let mut event = serde_json::json!({"event": "play", "cards": cards});
             if rng.gen_bool(0.5) {
                 if let Some(player) = &turn {
@@ -141,5 +154,8 @@ pub fn legal_burst(plays: usize, seed: u64) -> Vec<String> {
 
 /// The parsed `ok` replies.
 pub fn acked(replies: &[Value]) -> Vec<&Value> {
-    replies.iter().filter(|r| r["ok"] == Value::Bool(true)).collect()
+    replies
+        .iter()
+        .filter(|r| r["ok"] == Value::Bool(true))
+        .collect()
 }
