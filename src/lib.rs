@@ -10,3 +10,4 @@ pub mod referee;
 pub mod rule;
 pub mod store;
 pub mod vision;
+pub mod web;

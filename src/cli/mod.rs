@@ -12,6 +12,7 @@ pub mod record;
 pub mod replay;
 pub mod rule;
 pub mod rule_check;
+pub mod serve;
 
 /// Referee for the card game Eleusis.
 #[derive(Debug, Parser)]
@@ -34,6 +35,8 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Work with a secret rule: judge cards against it.
     Rule(rule::RuleArgs),
+    /// Run the live service: tablet page, God console, audit pages and JSON API.
+    Serve(serve::ServeArgs),
 }
 
 /// Parses the arguments and runs the chosen subcommand.
@@ -45,5 +48,6 @@ pub fn main() -> ExitCode {
         Command::Audit(args) => audit::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Rule(args) => rule::run(&args),
+        Command::Serve(args) => serve::run(&args),
     }
 }

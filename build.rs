@@ -1,0 +1,40 @@
+//! Embeds every file of `static/` in the binary (tablet, God console and audit
+//! pages, and the variant scripts other modules add there), so `eleusis serve`
+//! needs nothing beside it. Generates `OUT_DIR/static_assets.rs`, a table of
+//! `(file name, bytes)` that `src/web/assets.rs` includes.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn main() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("static");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|n| !n.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    let mut code = String::from(
+        "/// Every file of `static/`, by name.\npub static ASSETS: &[(&str, &[u8])] = &[\n",
+    );
+    for name in &names {
+        let path = dir.join(name);
+        println!("cargo:rerun-if-changed={}", path.display());
+        let _ = writeln!(
+            code,
+            "    ({name:?}, include_bytes!({:?})),",
+            path.display().to_string()
+        );
+    }
+    code.push_str("];\n");
+    let out = std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into());
+    if let Err(e) = std::fs::write(Path::new(&out).join("static_assets.rs"), code) {
+        panic!("cannot write the embedded asset table: {e}");
+    }
+}

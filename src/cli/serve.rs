@@ -1,0 +1,128 @@
+//! `eleusis serve`: the live service for a table — the tablet page, the God
+//! console and the audit pages, on one address. It opens (or creates) the store,
+//! continues the game it was playing (the state is rebuilt from the stored log),
+//! prints the URLs with the God token, and stops cleanly on Ctrl-C or SIGTERM.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use crate::store::DEFAULT_DB;
+use crate::web::{Service, ServiceOptions};
+
+/// Arguments of `eleusis serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The database file (created when missing); the game it holds is continued.
+    #[arg(long, default_value = DEFAULT_DB)]
+    pub db: PathBuf,
+    /// Address to listen on (port 0: any free port, printed at start).
+    #[arg(long, default_value = "0.0.0.0:8080")]
+    pub addr: SocketAddr,
+    /// Directory of the card recognizer (`recognizer.onnx` + `recognizer.json`);
+    /// default: the usual search path (`$ELEUSIS_MODEL`, `./models`, …).
+    #[arg(long)]
+    pub models: Option<PathBuf>,
+    /// Run without the card recognizer (God types every card).
+    #[arg(long, conflicts_with = "models")]
+    pub no_recognizer: bool,
+    /// The God token (default: a fresh random one each start). Also read from
+    /// `ELEUSIS_GOD_TOKEN`.
+    #[arg(long)]
+    pub god_token: Option<String>,
+}
+
+/// Runs the service until Ctrl-C or SIGTERM.
+pub fn run(args: &ServeArgs) -> ExitCode {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    runtime.block_on(serve(args))
+}
+
+async fn serve(args: &ServeArgs) -> ExitCode {
+    let options = ServiceOptions {
+        db: args.db.clone(),
+        models: args.models.clone(),
+        god_token: args
+            .god_token
+            .clone()
+            .or_else(|| std::env::var("ELEUSIS_GOD_TOKEN").ok()),
+        no_recognizer: args.no_recognizer,
+    };
+    let service = match Service::open(&options) {
+        Ok(service) => service,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(args.addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: cannot listen on {}: {e}", args.addr);
+            return ExitCode::from(2);
+        }
+    };
+    let addr = listener.local_addr().unwrap_or(args.addr);
+    let urls = service.urls(addr);
+    println!(
+        "eleusis serve: listening on {addr}, database {}",
+        args.db.display()
+    );
+    println!("  tablet:       {}", urls.tablet);
+    println!("  God console:  {}", urls.god);
+    println!("  audit:        {}", urls.audit);
+    println!("  recognizer:   {}", service.state.camera.note);
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    match service.serve(listener, shutdown_signal()).await {
+        Ok(()) => {
+            println!("eleusis serve: stopped; the database is closed");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: the server failed: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Resolves on Ctrl-C or (on Unix) SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down");
+}

@@ -1,0 +1,553 @@
+//! The JSON API (`/api/...`) and the WebSocket (`/ws`). Every route is listed, with
+//! its body and answers, in the README section "The service".
+//!
+//! God's routes (starting a round, plays, corrections, frames, the rule checker)
+//! need the God token; the rest is public and never shows the rule or its
+//! explanations before the reveal. A refused event is answered 422 with the
+//! referee's reason, and nothing is stored.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, HeaderMap};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use indicatif::ProgressBar;
+use serde_json::{json, Map, Value};
+use tokio::sync::watch;
+
+use crate::rule::analyse::{self, CheckOptions, Reads};
+use crate::rule::Rule;
+use crate::store::audit::audit;
+use crate::store::history::export_log;
+use crate::store::scoresheet::ScoreSheet;
+use crate::store::{format_utc, GameId, Target};
+
+use super::desk::Desk;
+use super::error::{parse_object, ApiError};
+use super::views::Views;
+use super::{assets, auth, frames, AppState};
+
+type Shared = State<Arc<AppState>>;
+
+/// Events the table's own screen may post without the God token (a Delphos
+/// prediction is made by a player, on the tablet).
+pub const TABLE_EVENTS: [&str; 1] = ["predict"];
+
+/// Every API route and the WebSocket.
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/api/state", get(state))
+        .route("/api/rounds", get(rounds).post(start_round))
+        .route("/api/plays", post(play))
+        .route("/api/no-plays", post(no_play))
+        .route("/api/prophet", post(prophet))
+        .route("/api/corrections", post(correction))
+        .route("/api/end-game", post(end_game))
+        .route("/api/events", post(event))
+        .route("/api/table/events", post(table_event))
+        .route("/api/rule/check", post(rule_check))
+        .route("/api/frames", post(upload_frame))
+        .route("/api/frames/:id", get(frame))
+        .route("/api/audit/:id", get(audit_report))
+        .route("/api/export/:id/log", get(export))
+        .route("/api/export/:id/scores", get(scores))
+        .route("/api/variants", get(variants))
+        .route("/ws", get(ws))
+}
+
+fn require_god(
+    state: &AppState,
+    headers: &HeaderMap,
+    query: Option<&str>,
+    at: &str,
+) -> Result<(), ApiError> {
+    if auth::is_god(headers, query, &state.god_token) {
+        Ok(())
+    } else {
+        Err(ApiError::Unauthorized { at: at.into() })
+    }
+}
+
+fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<&'a str> {
+    query?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+}
+
+fn current(state: &AppState) -> Arc<Views> {
+    Arc::clone(&state.table.views().borrow())
+}
+
+/// `GET /api/state`: the public view, or God's with the token.
+async fn state(State(state): Shared, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
+    let views = current(&state);
+    if auth::is_god(&headers, query.as_deref(), &state.god_token) {
+        Json(views.god.clone()).into_response()
+    } else {
+        Json(views.public.clone()).into_response()
+    }
+}
+
+/// Turns an API `evidence.frame` (a frame id) into the spool file name the
+/// recorder reads, checking the id.
+fn spool_evidence(object: &mut Map<String, Value>, at: &str) -> Result<Option<String>, ApiError> {
+    let Some(Value::Object(evidence)) = object.get_mut("evidence") else {
+        return Ok(None);
+    };
+    match evidence.get("frame") {
+        None => Ok(None),
+        Some(Value::String(id)) if frames::valid_id(id) => {
+            let id = id.clone();
+            evidence.insert("frame".into(), Value::String(format!("{id}.jpg")));
+            Ok(Some(id))
+        }
+        Some(other) => Err(ApiError::bad(
+            format!(
+                "evidence.frame must be a frame id returned by POST /api/frames (64 hex digits), got {other}"
+            ),
+            at,
+        )),
+    }
+}
+
+/// Records `object` on the desk and answers with the acknowledgement and God's
+/// view of the play just decided.
+async fn record(
+    state: &AppState,
+    mut object: Map<String, Value>,
+    at: &'static str,
+) -> Result<Response, ApiError> {
+    let new_game = match object.remove("new_game") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+        Some(Value::Bool(true)) => true,
+        Some(other) => {
+            return Err(ApiError::bad(
+                format!("\"new_game\" must be true or false, got {other}"),
+                at,
+            ))
+        }
+    };
+    let frame = spool_evidence(&mut object, at)?;
+    let answer = state
+        .table
+        .run(move |desk: &mut Desk<'_>| {
+            if let Some(id) = &frame {
+                restore_spooled(desk, id, at)?;
+            }
+            let ack = desk.record(object, at, new_game)?;
+            if let Some(id) = &frame {
+                // Stored in the database with the play: the spool copy is done.
+                if desk.store().frame(id).ok().flatten().is_some() {
+                    let _ = std::fs::remove_file(desk.spool().join(format!("{id}.jpg")));
+                }
+            }
+            Ok::<_, ApiError>(ack)
+        })
+        .await??;
+    let views = current(state);
+    Ok(Json(json!({
+        "ok": true,
+        "ack": answer,
+        "last": views.god.get("last"),
+        "version": views.version,
+    }))
+    .into_response())
+}
+
+/// A frame already stored (an earlier play used it) is put back in the spool so
+/// the recorder can take it again.
+fn restore_spooled(desk: &Desk<'_>, id: &str, at: &str) -> Result<(), ApiError> {
+    let path = desk.spool().join(format!("{id}.jpg"));
+    if path.exists() {
+        return Ok(());
+    }
+    match desk.store().frame(id).map_err(|e| ApiError::store(e, at))? {
+        Some(jpeg) => std::fs::write(&path, jpeg).map_err(|e| ApiError::Store {
+            what: format!("cannot spool frame {id}: {e}"),
+            at: at.into(),
+        }),
+        None => Err(ApiError::rejected(
+            format!("evidence.frame {id}: no such frame (upload it with POST /api/frames first)"),
+            at,
+        )),
+    }
+}
+
+/// Parses a God route's body and sets its `event`.
+fn god_event(
+    state: &AppState,
+    headers: &HeaderMap,
+    query: Option<&str>,
+    body: &[u8],
+    event: &str,
+    at: &str,
+) -> Result<Map<String, Value>, ApiError> {
+    require_god(state, headers, query, at)?;
+    let mut object = parse_object(body, at)?;
+    if let Some(given) = object.get("event") {
+        if given.as_str() != Some(event) {
+            return Err(ApiError::bad(
+                format!("this route records {event:?} events; got \"event\": {given}"),
+                at,
+            ));
+        }
+    }
+    object.insert("event".into(), Value::String(event.into()));
+    Ok(object)
+}
+
+macro_rules! event_route {
+    ($name:ident, $event:literal, $at:literal) => {
+        async fn $name(
+            State(state): Shared,
+            headers: HeaderMap,
+            RawQuery(query): RawQuery,
+            body: Bytes,
+        ) -> Result<Response, ApiError> {
+            let object = god_event(&state, &headers, query.as_deref(), &body, $event, $at)?;
+            record(&state, object, $at).await
+        }
+    };
+}
+
+event_route!(start_round, "round", "POST /api/rounds");
+event_route!(play, "play", "POST /api/plays");
+event_route!(no_play, "no_play", "POST /api/no-plays");
+event_route!(prophet, "prophet", "POST /api/prophet");
+event_route!(correction, "correct", "POST /api/corrections");
+
+/// `POST /api/end-game`: the game stops; the rule of an unfinished round is revealed.
+async fn end_game(
+    State(state): Shared,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let at = "POST /api/end-game";
+    let body: &[u8] = if body.iter().all(u8::is_ascii_whitespace) {
+        b"{}"
+    } else {
+        &body
+    };
+    let object = god_event(&state, &headers, query.as_deref(), body, "end_game", at)?;
+    record(&state, object, at).await
+}
+
+/// `POST /api/events`: any table-log line (God).
+async fn event(
+    State(state): Shared,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let at = "POST /api/events";
+    require_god(&state, &headers, query.as_deref(), at)?;
+    let object = parse_object(&body, at)?;
+    if !object.get("event").is_some_and(Value::is_string) {
+        return Err(ApiError::bad(
+            "a table-log line needs \"event\" (e.g. \"play\")",
+            at,
+        ));
+    }
+    record(&state, object, at).await
+}
+
+/// `POST /api/table/events`: the events players make on the table's own screen.
+async fn table_event(State(state): Shared, body: Bytes) -> Result<Response, ApiError> {
+    let at = "POST /api/table/events";
+    let object = parse_object(&body, at)?;
+    match object.get("event").and_then(Value::as_str) {
+        Some(name) if TABLE_EVENTS.contains(&name) => record(&state, object, at).await,
+        other => Err(ApiError::Unauthorized {
+            at: format!(
+                "{at}: event {} needs God (the table may post only {})",
+                other.map_or("(none)".to_string(), |n| format!("{n:?}")),
+                TABLE_EVENTS.join(", ")
+            ),
+        }),
+    }
+}
+
+/// `POST /api/rule/check`: parses a rule (errors with line and column) and runs
+/// the rule checker on it.
+async fn rule_check(
+    State(state): Shared,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let at = "POST /api/rule/check";
+    require_god(&state, &headers, query.as_deref(), at)?;
+    let object = parse_object(&body, at)?;
+    let Some(text) = object
+        .get("rule")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+    else {
+        return Err(ApiError::bad(
+            "give the rule as {\"rule\": \"…\"}",
+            format!("{at}: field \"rule\""),
+        ));
+    };
+    let analyse_it = object
+        .get("analyse")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let answer = tokio::task::spawn_blocking(move || match Rule::parse(&text) {
+        Err(e) => json!({
+            "ok": false,
+            "error": {"line": e.line, "column": e.column, "message": e.message, "text": e.to_string()},
+        }),
+        Ok(_) if !analyse_it => json!({"ok": true}),
+        Ok(rule) => {
+            let reads = Reads::from(rule.footprint());
+            let report = analyse::check(
+                &rule,
+                reads,
+                &CheckOptions::default(),
+                &ProgressBar::hidden(),
+            );
+            json!({"ok": true, "report": report})
+        }
+    })
+    .await
+    .map_err(|e| ApiError::Store {
+        what: format!("the rule checker stopped: {e}"),
+        at: at.into(),
+    })?;
+    Ok(Json(answer).into_response())
+}
+
+/// `POST /api/frames`: a JPEG or PNG frame as the body; answers the reads.
+async fn upload_frame(
+    State(state): Shared,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let at = "POST /api/frames";
+    require_god(&state, &headers, query.as_deref(), at)?;
+    let worker = Arc::clone(&state);
+    let reply = tokio::task::spawn_blocking(move || {
+        frames::process(&body, worker.table.spool(), &worker.camera)
+    })
+    .await
+    .map_err(|e| ApiError::Store {
+        what: format!("the frame reader stopped: {e}"),
+        at: at.into(),
+    })??;
+    Ok(Json(reply).into_response())
+}
+
+/// `GET /api/frames/ID`: a frame as JPEG (stored evidence, or still in the spool).
+async fn frame(State(state): Shared, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let at = format!("GET /api/frames/{id}");
+    if !frames::valid_id(&id) {
+        return Err(ApiError::bad(
+            "a frame id is 64 lowercase hex digits (the SHA-256 of the JPEG)",
+            at,
+        ));
+    }
+    let lookup = id.clone();
+    let stored = state
+        .table
+        .run(move |desk: &mut Desk<'_>| desk.store().frame(&lookup))
+        .await?
+        .map_err(|e| ApiError::store(e, at.clone()))?;
+    let bytes = stored
+        .or_else(|| frames::spooled(state.table.spool(), &id))
+        .ok_or_else(|| ApiError::not_found(format!("no frame {id}"), at))?;
+    Ok(([(header::CONTENT_TYPE, "image/jpeg")], bytes).into_response())
+}
+
+/// `GET /api/rounds`: every round of every game, newest first.
+async fn rounds(State(state): Shared) -> Result<Response, ApiError> {
+    let at = "GET /api/rounds";
+    let list = state
+        .table
+        .run(move |desk: &mut Desk<'_>| {
+            let store = desk.store();
+            let mut out = Vec::new();
+            for game in store.games().map_err(|e| ApiError::store(e, at))? {
+                for info in store.rounds(game).map_err(|e| ApiError::store(e, at))? {
+                    out.push(json!({
+                        "round": info.round.to_string(),
+                        "game": game.to_string(),
+                        "variant": info.variant,
+                        "god": info.god,
+                        "players": info.players,
+                        "commitment": info.commitment,
+                        "started": format_utc(info.started_ms),
+                        "revealed": info.revealed_ms.map(format_utc),
+                    }));
+                }
+            }
+            out.reverse();
+            Ok::<_, ApiError>(out)
+        })
+        .await??;
+    Ok(Json(json!({ "rounds": list })).into_response())
+}
+
+fn target(id: &str, at: &str) -> Result<Target, ApiError> {
+    id.parse::<Target>()
+        .map_err(|e| ApiError::bad(e.to_string(), at))
+}
+
+/// `GET /api/audit/ID`: the audit of a round (`GAME.ROUND`) or game (`GAME`).
+async fn audit_report(
+    State(state): Shared,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let at = format!("GET /api/audit/{id}");
+    let target = target(&id, &at)?;
+    let for_god = auth::is_god(&headers, query.as_deref(), &state.god_token);
+    let report = state
+        .table
+        .run(move |desk: &mut Desk<'_>| {
+            audit(desk.store(), desk.factory(), target, for_god).map_err(|e| ApiError::store(e, at))
+        })
+        .await??;
+    let mut value = serde_json::to_value(&report).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut value {
+        map.insert("clean".into(), json!(report.clean()));
+        map.insert("god_view".into(), json!(for_god));
+    }
+    Ok(Json(value).into_response())
+}
+
+/// `GET /api/export/ID/log`: the table log (JSONL) that `eleusis replay` re-referees.
+async fn export(
+    State(state): Shared,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let at = format!("GET /api/export/{id}/log");
+    let target = target(&id, &at)?;
+    let for_god = auth::is_god(&headers, query.as_deref(), &state.god_token);
+    let lines = state
+        .table
+        .run(move |desk: &mut Desk<'_>| {
+            export_log(desk.store(), target, for_god).map_err(|e| ApiError::history(e, at))
+        })
+        .await??;
+    let mut text = lines.join("\n");
+    text.push('\n');
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                "application/x-ndjson; charset=utf-8".to_string(),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("inline; filename=\"eleusis-{id}.jsonl\""),
+            ),
+        ],
+        text,
+    )
+        .into_response())
+}
+
+/// `GET /api/export/GAME/scores?format=csv|html`: the game's score sheet.
+async fn scores(
+    State(state): Shared,
+    RawQuery(query): RawQuery,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let at = format!("GET /api/export/{id}/scores");
+    let game: GameId = id.parse().map_err(|e: crate::store::ids::IdError| {
+        ApiError::bad(
+            format!("{e} (a score sheet is for a whole game)"),
+            at.clone(),
+        )
+    })?;
+    let format = query_param(query.as_deref(), "format")
+        .unwrap_or("html")
+        .to_string();
+    if format != "csv" && format != "html" {
+        return Err(ApiError::bad(
+            format!("format must be csv or html, got {format:?}"),
+            at,
+        ));
+    }
+    let sheet = state
+        .table
+        .run(move |desk: &mut Desk<'_>| {
+            ScoreSheet::build(desk.store(), desk.factory(), game)
+                .map_err(|e| ApiError::history(e, at))
+        })
+        .await??;
+    Ok(if format == "csv" {
+        (
+            [(header::CONTENT_TYPE, "text/csv; charset=utf-8")],
+            sheet.to_csv(),
+        )
+            .into_response()
+    } else {
+        (
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            sheet.to_html(),
+        )
+            .into_response()
+    })
+}
+
+/// `GET /api/variants`: the variant renderer scripts the pages load.
+async fn variants() -> Response {
+    let scripts: Vec<String> = assets::variant_scripts()
+        .into_iter()
+        .map(|n| format!("/static/{n}"))
+        .collect();
+    Json(json!({ "scripts": scripts })).into_response()
+}
+
+/// `GET /ws`: pushes `{"type":"view","view":…}` now and after every change (God's
+/// view with `?token=`).
+async fn ws(
+    State(state): Shared,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let god = auth::is_god(&headers, query.as_deref(), &state.god_token);
+    let views = state.table.views();
+    upgrade.on_upgrade(move |socket| push(socket, views, god))
+}
+
+async fn push(mut socket: WebSocket, mut views: watch::Receiver<Arc<Views>>, god: bool) {
+    let text = |views: &mut watch::Receiver<Arc<Views>>| {
+        let v = views.borrow_and_update();
+        if god {
+            v.god_text.clone()
+        } else {
+            v.public_text.clone()
+        }
+    };
+    if socket.send(Message::Text(text(&mut views))).await.is_err() {
+        return;
+    }
+    loop {
+        tokio::select! {
+            changed = views.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+                if socket.send(Message::Text(text(&mut views))).await.is_err() {
+                    break;
+                }
+            }
+            message = socket.recv() => match message {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
+                Some(Ok(_)) => {}
+            },
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! The one error type of the web layer. Every refusal becomes a 4xx (or a 5xx when
+//! the store itself failed) with a JSON body `{"error": WHAT, "where": WHERE,
+//! "status": CODE}`, so a tablet or a tool always learns what was wrong and where.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::store::history::HistoryError;
+use crate::store::StoreError;
+
+/// Why a request was not served.
+#[derive(Debug, Error)]
+pub enum ApiError {
+    /// The request itself is malformed (not JSON, wrong shape, bad id).
+    #[error("{what}")]
+    BadRequest { what: String, at: String },
+    /// The referee (or the recorder's checks) refused the event; nothing was stored.
+    #[error("{what}")]
+    Rejected { what: String, at: String },
+    /// A God-only route without the God token.
+    #[error("this needs the God token (Authorization: Bearer TOKEN, or ?token=TOKEN): the URL of the God console is printed by `eleusis serve` when it starts")]
+    Unauthorized { at: String },
+    /// Something public that is not there, or not yet public (a sealed rule).
+    #[error("{what}")]
+    NotFound { what: String, at: String },
+    #[error("{what}")]
+    Forbidden { what: String, at: String },
+    #[error("{what}")]
+    TooLarge { what: String, at: String },
+    /// The store failed (disk full, locked, corrupt); the state is as it was.
+    #[error("{what}")]
+    Store { what: String, at: String },
+    /// The table's worker is gone (the service is shutting down).
+    #[error("the service is shutting down")]
+    Unavailable { at: String },
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: String,
+    #[serde(rename = "where")]
+    at: &'a str,
+    status: u16,
+}
+
+impl ApiError {
+    pub fn bad(what: impl Into<String>, at: impl Into<String>) -> ApiError {
+        ApiError::BadRequest {
+            what: what.into(),
+            at: at.into(),
+        }
+    }
+
+    pub fn rejected(what: impl Into<String>, at: impl Into<String>) -> ApiError {
+        ApiError::Rejected {
+            what: what.into(),
+            at: at.into(),
+        }
+    }
+
+    pub fn not_found(what: impl Into<String>, at: impl Into<String>) -> ApiError {
+        ApiError::NotFound {
+            what: what.into(),
+            at: at.into(),
+        }
+    }
+
+    /// A store error, classified: unknown ids are 404, a sealed rule is 403.
+    pub fn store(error: StoreError, at: impl Into<String>) -> ApiError {
+        let at = at.into();
+        let what = error.to_string();
+        match error {
+            StoreError::UnknownGame(_) | StoreError::UnknownRound(_) => {
+                ApiError::NotFound { what, at }
+            }
+            StoreError::Sealed(_) => ApiError::Forbidden { what, at },
+            _ => ApiError::Store { what, at },
+        }
+    }
+
+    pub fn history(error: HistoryError, at: impl Into<String>) -> ApiError {
+        match error {
+            HistoryError::Store(e) => ApiError::store(e, at),
+            other => ApiError::Store {
+                what: other.to_string(),
+                at: at.into(),
+            },
+        }
+    }
+
+    /// The HTTP status this error is answered with.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            ApiError::Rejected { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
+            ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
+            ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
+            ApiError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Store { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    fn at(&self) -> &str {
+        match self {
+            ApiError::BadRequest { at, .. }
+            | ApiError::Rejected { at, .. }
+            | ApiError::Unauthorized { at }
+            | ApiError::NotFound { at, .. }
+            | ApiError::Forbidden { at, .. }
+            | ApiError::TooLarge { at, .. }
+            | ApiError::Store { at, .. }
+            | ApiError::Unavailable { at } => at,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        if status.is_server_error() {
+            tracing::error!(error = %self, at = self.at(), "request failed");
+        }
+        let body = Body {
+            error: self.to_string(),
+            at: self.at(),
+            status: status.as_u16(),
+        };
+        (status, Json(body)).into_response()
+    }
+}
+
+/// Parses a JSON request body, naming the line and column of a syntax error.
+pub fn parse_json(bytes: &[u8], at: &str) -> Result<serde_json::Value, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::bad(
+            "the request body is empty: send a JSON object",
+            at,
+        ));
+    }
+    serde_json::from_slice(bytes).map_err(|e| {
+        ApiError::bad(
+            format!("the request body is not valid JSON: {e}"),
+            format!("{at}: body line {}, column {}", e.line(), e.column()),
+        )
+    })
+}
+
+/// Parses a JSON request body that must be an object.
+pub fn parse_object(
+    bytes: &[u8],
+    at: &str,
+) -> Result<serde_json::Map<String, serde_json::Value>, ApiError> {
+    match parse_json(bytes, at)? {
+        serde_json::Value::Object(map) => Ok(map),
+        other => Err(ApiError::bad(
+            format!(
+                "the request body must be a JSON object, got {}",
+                kind_of(&other)
+            ),
+            at,
+        )),
+    }
+}
+
+fn kind_of(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_errors_say_where() {
+        let err = parse_json(b"{\"cards\": [\"8H\",]}", "POST /api/plays").unwrap_err();
+        assert_eq!(err.status(), StatusCode::BAD_REQUEST);
+        assert!(err.at().contains("column"), "{}", err.at());
+        let err = parse_object(b"[1]", "x").unwrap_err();
+        assert!(err.to_string().contains("an array"), "{err}");
+        let err = parse_object(b"  ", "x").unwrap_err();
+        assert!(err.to_string().contains("empty"), "{err}");
+    }
+
+    #[test]
+    fn store_errors_are_classified() {
+        let round = "3.1".parse().expect("round");
+        assert_eq!(
+            ApiError::store(StoreError::UnknownRound(round), "x").status(),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            ApiError::store(StoreError::Sealed(round), "x").status(),
+            StatusCode::FORBIDDEN
+        );
+    }
+}

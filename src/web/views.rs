@@ -1,0 +1,346 @@
+//! What the pages show, rebuilt from the store and the referee after every change:
+//! the public view (tablet, audit) and God's view (console). The web layer renders
+//! state, it never decides it: verdicts, placements and scores come from
+//! re-refereeing the stored log ([`History`]), exactly as `eleusis audit` does.
+//!
+//! The public view never carries the rule's explanations before the reveal — an
+//! explanation such as "last 9♦ is odd → card must be black" gives the rule away.
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::cards::Card;
+use crate::referee::{Game, Outcome, Placement};
+use crate::store::history::{decision, EntryKind, History, RefereeFactory};
+use crate::store::seal::commitment;
+use crate::store::{format_utc, GameId, RoundRef, Store};
+
+use super::error::ApiError;
+
+/// Both views of one moment, as JSON values and as the text pushed on `/ws`.
+#[derive(Debug, Clone, Default)]
+pub struct Views {
+    /// Increases with every change; the pages show the newest they got.
+    pub version: u64,
+    pub public: Value,
+    pub god: Value,
+    pub public_text: String,
+    pub god_text: String,
+}
+
+impl Views {
+    /// Wraps two views with their push messages.
+    pub fn new(version: u64, public: Value, god: Value) -> Views {
+        let message = |view: &Value| json!({"type": "view", "view": view}).to_string();
+        Views {
+            version,
+            public_text: message(&public),
+            god_text: message(&god),
+            public,
+            god,
+        }
+    }
+}
+
+/// One laid card and the laid position it took (1-based, starter = 1).
+#[derive(Debug, Clone, Serialize)]
+pub struct LaidCard {
+    pub card: Card,
+    pub laid: Option<u32>,
+}
+
+/// A main-line card with the sideline entries hanging under it (a sequence is one
+/// entry, kept together).
+#[derive(Debug, Clone, Serialize)]
+pub struct Column {
+    #[serde(flatten)]
+    pub top: LaidCard,
+    pub side: Vec<Vec<LaidCard>>,
+}
+
+/// Rebuilds the layout with every card's laid position from the round's outcomes, so
+/// that the markers (which are laid positions) can be drawn on their cards. When
+/// the count does not match the referee's, positions are left out rather than guessed.
+pub fn layout(starter: Option<Card>, outcomes: &[&Outcome], laid_total: u32) -> Vec<Column> {
+    let mut columns: Vec<Column> = Vec::new();
+    let mut n = 0u32;
+    let mut next = || {
+        n += 1;
+        Some(n)
+    };
+    if let Some(card) = starter {
+        columns.push(Column {
+            top: LaidCard { card, laid: next() },
+            side: Vec::new(),
+        });
+    }
+    for outcome in outcomes {
+        match &outcome.placed {
+            Some(Placement::Main { cards }) => {
+                for &card in cards {
+                    columns.push(Column {
+                        top: LaidCard { card, laid: next() },
+                        side: Vec::new(),
+                    });
+                }
+            }
+            Some(Placement::Sideline { after, cards }) => {
+                let entry: Vec<LaidCard> = cards
+                    .iter()
+                    .map(|&card| LaidCard { card, laid: next() })
+                    .collect();
+                if let Some(column) = columns.get_mut(*after) {
+                    column.side.push(entry);
+                }
+            }
+            None => {}
+        }
+    }
+    if n != laid_total {
+        for column in &mut columns {
+            column.top.laid = None;
+            for card in column.side.iter_mut().flatten() {
+                card.laid = None;
+            }
+        }
+    }
+    columns
+}
+
+/// Removes every `explanation` field (and explanation lists) from a JSON value.
+pub fn strip_explanations(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.remove("explanation");
+            map.remove("explanations");
+            for v in map.values_mut() {
+                strip_explanations(v);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_explanations),
+        _ => {}
+    }
+}
+
+/// A short warning about the stock for the tablet, when one is due.
+pub fn stock_warning(stock: u32, decks: u32, players: usize) -> Option<String> {
+    let low = u32::try_from(players)
+        .unwrap_or(u32::MAX)
+        .saturating_mul(2)
+        .max(10);
+    if stock <= low {
+        Some(format!(
+            "stock low: {stock} cards left; a deck will be added when it runs out ({decks} in play)"
+        ))
+    } else if decks > 2 {
+        Some(format!("{decks} decks in play (the stock ran out before)"))
+    } else {
+        None
+    }
+}
+
+/// Builds both views of the game `game` (the one being played).
+pub fn build(
+    store: &Store,
+    factory: &RefereeFactory,
+    game: Option<GameId>,
+    referee: &Game,
+    version: u64,
+) -> Result<Views, ApiError> {
+    let at = "building the table view";
+    let state = referee.state();
+    let state_json = serde_json::to_value(&state).unwrap_or(Value::Null);
+    let round = match game {
+        Some(game) if state.round > 0 => Some(RoundRef {
+            game,
+            number: state.round,
+        }),
+        _ => None,
+    };
+    let mut public = Map::new();
+    public.insert("version".into(), json!(version));
+    public.insert("game".into(), json!(game.map(|g| g.to_string())));
+    public.insert("round".into(), json!(round.map(|r| r.to_string())));
+    public.insert("game_over".into(), json!(referee.ended()));
+    public.insert(
+        "stock_warning".into(),
+        json!(if state.ended || state.round == 0 {
+            None
+        } else {
+            stock_warning(state.stock, state.decks, state.players.len())
+        }),
+    );
+    let mut rule = Value::Null;
+    let mut revealed = false;
+    let mut plays: Vec<Value> = Vec::new();
+    let mut columns = Vec::new();
+    if let (Some(game), Some(round)) = (game, round) {
+        let info = store.round(round).map_err(|e| ApiError::store(e, at))?;
+        let reveal = store.revealed(round).map_err(|e| ApiError::store(e, at))?;
+        revealed = reveal.is_some();
+        public.insert(
+            "seal".into(),
+            json!({
+                "commitment": info.commitment,
+                "revealed": reveal.map(|r| json!({
+                    "rule": r.rule,
+                    "salt": r.salt,
+                    "commitment": r.commitment,
+                    "verified": commitment(&r.salt, &r.rule) == info.commitment,
+                })),
+            }),
+        );
+        rule = json!(store
+            .seal_for_god(round)
+            .map_err(|e| ApiError::store(e, at))?
+            .for_god());
+        let history = History::load(store, game, true).map_err(|e| ApiError::history(e, at))?;
+        let effective = history
+            .effective(None)
+            .map_err(|e| ApiError::history(e, at))?;
+        let (_, outcomes) = history
+            .replay(factory, &effective)
+            .map_err(|e| ApiError::history(e, at))?;
+        let corrected = history
+            .entries
+            .iter()
+            .any(|e| matches!(e.kind, EntryKind::Correction(_)));
+        let mut round_outcomes: Vec<&Outcome> = Vec::new();
+        for (item, outcome) in effective.iter().zip(&outcomes) {
+            let Some(entry) = history.entries.get(item.entry) else {
+                continue;
+            };
+            if entry.stored.round != round {
+                continue;
+            }
+            if outcome.event != "round" {
+                round_outcomes.push(outcome);
+            }
+            let changed = corrected
+                && store
+                    .verdict(entry.stored.id)
+                    .ok()
+                    .flatten()
+                    .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                    .is_some_and(|announced| {
+                        decision(&announced)
+                            != decision(&serde_json::to_value(outcome).unwrap_or(Value::Null))
+                    });
+            let event_json = serde_json::to_value(&item.event).unwrap_or(Value::Null);
+            let cards = event_json
+                .get("cards")
+                .or_else(|| event_json.get("hand"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            plays.push(json!({
+                "seq": entry.stored.seq,
+                "at": format_utc(entry.stored.recorded_ms),
+                "event": outcome.event,
+                "player": outcome.player,
+                "cards": cards,
+                "right": outcome.right,
+                "outcome": outcome,
+                "text": outcome.to_string(),
+                "corrected": !item.corrected_by.is_empty(),
+                "changed": changed,
+                "evidence": entry.payload.get("evidence"),
+            }));
+        }
+        columns = layout(state.main.first().copied(), &round_outcomes, state.laid);
+    }
+    public.insert("state".into(), state_json);
+    public.insert(
+        "layout".into(),
+        serde_json::to_value(&columns).unwrap_or(Value::Null),
+    );
+    public.insert(
+        "last".into(),
+        plays
+            .iter()
+            .rev()
+            .find(|p| p.get("event").and_then(Value::as_str) != Some("round"))
+            .cloned()
+            .unwrap_or(Value::Null),
+    );
+    public.insert("plays".into(), Value::Array(plays));
+    public.insert("revealed".into(), json!(revealed));
+    let mut god = public.clone();
+    god.insert("god_view".into(), json!(true));
+    god.insert("rule".into(), rule);
+    public.insert("god_view".into(), json!(false));
+    let mut public = Value::Object(public);
+    if !revealed {
+        strip_explanations(&mut public);
+        // The one-line trace quotes the explanations too.
+        if let Some(Value::Array(plays)) = public.get_mut("plays") {
+            plays.iter_mut().for_each(|p| {
+                if let Some(map) = p.as_object_mut() {
+                    map.remove("text");
+                }
+            });
+        }
+        if let Some(Value::Object(last)) = public.get_mut("last") {
+            last.remove("text");
+        }
+    }
+    Ok(Views::new(version, public, Value::Object(god)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cards::parse_cards;
+
+    fn card(text: &str) -> Card {
+        text.parse().expect("card")
+    }
+
+    #[test]
+    fn layout_numbers_laid_cards_in_laying_order_and_keeps_sequences_together() {
+        let right = Outcome {
+            placed: Some(Placement::Main {
+                cards: parse_cards("5S").expect("cards"),
+            }),
+            ..Outcome::default()
+        };
+        let wrong_seq = Outcome {
+            placed: Some(Placement::Sideline {
+                after: 1,
+                cards: parse_cards("4S 9D JC").expect("cards"),
+            }),
+            ..Outcome::default()
+        };
+        let next = Outcome {
+            placed: Some(Placement::Main {
+                cards: parse_cards("2H").expect("cards"),
+            }),
+            ..Outcome::default()
+        };
+        let columns = layout(Some(card("3H")), &[&right, &wrong_seq, &next], 6);
+        assert_eq!(columns.len(), 3);
+        assert_eq!(columns[1].side.len(), 1, "one entry for the sequence");
+        let side: Vec<Option<u32>> = columns[1].side[0].iter().map(|c| c.laid).collect();
+        assert_eq!(side, vec![Some(3), Some(4), Some(5)]);
+        assert_eq!(columns[2].top.laid, Some(6));
+        // A count that disagrees with the referee drops the positions.
+        let columns = layout(Some(card("3H")), &[&right], 7);
+        assert!(columns.iter().all(|c| c.top.laid.is_none()));
+    }
+
+    #[test]
+    fn explanations_are_stripped_everywhere() {
+        let mut value = json!({"verdicts": [{"card": "5H", "explanation": "last is odd"}],
+            "nested": {"explanations": ["x"], "keep": 1}});
+        strip_explanations(&mut value);
+        let text = value.to_string();
+        assert!(!text.contains("explanation"), "{text}");
+        assert!(text.contains("keep"));
+    }
+
+    #[test]
+    fn stock_warning_when_low_or_extra_decks() {
+        assert!(stock_warning(40, 2, 4).is_none());
+        assert!(stock_warning(9, 2, 4).expect("low").contains("9 cards"));
+        assert!(stock_warning(60, 3, 4).expect("decks").contains("3 decks"));
+    }
+}
