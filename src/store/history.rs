@@ -344,3 +344,79 @@ pub fn export_log(
         .map(|e| e.event.to_line())
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+
+    fn round(number: u32) -> RoundRef {
+        RoundRef {
+            game: GameId(4),
+            number,
+        }
+    }
+
+    #[test]
+    fn corrections_name_their_target_and_fields() {
+        let c = parse_correction(
+            &object(json!({"event":"correct","seq":12,"cards":["8D"]})),
+            Some(round(2)),
+        )
+        .expect("correction");
+        assert_eq!((c.target, c.seq), (round(2), 12));
+        assert_eq!(c.fields.get("cards"), Some(&json!(["8D"])));
+        let c = parse_correction(
+            &object(json!({"event":"correct","round":1,"seq":3,"pick":null})),
+            Some(round(2)),
+        )
+        .expect("correction");
+        assert_eq!(c.target, round(1));
+        assert_eq!(c.fields.get("pick"), Some(&Value::Null));
+    }
+
+    #[test]
+    fn malformed_corrections_are_explained() {
+        let cases = [
+            (json!({"event":"correct","cards":["8D"]}), "\"seq\""),
+            (json!({"event":"correct","seq":0,"cards":["8D"]}), "\"seq\""),
+            (
+                json!({"event":"correct","seq":"3","cards":["8D"]}),
+                "\"seq\"",
+            ),
+            (json!({"event":"correct","seq":3}), "at least one field"),
+            (
+                json!({"event":"correct","seq":3,"round":0,"cards":[]}),
+                "\"round\"",
+            ),
+            (
+                json!({"event":"correct","seq":3,"round":"1","cards":[]}),
+                "\"round\"",
+            ),
+        ];
+        for (value, expected) in cases {
+            let err = parse_correction(&object(value.clone()), Some(round(1))).unwrap_err();
+            assert!(err.contains(expected), "{value}: {err}");
+        }
+        let err = parse_correction(&object(json!({"event":"correct","seq":1,"cards":[]})), None)
+            .unwrap_err();
+        assert!(err.contains("no round"), "{err}");
+    }
+
+    #[test]
+    fn a_decision_ignores_explanations_and_warnings_only() {
+        let a = json!({"right":true,"verdicts":[{"card":"8H","accepted":true,"explanation":"x"}],"warnings":["w"]});
+        let b = json!({"right":true,"verdicts":[{"card":"8H","accepted":true,"explanation":"y"}]});
+        let c =
+            json!({"right":false,"verdicts":[{"card":"8H","accepted":false,"explanation":"y"}]});
+        assert_eq!(decision(&a), decision(&b));
+        assert_ne!(decision(&b), decision(&c));
+    }
+}

@@ -424,3 +424,75 @@ impl<'s> Recorder<'s> {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::history::standard_referee;
+
+    const ROUND: &str = r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo"],"rule":"red","starter":"AH","hand_size":3}"#;
+
+    fn lines(texts: &[&str]) -> Vec<(usize, String)> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i + 1, t.to_string()))
+            .collect()
+    }
+
+    fn error_of(reply: &Reply) -> &str {
+        match reply {
+            Reply::Rejected(r) => &r.error,
+            Reply::Stored(a) => panic!("stored: {a:?}"),
+        }
+    }
+
+    #[test]
+    fn store_annotations_and_misplaced_evidence_are_refused() {
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let replies = recorder
+            .record_batch(&lines(&[
+                r#"{"event":"play","cards":["2H"]}"#,
+                ROUND,
+                r#"{"event":"play","cards":["2H"],"at":"2026-01-01T00:00:00.000Z"}"#,
+                r#"{"event":"prophet","player":"Ana","evidence":{"reads":[]}}"#,
+                r#"{"event":"play","cards":["2H"],"evidence":{"reads":[{"read":"2H","confidence":2}]}}"#,
+                r#"{"event":"correct","seq":1,"cards":["2H"]}"#,
+            ]))
+            .expect("batch");
+        assert!(error_of(&replies[0]).contains("no round has started"));
+        assert!(matches!(replies[1], Reply::Stored(_)));
+        assert!(error_of(&replies[2]).contains("written by the store"));
+        assert!(error_of(&replies[3]).contains("only play and no_play"));
+        assert!(error_of(&replies[4]).contains("confidence"));
+        assert!(
+            error_of(&replies[5]).contains("can be corrected"),
+            "{replies:?}"
+        );
+        assert_eq!(store.events(GameId(1)).expect("events").len(), 1);
+    }
+
+    #[test]
+    fn a_resumed_recorder_continues_the_same_referee_state() {
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let mut first = Recorder::new_game(&store, standard_referee());
+        first
+            .record_batch(&lines(&[ROUND, r#"{"event":"play","cards":["2H"]}"#]))
+            .expect("first");
+        let game = first.game().expect("game");
+        let before = first.referee().state();
+        drop(first);
+        let mut resumed = Recorder::resume(&store, standard_referee(), game).expect("resume");
+        assert_eq!(resumed.referee().state(), before);
+        let replies = resumed
+            .record_batch(&[(1, r#"{"event":"play","player":"Bo","cards":["3H"]}"#.into())])
+            .expect("more");
+        match &replies[0] {
+            Reply::Stored(ack) => assert_eq!((ack.round.as_str(), ack.seq), ("1.1", 3)),
+            other => panic!("{other:?}"),
+        }
+    }
+}
