@@ -110,4 +110,7 @@ pub enum RefereeError {
         player: String,
         condition: ProphetCondition,
     },
+    /// A rule of `eleusis-1959` or `delphos` (RULES.md sections 6 and 7).
+    #[error(transparent)]
+    OwnFlow(#[from] super::own_flow::FlowError),
 }

@@ -8,9 +8,12 @@ use serde::Serialize;
 
 use crate::cards::Card;
 
+use super::delphos::DelphosState;
 use super::error::RefereeError;
 use super::log::LogEvent;
+use super::original::OriginalState;
 use super::outcome::Outcome;
+use super::own_flow::{FlowError, OwnFlowRound};
 use super::round::{Round, SharedJudge, Sideline};
 use super::scoring::Tally;
 use super::variant::Variant;
@@ -24,6 +27,11 @@ pub type RuleCompiler = Arc<dyn Fn(&str) -> Result<SharedJudge, String> + Send +
 pub struct Game {
     compiler: RuleCompiler,
     round: Option<Round>,
+    /// The current round when its variant has its own flow (`eleusis-1959`,
+    /// `delphos`); then `round` is `None`.
+    own: Option<OwnFlowRound>,
+    /// The variant of the game's first round: a game of a seed game stays in it.
+    first_variant: Option<Variant>,
     rounds_started: u32,
     /// Scores of every finished round, in order.
     finished: Vec<Tally>,
@@ -67,6 +75,8 @@ impl Game {
         Game {
             compiler,
             round: None,
+            own: None,
+            first_variant: None,
             rounds_started: 0,
             finished: Vec::new(),
             gods: Vec::new(),
@@ -87,15 +97,33 @@ impl Game {
         if self.ended {
             return Err(RefereeError::GameOver);
         }
-        let mut out = match event {
+        let out = match event {
             LogEvent::Round(ev) => {
                 if let Some(round) = self.round.as_ref().filter(|r| r.end.is_none()) {
                     return Err(RefereeError::RoundInProgress {
                         round: round.number,
                     });
                 }
+                if let Some(own) = self.own.as_ref().filter(|r| r.end().is_none()) {
+                    return Err(RefereeError::RoundInProgress {
+                        round: own.number(),
+                    });
+                }
+                if let Some(first) = self.first_variant {
+                    if first != ev.variant && (first.own_flow() || ev.variant.own_flow()) {
+                        return Err(FlowError::MixedVariants {
+                            game: first,
+                            round: ev.variant,
+                        }
+                        .into());
+                    }
+                }
                 let judge = (self.compiler)(&ev.rule).map_err(RefereeError::BadRule)?;
+                if ev.variant.own_flow() {
+                    return self.start_own_flow(ev, judge);
+                }
                 let (round, out) = Round::start(self.rounds_started + 1, ev, judge)?;
+                self.first_variant.get_or_insert(ev.variant);
                 self.rounds_started += 1;
                 self.gods.push(round.god.clone());
                 for name in ev.players.iter().chain(std::iter::once(&ev.god)) {
@@ -105,11 +133,33 @@ impl Game {
                 }
                 self.not_god_bonus = round.params.not_god_bonus;
                 self.round = Some(round);
+                self.own = None;
                 out
+            }
+            LogEvent::Play(_)
+            | LogEvent::NoPlay(_)
+            | LogEvent::Prophet(_)
+            | LogEvent::Predict(_)
+            | LogEvent::EndRound(_)
+            | LogEvent::Hint(_)
+                if self.own.is_some() =>
+            {
+                match self.own.as_mut() {
+                    Some(own) => own.apply(event)?,
+                    None => return Err(RefereeError::NoRound),
+                }
             }
             LogEvent::Play(ev) => self.current()?.play(ev)?,
             LogEvent::NoPlay(ev) => self.current()?.no_play(ev)?,
             LogEvent::Prophet(ev) => self.current()?.declare_prophet(ev)?,
+            LogEvent::Predict(_) | LogEvent::EndRound(_) | LogEvent::Hint(_) => {
+                let round = self.current()?;
+                return Err(FlowError::NotInVariant {
+                    event: event.name(),
+                    variant: round.variant,
+                }
+                .into());
+            }
             LogEvent::EndGame(_) => {
                 let mut out = Outcome {
                     round: self.rounds_started,
@@ -123,11 +173,22 @@ impl Game {
                         round.number
                     ));
                 }
+                if let Some(own) = self.own.as_ref().filter(|r| r.end().is_none()) {
+                    out.warnings.push(format!(
+                        "round {} had not ended and is not scored",
+                        own.number()
+                    ));
+                }
                 self.ended = true;
                 out.totals = self.totals();
                 out
             }
         };
+        Ok(self.settle(out))
+    }
+
+    /// Records what an applied event decided: a finished round's scores, warnings.
+    fn settle(&mut self, mut out: Outcome) -> Outcome {
         if let Some(end) = &out.round_end {
             self.finished.push(end.scores.clone());
             out.totals = self.totals();
@@ -135,7 +196,34 @@ impl Game {
         let round = out.round;
         self.warnings
             .extend(out.warnings.iter().map(|w| format!("round {round}: {w}")));
-        Ok(out)
+        out
+    }
+
+    /// Starts a round of `eleusis-1959` or `delphos` (see [`super::own_flow`]).
+    fn start_own_flow(
+        &mut self,
+        ev: &super::log::RoundEvent,
+        judge: SharedJudge,
+    ) -> Result<Outcome, RefereeError> {
+        let (own, out) = OwnFlowRound::start(
+            self.rounds_started + 1,
+            ev,
+            judge,
+            self.own.as_ref(),
+            self.finished.len(),
+        )?;
+        self.rounds_started += 1;
+        self.first_variant.get_or_insert(ev.variant);
+        self.gods.push(ev.god.clone());
+        for name in ev.players.iter().chain(std::iter::once(&ev.god)) {
+            if !self.participants.contains(name) {
+                self.participants.push(name.clone());
+            }
+        }
+        self.not_god_bonus = ev.variant.params().not_god_bonus;
+        self.round = None;
+        self.own = Some(own);
+        Ok(self.settle(out))
     }
 
     fn current(&mut self) -> Result<&mut Round, RefereeError> {
@@ -182,6 +270,13 @@ impl Game {
             gods: self.gods.clone(),
             ended: self.ended,
         };
+        if let Some(own) = &self.own {
+            return own.state(GameState {
+                game,
+                warnings: self.warnings.clone(),
+                ..GameState::default()
+            });
+        }
         let Some(r) = &self.round else {
             return GameState {
                 game,
@@ -226,6 +321,8 @@ impl Game {
             sudden_death: r.end.is_none() && r.sudden_death(),
             former_prophets: r.former_prophets(),
             end_reason: r.end.as_ref().map(|e| e.reason.clone()),
+            eleusis_1959: None,
+            delphos: None,
         }
     }
 
@@ -302,4 +399,12 @@ pub struct GameState {
     pub former_prophets: Vec<String>,
     /// Extension: why the round ended.
     pub end_reason: Option<String>,
+    /// Extension (`eleusis-1959`): stage, wrong cards before each player, the
+    /// dealer's score, the deals of the game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eleusis_1959: Option<OriginalState>,
+    /// Extension (`delphos`): running scores, who may predict, the pending
+    /// prediction, hints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delphos: Option<DelphosState>,
 }

@@ -27,6 +27,13 @@ pub enum LogEvent {
     Prophet(ProphetEvent),
     /// The game stops here.
     EndGame(EndGameEvent),
+    /// Extension (`delphos`): the previous player predicts God's answer to the next
+    /// proposal.
+    Predict(PredictEvent),
+    /// Extension (`eleusis-1959`, `delphos`): the round ends by declaration.
+    EndRound(EndRoundEvent),
+    /// Extension (`delphos`, and `eleusis-1959` before the first play): a hint.
+    Hint(HintEvent),
 }
 
 /// `{"event":"round", …}`: set-up of a round.
@@ -107,6 +114,64 @@ pub struct ProphetEvent {
     pub player: String,
 }
 
+/// What a Delphos prediction says God will answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Prediction {
+    Accepted,
+    Rejected,
+}
+
+impl Prediction {
+    /// Whether the prediction says "accepted".
+    pub fn accepts(self) -> bool {
+        self == Prediction::Accepted
+    }
+}
+
+/// `{"event":"predict","player":…,"says":"accepted"|"rejected"}` (`delphos`): made
+/// before God answers the next proposal, by the player seated before the proposer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PredictEvent {
+    pub player: String,
+    pub says: Prediction,
+}
+
+/// Who ends a round by declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndedBy {
+    /// God (the dealer in `eleusis-1959`).
+    God,
+    /// The players, unanimously (`delphos`); `assent` names every player.
+    Players,
+}
+
+/// `{"event":"end_round"}`: in `eleusis-1959` the dealer declares that no further
+/// card can be accepted in stage 2; in `delphos` God ends the round, or the players
+/// do unanimously (`"by":"players","assent":[…every player…]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndRoundEvent {
+    /// Absent: God.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<EndedBy>,
+    /// The players who agreed, when the players end the round.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assent: Vec<String>,
+}
+
+/// `{"event":"hint","text":…,"assent":[…]}`: in `delphos` a hint needs every
+/// player's assent; in `eleusis-1959` the dealer may give one before the first play.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HintEvent {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assent: Vec<String>,
+}
+
 /// `{"event":"end_game"}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -175,6 +240,9 @@ impl LogEvent {
             LogEvent::NoPlay(_) => "no_play",
             LogEvent::Prophet(_) => "prophet",
             LogEvent::EndGame(_) => "end_game",
+            LogEvent::Predict(_) => "predict",
+            LogEvent::EndRound(_) => "end_round",
+            LogEvent::Hint(_) => "hint",
         }
     }
 
@@ -193,13 +261,23 @@ impl LogEvent {
                 bad("\"hand\" is empty: a no_play shows the player's whole hand")
             }
             LogEvent::Round(r) if r.players.is_empty() => bad("\"players\" is empty"),
+            LogEvent::Hint(h) if h.text.trim().is_empty() => bad("\"text\" of the hint is empty"),
             _ => Ok(()),
         }
     }
 }
 
-/// Event names of table log v1.
-pub const KNOWN_EVENTS: [&str; 5] = ["round", "play", "no_play", "prophet", "end_game"];
+/// Event names of table log v1, then this project's extensions.
+pub const KNOWN_EVENTS: [&str; 8] = [
+    "round",
+    "play",
+    "no_play",
+    "prophet",
+    "end_game",
+    "predict",
+    "end_round",
+    "hint",
+];
 
 #[cfg(test)]
 mod tests {
@@ -229,6 +307,19 @@ mod tests {
         };
         assert_eq!(play.player.as_deref(), Some("Jacques"));
         assert_eq!(play.cards.len(), 3);
+    }
+
+    #[test]
+    fn extension_events_round_trip() {
+        for line in [
+            r#"{"event":"predict","player":"Bea","says":"rejected"}"#,
+            r#"{"event":"end_round"}"#,
+            r#"{"event":"end_round","by":"players","assent":["A","B"]}"#,
+            r#"{"event":"hint","text":"only the last symbol matters","assent":["A","B"]}"#,
+        ] {
+            let event = LogEvent::parse_line(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(event.to_line(), line);
+        }
     }
 
     #[test]
@@ -264,8 +355,24 @@ mod tests {
             (r#"{"event":"no_play","hand":[]}"#, "\"hand\" is empty"),
             (r#"{"event":"end_game","extra":1}"#, "unknown field `extra`"),
             (
-                r#"{"event":"round","variant":"delphos","god":"G","players":["A"],"rule":"true","starter":"3H"}"#,
-                "does not play it yet",
+                r#"{"event":"round","variant":"delphi","god":"G","players":["A"],"rule":"true","starter":"3H"}"#,
+                "unknown variant \"delphi\"",
+            ),
+            (
+                r#"{"event":"predict","player":"A","says":"maybe"}"#,
+                "unknown variant `maybe`",
+            ),
+            (
+                r#"{"event":"predict","says":"accepted"}"#,
+                "missing field `player`",
+            ),
+            (
+                r#"{"event":"end_round","by":"nobody"}"#,
+                "unknown variant `nobody`",
+            ),
+            (
+                r#"{"event":"hint","text":"  "}"#,
+                "\"text\" of the hint is empty",
             ),
         ];
         for (line, expected) in cases {

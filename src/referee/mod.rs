@@ -4,10 +4,13 @@
 //! returns the [`Outcome`] it decided or a [`RefereeError`] naming the rule that
 //! forbids the event, leaving the state unchanged.
 
+pub mod delphos;
 pub mod error;
 pub mod game;
 pub mod log;
+pub mod original;
 pub mod outcome;
+pub mod own_flow;
 pub mod round;
 pub mod scoring;
 pub mod variant;
@@ -16,8 +19,9 @@ use thiserror::Error;
 
 pub use error::{ProphetCondition, RefereeError};
 pub use game::{Game, GameState, GameSummary, ProphetState, RuleCompiler};
-pub use log::{Call, LogError, LogEvent};
-pub use outcome::{CardVerdict, Outcome, Penalty, Pick, Placement, RoundEnd};
+pub use log::{Call, LogError, LogEvent, Prediction};
+pub use outcome::{CardVerdict, Outcome, Penalty, Pick, Placement, PredictionOutcome, RoundEnd};
+pub use own_flow::FlowError;
 pub use round::{SharedJudge, Sideline};
 pub use scoring::{round_scores, ProphetTally, Tally};
 pub use variant::{Variant, VariantParams};

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::cards::Card;
 
-use super::log::Call;
+use super::log::{Call, Prediction};
 use super::scoring::Tally;
 
 /// The verdict on one card, with the rule's explanation.
@@ -54,6 +54,15 @@ pub struct ProphetCallOutcome {
     pub said: Call,
     /// Whether God confirmed the call.
     pub confirmed: bool,
+}
+
+/// How a Delphos prediction fared against God's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PredictionOutcome {
+    pub player: String,
+    pub says: Prediction,
+    /// Whether God's answer matched the prediction.
+    pub right: bool,
 }
 
 /// How a round ended, with its scores.
@@ -118,6 +127,16 @@ pub struct Outcome {
     pub next_turn: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// `eleusis-1959`: the wrong card stays face up before this player (stage 1) or
+    /// returns to him (stage 2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_by: Option<String>,
+    /// `delphos`: the prediction made on this proposal, and how it fared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prediction: Option<PredictionOutcome>,
+    /// `delphos`: running score changes this event made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score_changes: Option<Tally>,
 }
 
 fn cards_text(cards: &[Card]) -> String {
@@ -158,6 +177,9 @@ impl fmt::Display for Outcome {
             "prophet" => parts.push(format!("{who} declares himself Prophet")),
             "round" => parts.push(format!("round {} starts", self.round)),
             "end_game" => parts.push("the game ends".to_string()),
+            "predict" => parts.push(format!("{who} makes a prediction")),
+            "end_round" => parts.push(format!("{who} ends the round")),
+            "hint" => parts.push(format!("{who} gives a hint")),
             other => parts.push(other.to_string()),
         }
         let explained: Vec<String> = self
@@ -211,6 +233,24 @@ impl fmt::Display for Outcome {
                 cards_text(cards)
             )),
             None => {}
+        }
+        if let Some(name) = &self.kept_by {
+            parts.push(format!("the wrong card stays face up before {name}"));
+        }
+        if let Some(p) = &self.prediction {
+            let says = if p.says.accepts() {
+                "accepted"
+            } else {
+                "rejected"
+            };
+            parts.push(format!(
+                "{} predicted {says}: {}",
+                p.player,
+                if p.right { "right" } else { "wrong" }
+            ));
+        }
+        if let Some(changes) = &self.score_changes {
+            parts.push(format!("score changes {changes}"));
         }
         if let Some(name) = &self.overthrown {
             parts.push(format!(

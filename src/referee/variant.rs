@@ -20,6 +20,12 @@ pub enum Variant {
     Gardner,
     /// 002 without its advanced section: no Prophet, sudden death at 30.
     Basic,
+    /// The original game of 1959 (004): one deck, two stages, its own scoring
+    /// (RULES.md section 6); refereed by [`super::original`].
+    Eleusis1959,
+    /// Delphos (003): proposals of any card and predictions instead of hands (RULES.md
+    /// section 7); refereed by [`super::delphos`].
+    Delphos,
 }
 
 /// The numbers a variant plays with.
@@ -67,13 +73,27 @@ pub struct VariantParams {
 pub enum VariantError {
     #[error("variant {0:?} is described in RULES.md but this referee does not play it yet (known: new-eleusis, gardner, basic)")]
     NotSupported(String),
-    #[error("unknown variant {0:?} (expected new-eleusis, gardner or basic)")]
+    #[error(
+        "unknown variant {0:?} (expected new-eleusis, gardner, basic, eleusis-1959 or delphos)"
+    )]
     Unknown(String),
 }
 
 impl Variant {
     /// Every variant this referee plays.
-    pub const ALL: [Variant; 3] = [Variant::NewEleusis, Variant::Gardner, Variant::Basic];
+    pub const ALL: [Variant; 5] = [
+        Variant::NewEleusis,
+        Variant::Gardner,
+        Variant::Basic,
+        Variant::Eleusis1959,
+        Variant::Delphos,
+    ];
+
+    /// Whether the variant has its own flow (no hands of the section 2–5 kind):
+    /// `eleusis-1959` and `delphos`.
+    pub fn own_flow(self) -> bool {
+        matches!(self, Variant::Eleusis1959 | Variant::Delphos)
+    }
 
     /// The id used in table logs and the state JSON.
     pub fn id(self) -> &'static str {
@@ -81,6 +101,8 @@ impl Variant {
             Variant::NewEleusis => "new-eleusis",
             Variant::Gardner => "gardner",
             Variant::Basic => "basic",
+            Variant::Eleusis1959 => "eleusis-1959",
+            Variant::Delphos => "delphos",
         }
     }
 
@@ -120,6 +142,33 @@ impl Variant {
                 starter_must_fit: true,
                 ..common
             },
+            // 004: one deck, dealt out evenly (the hand size follows from the number
+            // of players), one card per turn, a 6-point bonus, no sudden death.
+            Variant::Eleusis1959 => VariantParams {
+                prophet: false,
+                sudden_death: None,
+                sudden_death_after_prophet: None,
+                hand_size: 0,
+                out_bonus: 6,
+                not_god_bonus: 0,
+                decks: 1,
+                max_sequence: 1,
+                ..common
+            },
+            // 003: no hands, no stock, one symbol per proposal; the starter opens the
+            // accepted sequence and must fit.
+            Variant::Delphos => VariantParams {
+                prophet: false,
+                sudden_death: None,
+                sudden_death_after_prophet: None,
+                hand_size: 0,
+                out_bonus: 0,
+                not_god_bonus: 0,
+                decks: 1,
+                starter_must_fit: true,
+                max_sequence: 1,
+                ..common
+            },
         }
     }
 }
@@ -138,7 +187,8 @@ impl FromStr for Variant {
             "new-eleusis" => Ok(Variant::NewEleusis),
             "gardner" => Ok(Variant::Gardner),
             "basic" => Ok(Variant::Basic),
-            "eleusis-1959" | "delphos" => Err(VariantError::NotSupported(text.to_string())),
+            "eleusis-1959" => Ok(Variant::Eleusis1959),
+            "delphos" => Ok(Variant::Delphos),
             other => Err(VariantError::Unknown(other.to_string())),
         }
     }
@@ -181,11 +231,11 @@ mod tests {
     }
 
     #[test]
-    fn later_variants_are_named_as_not_supported() {
-        assert!(matches!(
-            "delphos".parse::<Variant>(),
-            Err(VariantError::NotSupported(_))
-        ));
+    fn seed_games_parse_and_unknown_ids_are_named() {
+        assert_eq!("delphos".parse::<Variant>(), Ok(Variant::Delphos));
+        assert_eq!("eleusis-1959".parse::<Variant>(), Ok(Variant::Eleusis1959));
+        assert!(Variant::Delphos.own_flow() && Variant::Eleusis1959.own_flow());
+        assert!(!Variant::NewEleusis.own_flow());
         assert!(matches!(
             "chess".parse::<Variant>(),
             Err(VariantError::Unknown(_))
