@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 pub mod audit;
 pub mod export;
+pub mod recognize;
 pub mod record;
 pub mod replay;
 pub mod rule;
@@ -35,6 +36,9 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Work with a secret rule: judge cards against it.
     Rule(rule::RuleArgs),
+    /// Read the cards in camera frames (JSON lines with --json; --check compares
+    /// with labelled sidecars).
+    Recognize(recognize::RecognizeArgs),
     /// Run the live service: tablet page, God console, audit pages and JSON API.
     Serve(serve::ServeArgs),
 }
@@ -48,6 +52,7 @@ pub fn main() -> ExitCode {
         Command::Audit(args) => audit::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Rule(args) => rule::run(&args),
+        Command::Recognize(args) => recognize::run(&args),
         Command::Serve(args) => serve::run(&args),
     }
 }

@@ -19,7 +19,7 @@
 
 use image::RgbImage;
 
-use super::geometry::{convex_hull, max_area_quad, Line, Point, Quad};
+use super::geometry::{convex_hull, max_area_quad, signed_area, Line, Point, Quad};
 
 /// Tuning of the localiser. The defaults suit a 1280 × 720 webcam frame with cards
 /// 80–300 pixels tall; the fields are public so tools can experiment.
@@ -27,8 +27,17 @@ use super::geometry::{convex_hull, max_area_quad, Line, Point, Quad};
 pub struct LocaliserConfig {
     /// The working image is at most this many pixels across (long side).
     pub work_long_side: u32,
-    /// Whiteness levels tried, low to high.
+    /// Absolute whiteness levels tried (cards brighter than the cloth).
     pub levels: Vec<i16>,
+    /// Margins above the local mean whiteness tried (cards on light cloths, uneven
+    /// light): a pixel is in the mask when it is this much whiter than its
+    /// neighbourhood.
+    pub local_margins: Vec<i16>,
+    /// Half-width of that neighbourhood, as a fraction of the working long side.
+    pub local_radius_frac: f64,
+    /// Colour distances from the surrounding cloth tried (sum over R, G, B): finds
+    /// court cards whose art reaches their edge.
+    pub cloth_distances: Vec<i16>,
     /// Smallest card, as a fraction of the frame area.
     pub min_area_frac: f64,
     /// Largest card, as a fraction of the frame area.
@@ -36,12 +45,15 @@ pub struct LocaliserConfig {
     /// Accepted short/long side ratio (a poker card is 0.71, a bridge card 0.64;
     /// perspective stretches it either way).
     pub aspect: (f64, f64),
-    /// Largest hull area over inscribed-quad area (rounded corners make it > 1).
-    pub max_hull_excess: f64,
-    /// Smallest fraction of the inner margin that must be white at the level.
+    /// Accepted blob-hull area over fitted-quad area: just under 1 for a card (its
+    /// rounded corners), far from it for discs, blobs and merged shapes.
+    pub hull_fill: (f64, f64),
+    /// Smallest fraction of the inner margin that must be in the mask.
     pub min_margin_white: f64,
     /// Interior angles must lie in 90° ± this.
     pub max_angle_skew: f64,
+    /// Smallest fraction of edge probes that must land on the refined outline.
+    pub min_edge_support: f64,
 }
 
 impl Default for LocaliserConfig {
@@ -49,12 +61,16 @@ impl Default for LocaliserConfig {
         LocaliserConfig {
             work_long_side: 800,
             levels: (0..14).map(|i| 40 + 15 * i).collect(),
+            local_margins: vec![6, 12, 20, 32],
+            local_radius_frac: 0.03,
+            cloth_distances: vec![45, 80, 120],
             min_area_frac: 0.0015,
             max_area_frac: 0.3,
             aspect: (0.5, 0.9),
-            max_hull_excess: 1.07,
+            hull_fill: (0.9, 1.03),
             min_margin_white: 0.75,
             max_angle_skew: 35.0,
+            min_edge_support: 0.5,
         }
     }
 }
@@ -66,6 +82,7 @@ struct WorkImage {
     /// Pixels of the full frame per working pixel, along each axis.
     scale: f64,
     data: Vec<i16>,
+    rgb: Vec<[u8; 3]>,
 }
 
 impl WorkImage {
@@ -79,6 +96,7 @@ impl WorkImage {
         let raw = frame.as_raw();
         let stride = fw as usize * 3;
         let mut data = vec![0i16; w * h];
+        let mut rgb = vec![[0u8; 3]; w * h];
         let n = (f * f) as u32;
         let mut acc = vec![[0u32; 3]; w];
         for y in 0..h {
@@ -95,6 +113,7 @@ impl WorkImage {
             }
             for (x, a) in acc.iter().enumerate() {
                 let (r, g, b) = ((a[0] / n) as i16, (a[1] / n) as i16, (a[2] / n) as i16);
+                rgb[y * w + x] = [r as u8, g as u8, b as u8];
                 let lo = r.min(g).min(b);
                 let hi = r.max(g).max(b);
                 data[y * w + x] = lo - (hi - lo);
@@ -105,15 +124,118 @@ impl WorkImage {
             h,
             scale: f as f64,
             data,
+            rgb,
         }
     }
 
-    fn at(&self, x: f64, y: f64) -> Option<i16> {
+    /// How far each pixel's colour is from the cloth around it (sum of absolute
+    /// channel differences). The cloth colour is the per-channel median of 8 × 8
+    /// cell means over a window of 9 × 9 cells, interpolated between cells: a card
+    /// covers a minority of such a window, so the median is the cloth's colour and
+    /// a card stands out whole (margin and court art alike), whatever the cloth.
+    fn cloth_distance(&self) -> Vec<i16> {
+        const CELL: usize = 8;
+        const K: usize = 4;
+        let (cw, ch) = (self.w.div_ceil(CELL), self.h.div_ceil(CELL));
+        let mut cells = vec![[0u32; 4]; cw * ch];
+        for y in 0..self.h {
+            for x in 0..self.w {
+                let c = &mut cells[(y / CELL) * cw + x / CELL];
+                let p = self.rgb[y * self.w + x];
+                c[0] += u32::from(p[0]);
+                c[1] += u32::from(p[1]);
+                c[2] += u32::from(p[2]);
+                c[3] += 1;
+            }
+        }
+        let means: Vec<[f32; 3]> = cells
+            .iter()
+            .map(|c| {
+                let n = c[3].max(1) as f32;
+                [c[0] as f32 / n, c[1] as f32 / n, c[2] as f32 / n]
+            })
+            .collect();
+        let mut cloth = vec![[0f32; 3]; cw * ch];
+        let mut window: Vec<f32> = Vec::with_capacity((2 * K + 1) * (2 * K + 1));
+        for cy in 0..ch {
+            for cx in 0..cw {
+                for c in 0..3 {
+                    window.clear();
+                    for yy in cy.saturating_sub(K)..(cy + K + 1).min(ch) {
+                        for xx in cx.saturating_sub(K)..(cx + K + 1).min(cw) {
+                            window.push(means[yy * cw + xx][c]);
+                        }
+                    }
+                    let mid = window.len() / 2;
+                    window.select_nth_unstable_by(mid, f32::total_cmp);
+                    cloth[cy * cw + cx][c] = window[mid];
+                }
+            }
+        }
+        let mut out = vec![0i16; self.w * self.h];
+        for y in 0..self.h {
+            // Cell-centre coordinates for bilinear interpolation.
+            let fy = ((y as f32 + 0.5) / CELL as f32 - 0.5).clamp(0.0, (ch - 1) as f32);
+            let (y0, ay) = (fy.floor() as usize, fy - fy.floor());
+            let y1 = (y0 + 1).min(ch - 1);
+            for x in 0..self.w {
+                let fx = ((x as f32 + 0.5) / CELL as f32 - 0.5).clamp(0.0, (cw - 1) as f32);
+                let (x0, ax) = (fx.floor() as usize, fx - fx.floor());
+                let x1 = (x0 + 1).min(cw - 1);
+                let p = self.rgb[y * self.w + x];
+                let mut d = 0.0;
+                for c in 0..3 {
+                    let top = cloth[y0 * cw + x0][c] * (1.0 - ax) + cloth[y0 * cw + x1][c] * ax;
+                    let bot = cloth[y1 * cw + x0][c] * (1.0 - ax) + cloth[y1 * cw + x1][c] * ax;
+                    d += (f32::from(p[c]) - (top * (1.0 - ay) + bot * ay)).abs();
+                }
+                out[y * self.w + x] = d as i16;
+            }
+        }
+        out
+    }
+
+    /// The mean whiteness over a `(2r + 1)²` box around every pixel (clipped at the
+    /// frame's edges), from an integral image.
+    fn local_mean(&self, r: usize) -> Vec<i16> {
+        let (w, h) = (self.w, self.h);
+        let mut sat = vec![0i64; (w + 1) * (h + 1)];
+        for y in 0..h {
+            let mut row = 0i64;
+            for x in 0..w {
+                row += i64::from(self.data[y * w + x]);
+                sat[(y + 1) * (w + 1) + x + 1] = sat[y * (w + 1) + x + 1] + row;
+            }
+        }
+        let mut out = vec![0i16; w * h];
+        for y in 0..h {
+            let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
+            for x in 0..w {
+                let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
+                let sum = sat[y1 * (w + 1) + x1] - sat[y0 * (w + 1) + x1] - sat[y1 * (w + 1) + x0]
+                    + sat[y0 * (w + 1) + x0];
+                let n = ((y1 - y0) * (x1 - x0)) as i64;
+                out[y * w + x] = (sum / n) as i16;
+            }
+        }
+        out
+    }
+}
+
+/// A binary mask of the working image: "card-like here".
+struct Mask {
+    w: usize,
+    h: usize,
+    on: Vec<bool>,
+}
+
+impl Mask {
+    fn at(&self, x: f64, y: f64) -> bool {
         if x < 0.0 || y < 0.0 {
-            return None;
+            return false;
         }
         let (xi, yi) = (x as usize, y as usize);
-        (xi < self.w && yi < self.h).then(|| self.data[yi * self.w + xi])
+        xi < self.w && yi < self.h && self.on[yi * self.w + xi]
     }
 }
 
@@ -134,19 +256,20 @@ fn find(parent: &mut [u32], mut i: u32) -> u32 {
     i
 }
 
-/// The blobs (8-connected) of pixels at or above `level`, as lists of runs.
-fn blobs(work: &WorkImage, level: i16, min_px: u32, max_px: u32) -> Vec<Vec<Run>> {
+/// The blobs (8-connected) of the mask with `min_px..=max_px` pixels, as lists of
+/// runs.
+fn blobs(mask: &Mask, min_px: u32, max_px: u32) -> Vec<Vec<Run>> {
     let mut runs: Vec<Run> = Vec::new();
     let mut parent: Vec<u32> = Vec::new();
     let mut prev = 0..0;
-    for y in 0..work.h {
-        let row = &work.data[y * work.w..(y + 1) * work.w];
+    for y in 0..mask.h {
+        let row = &mask.on[y * mask.w..(y + 1) * mask.w];
         let start = runs.len();
         let mut x = 0;
-        while x < work.w {
-            if row[x] >= level {
+        while x < mask.w {
+            if row[x] {
                 let x0 = x;
-                while x < work.w && row[x] >= level {
+                while x < mask.w && row[x] {
                     x += 1;
                 }
                 runs.push(Run {
@@ -204,17 +327,64 @@ fn blobs(work: &WorkImage, level: i16, min_px: u32, max_px: u32) -> Vec<Vec<Run>
 #[derive(Debug, Clone)]
 struct Candidate {
     quad: Quad,
-    area: f64,
+}
+
+/// The quad of a convex hull's four straight sides: the hull is split at the
+/// corners of its largest inscribed quad, a line is fitted to the middle of each
+/// part (points every pixel along its edges, rounded corners left out), and
+/// neighbouring lines cross at the corners. This lands on the corners of the card's
+/// bounding rectangle, not on its rounded corners. `None` when a part is not
+/// straight (a disc, a blob).
+fn fit_sides(hull: &[Point]) -> Option<[Point; 4]> {
+    let n = hull.len();
+    let idx = max_area_quad(hull)?;
+    let mut lines = Vec::with_capacity(4);
+    for k in 0..4 {
+        let (s, e) = (idx[k], idx[(k + 1) % 4]);
+        let (a, b) = (hull[s], hull[e]);
+        let chord = a.dist(b);
+        if chord < 4.0 {
+            return None;
+        }
+        let (ux, uy) = ((b.x - a.x) / chord, (b.y - a.y) / chord);
+        let mut pts = Vec::new();
+        let mut i = s;
+        while i != e {
+            let (p, q) = (hull[i], hull[(i + 1) % n]);
+            let steps = p.dist(q).ceil().max(1.0) as usize;
+            for j in 0..steps {
+                let f = j as f64 / steps as f64;
+                let pt = Point::new(p.x + (q.x - p.x) * f, p.y + (q.y - p.y) * f);
+                let t = ((pt.x - a.x) * ux + (pt.y - a.y) * uy) / chord;
+                if (0.12..=0.88).contains(&t) {
+                    pts.push(pt);
+                }
+            }
+            i = (i + 1) % n;
+        }
+        let line = Line::fit(&pts)?;
+        let worst = pts.iter().map(|p| line.distance(*p)).fold(0.0, f64::max);
+        if worst > (0.03 * chord).max(1.5) {
+            return None;
+        }
+        lines.push(line);
+    }
+    let mut corners = [Point::default(); 4];
+    for k in 0..4 {
+        let c = lines[(k + 3) % 4].intersect(&lines[k])?;
+        let near = hull[idx[k]];
+        let side = hull[idx[k]].dist(hull[idx[(k + 1) % 4]]);
+        if c.dist(near) > 0.25 * side {
+            return None;
+        }
+        corners[k] = c;
+    }
+    Some(corners)
 }
 
 /// Tests one blob; returns its quad when it looks like a card.
-fn card_candidate(
-    work: &WorkImage,
-    level: i16,
-    runs: &[Run],
-    cfg: &LocaliserConfig,
-) -> Option<Candidate> {
-    let (w, h) = (work.w as u32, work.h as u32);
+fn card_candidate(mask: &Mask, runs: &[Run], cfg: &LocaliserConfig) -> Option<Candidate> {
+    let (w, h) = (mask.w as u32, mask.h as u32);
     let mut pts = Vec::with_capacity(runs.len() * 4);
     for r in runs {
         // A card cut by the frame's edge cannot be read reliably.
@@ -231,15 +401,15 @@ fn card_candidate(
         ]);
     }
     let hull = convex_hull(pts);
-    let idx = max_area_quad(&hull)?;
-    let quad = Quad::from_cyclic(idx.map(|i| hull[i]));
-    let hull_area = super::geometry::signed_area(&hull).abs();
+    let quad = Quad::from_cyclic(fit_sides(&hull)?);
+    let hull_area = signed_area(&hull).abs();
     let area = quad.area();
-    let frame_area = (work.w * work.h) as f64;
+    let frame_area = (mask.w * mask.h) as f64;
     if area < cfg.min_area_frac * frame_area || area > cfg.max_area_frac * frame_area {
         return None;
     }
-    if hull_area > cfg.max_hull_excess * area {
+    let fill = hull_area / area;
+    if fill < cfg.hull_fill.0 || fill > cfg.hull_fill.1 {
         return None;
     }
     let aspect = quad.aspect();
@@ -253,16 +423,16 @@ fn card_candidate(
     {
         return None;
     }
-    if margin_white(work, level, &quad) < cfg.min_margin_white {
+    if margin_white(mask, &quad) < cfg.min_margin_white {
         return None;
     }
-    Some(Candidate { quad, area })
+    Some(Candidate { quad })
 }
 
-/// The fraction of points just inside the quad's edges that are at or above the
-/// level: a card has a white margin all round; a blob whose hull happens to be
-/// rectangular (a bright patch of cloth with a hole) does not.
-fn margin_white(work: &WorkImage, level: i16, quad: &Quad) -> f64 {
+/// The fraction of points just inside the quad's edges that are in the mask: a
+/// card has a white margin all round; a blob whose hull happens to be rectangular
+/// (a bright patch of cloth with a hole) does not.
+fn margin_white(mask: &Mask, quad: &Quad) -> f64 {
     let c = quad.centre();
     let (mut hit, mut total) = (0u32, 0u32);
     for i in 0..4 {
@@ -270,11 +440,11 @@ fn margin_white(work: &WorkImage, level: i16, quad: &Quad) -> f64 {
         for k in 0..16 {
             let t = 0.1 + 0.8 * f64::from(k) / 15.0;
             let e = Point::new(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
-            // Move 2.5 working pixels toward the centre.
+            // Move 2 working pixels toward the centre.
             let d = e.dist(c).max(1e-9);
-            let p = Point::new(e.x + (c.x - e.x) * 2.5 / d, e.y + (c.y - e.y) * 2.5 / d);
+            let p = Point::new(e.x + (c.x - e.x) * 2.0 / d, e.y + (c.y - e.y) * 2.0 / d);
             total += 1;
-            if work.at(p.x, p.y).is_some_and(|v| v >= level) {
+            if mask.at(p.x, p.y) {
                 hit += 1;
             }
         }
@@ -282,25 +452,51 @@ fn margin_white(work: &WorkImage, level: i16, quad: &Quad) -> f64 {
     f64::from(hit) / f64::from(total.max(1))
 }
 
-/// Keeps one candidate per card: the largest outline that does not contain two or
-/// more smaller cards.
-fn choose(mut cands: Vec<Candidate>) -> Vec<Candidate> {
-    cands.sort_by(|a, b| a.area.total_cmp(&b.area));
-    let mut kept: Vec<Candidate> = Vec::new();
-    for c in cands {
-        let inside: Vec<usize> = kept
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| c.quad.contains(k.quad.centre()) || k.quad.contains(c.quad.centre()))
-            .map(|(i, _)| i)
-            .collect();
-        match inside.as_slice() {
-            [] => kept.push(c),
-            [one] => kept[*one] = c,
-            _ => {}
+/// A refined candidate in full-frame pixels with its edge support.
+#[derive(Debug, Clone)]
+struct Refined {
+    quad: Quad,
+    /// Fraction of the probes across the four sides that found a sharp edge on the
+    /// fitted line: near 1 for a real card outline.
+    support: f64,
+}
+
+/// Keeps one outline per card. Outlines that swallow two or more smaller, separate
+/// outlines (neighbouring cards merged through a bright gap) go first; then the
+/// best-supported outline of each overlapping group wins (larger on a tie).
+fn choose(mut cands: Vec<Refined>) -> Vec<Quad> {
+    let overlap = |a: &Quad, b: &Quad| a.contains(b.centre()) || b.contains(a.centre());
+    let merged: Vec<bool> = cands
+        .iter()
+        .map(|c| {
+            let inner: Vec<&Refined> = cands
+                .iter()
+                .filter(|o| o.quad.area() < 0.7 * c.quad.area() && c.quad.contains(o.quad.centre()))
+                .collect();
+            inner
+                .iter()
+                .enumerate()
+                .any(|(i, a)| inner[i + 1..].iter().any(|b| !overlap(&a.quad, &b.quad)))
+        })
+        .collect();
+    let mut keep: Vec<Refined> = cands
+        .drain(..)
+        .zip(merged)
+        .filter(|(_, m)| !m)
+        .map(|(c, _)| c)
+        .collect();
+    keep.sort_by(|a, b| {
+        b.support
+            .total_cmp(&a.support)
+            .then(b.quad.area().total_cmp(&a.quad.area()))
+    });
+    let mut out: Vec<Quad> = Vec::new();
+    for c in keep {
+        if !out.iter().any(|q| overlap(q, &c.quad)) {
+            out.push(c.quad);
         }
     }
-    kept
+    out
 }
 
 /// Finds the cards in a frame: their quads in full-frame pixels, in the contract's
@@ -314,57 +510,84 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
     let min_px = (cfg.min_area_frac * frame_area * 0.3) as u32;
     let max_px = (cfg.max_area_frac * frame_area * 1.1) as u32;
     let mut cands = Vec::new();
-    for &level in &cfg.levels {
-        for blob in blobs(&work, level, min_px, max_px) {
-            if let Some(c) = card_candidate(&work, level, &blob, cfg) {
+    let mut consider = |on: Vec<bool>| {
+        let mask = Mask {
+            w: work.w,
+            h: work.h,
+            on,
+        };
+        for blob in blobs(&mask, min_px, max_px) {
+            if let Some(c) = card_candidate(&mask, &blob, cfg) {
                 cands.push(c);
             }
         }
+    };
+    for &level in &cfg.levels {
+        consider(work.data.iter().map(|&v| v >= level).collect());
     }
-    let luma = Luma::new(frame);
-    let mut quads: Vec<Quad> = choose(cands)
-        .into_iter()
-        .map(|c| {
+    if !cfg.local_margins.is_empty() {
+        let r = ((cfg.local_radius_frac * work.w.max(work.h) as f64).round() as usize).max(2);
+        let mean = work.local_mean(r);
+        for &m in &cfg.local_margins {
+            consider(
+                work.data
+                    .iter()
+                    .zip(&mean)
+                    .map(|(&v, &mu)| v >= mu.saturating_add(m))
+                    .collect(),
+            );
+        }
+    }
+    if !cfg.cloth_distances.is_empty() {
+        let dist = work.cloth_distance();
+        for &d in &cfg.cloth_distances {
+            consider(dist.iter().map(|&v| v >= d).collect());
+        }
+    }
+    // Many levels find the same card: refine each distinct outline once.
+    let mut distinct: Vec<Candidate> = Vec::new();
+    for c in cands {
+        if !distinct.iter().any(|d| d.quad.corner_error(&c.quad) < 1.0) {
+            distinct.push(c);
+        }
+    }
+    let luma = Luma { frame };
+    let refined: Vec<Refined> = distinct
+        .iter()
+        .filter_map(|c| {
             let s = work.scale;
             let coarse = Quad(c.quad.0.map(|p| Point::new(p.x * s, p.y * s)));
-            refine(&luma, &coarse, s)
+            let r = refine(&luma, &coarse, s);
+            (r.support >= cfg.min_edge_support).then_some(r)
         })
         .collect();
+    let mut quads = choose(refined);
     quads.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     quads
 }
 
 /// Grey levels of the full frame, for edge search.
-struct Luma {
-    w: usize,
-    h: usize,
-    data: Vec<f32>,
+struct Luma<'a> {
+    frame: &'a RgbImage,
 }
 
-impl Luma {
-    fn new(frame: &RgbImage) -> Luma {
-        let data = frame
-            .pixels()
-            .map(|p| 0.299 * f32::from(p[0]) + 0.587 * f32::from(p[1]) + 0.114 * f32::from(p[2]))
-            .collect();
-        Luma {
-            w: frame.width() as usize,
-            h: frame.height() as usize,
-            data,
-        }
+impl Luma<'_> {
+    fn grey(&self, x: u32, y: u32) -> f32 {
+        let p = self.frame.get_pixel(x, y);
+        0.299 * f32::from(p[0]) + 0.587 * f32::from(p[1]) + 0.114 * f32::from(p[2])
     }
 
     /// Bilinear sample at pixel coordinates; `None` off the frame.
     fn sample(&self, x: f64, y: f64) -> Option<f32> {
-        if x < 0.0 || y < 0.0 || x > (self.w - 1) as f64 || y > (self.h - 1) as f64 {
+        let (w, h) = self.frame.dimensions();
+        if x < 0.0 || y < 0.0 || x > f64::from(w - 1) || y > f64::from(h - 1) {
             return None;
         }
-        let (x0, y0) = (x.floor() as usize, y.floor() as usize);
-        let (x1, y1) = ((x0 + 1).min(self.w - 1), (y0 + 1).min(self.h - 1));
-        let (fx, fy) = ((x - x0 as f64) as f32, (y - y0 as f64) as f32);
-        let p = |xx: usize, yy: usize| self.data[yy * self.w + xx];
-        let top = p(x0, y0) * (1.0 - fx) + p(x1, y0) * fx;
-        let bot = p(x0, y1) * (1.0 - fx) + p(x1, y1) * fx;
+        let (x0, y0) = (x.floor() as u32, y.floor() as u32);
+        let (x1, y1) = ((x0 + 1).min(w - 1), (y0 + 1).min(h - 1));
+        let (fx, fy) = ((x - f64::from(x0)) as f32, (y - f64::from(y0)) as f32);
+        let top = self.grey(x0, y0) * (1.0 - fx) + self.grey(x1, y0) * fx;
+        let bot = self.grey(x0, y1) * (1.0 - fx) + self.grey(x1, y1) * fx;
         Some(top * (1.0 - fy) + bot * fy)
     }
 }
@@ -373,50 +596,67 @@ impl Luma {
 /// finds the strongest grey-level step across it, fits a straight line through those
 /// points, and takes the corners where neighbouring lines cross. A side that cannot
 /// be re-fitted keeps its coarse line; a corner that moves implausibly far keeps its
-/// coarse position.
-fn refine(luma: &Luma, coarse: &Quad, scale: f64) -> Quad {
+/// coarse position. The support is the fraction of probes on the fitted lines.
+fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64) -> Refined {
+    const PROBES: usize = 24;
     let reach = 2.5 * scale + 2.0;
     let step = 0.5;
     let q = &coarse.0;
     let mut lines: Vec<Option<Line>> = Vec::with_capacity(4);
+    let mut on_line = 0usize;
     for i in 0..4 {
         let (a, b) = (q[i], q[(i + 1) % 4]);
         let len = a.dist(b);
         if len < 4.0 {
-            return *coarse;
+            return Refined {
+                quad: *coarse,
+                support: 0.0,
+            };
         }
         let (dx, dy) = ((b.x - a.x) / len, (b.y - a.y) / len);
         // Outward normal of a clockwise-on-screen polygon.
         let (nx, ny) = (dy, -dx);
-        let mut pts = Vec::with_capacity(24);
-        for k in 0..24 {
-            let t = 0.12 + 0.76 * f64::from(k) / 23.0;
+        let mut pts = Vec::with_capacity(PROBES);
+        for k in 0..PROBES {
+            let t = 0.12 + 0.76 * k as f64 / (PROBES - 1) as f64;
             let (bx, by) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
             if let Some(s) = edge_offset(luma, (bx, by), (nx, ny), reach, step) {
                 pts.push(Point::new(bx + nx * s, by + ny * s));
             }
         }
-        lines.push(robust_line(&pts).or_else(|| Line::through(a, b)));
+        let line = robust_line(&pts);
+        if let Some(l) = &line {
+            on_line += pts.iter().filter(|p| l.distance(**p) <= 1.0).count();
+        }
+        lines.push(line.or_else(|| Line::through(a, b)));
     }
-    let limit = 2.0 * scale + 4.0;
+    let limit = 3.0 * scale + 4.0;
+    let mut kept_coarse = 0;
     let corners: [Point; 4] = std::array::from_fn(|i| {
         let before = &lines[(i + 3) % 4];
         let after = &lines[i];
-        match (before, after) {
-            (Some(l1), Some(l2)) => l1
-                .intersect(l2)
-                .filter(|p| p.dist(q[i]) <= limit)
-                .unwrap_or(q[i]),
-            _ => q[i],
-        }
+        let fine = match (before, after) {
+            (Some(l1), Some(l2)) => l1.intersect(l2).filter(|p| p.dist(q[i]) <= limit),
+            _ => None,
+        };
+        fine.unwrap_or_else(|| {
+            kept_coarse += 1;
+            q[i]
+        })
     });
-    Quad::from_cyclic(corners)
+    // A corner that could not be re-fitted is a sign of a poor outline: such
+    // candidates lose against a clean one of the same card.
+    let support = on_line as f64 / (4 * PROBES) as f64 * 0.75f64.powi(kept_coarse);
+    Refined {
+        quad: Quad::from_cyclic(corners),
+        support,
+    }
 }
 
 /// The offset along the normal (from `-reach` to `reach`) of the strongest grey-level
 /// step, with sub-sample precision.
 fn edge_offset(
-    luma: &Luma,
+    luma: &Luma<'_>,
     base: (f64, f64),
     normal: (f64, f64),
     reach: f64,

@@ -1,0 +1,310 @@
+//! `eleusis recognize IMAGE…`: reads the cards in camera frames. One line per image
+//! (JSON with `--json`), cards left to right; a frame that cannot be loaded gets an
+//! error line and the others go on. `--check` compares the reads with each image's
+//! labelled sidecar (`NAME.json`) and prints accuracy: how a table checks its camera
+//! and how end-to-end accuracy is measured on a rendered evaluation set.
+//!
+//! Exit status: 0 when every frame was read (and, with `--check`, every labelled
+//! card was read right or `--min-accuracy` was met); 1 when some frame could not be
+//! loaded or the check failed; 2 when the model cannot be loaded or nothing was
+//! given to read.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use serde_json::{json, Value};
+
+use crate::vision::scene::{score, CheckSummary, SceneLabels, SceneScore};
+use crate::vision::{
+    load_frame, locate_cards, Classifier, FrameRead, LocaliserConfig, Quad, Recognizer,
+};
+
+/// Arguments of `eleusis recognize`.
+#[derive(Debug, Args)]
+pub struct RecognizeArgs {
+    /// Frames to read (PNG or JPEG); a directory stands for its `.png`, `.jpg` and
+    /// `.jpeg` files in name order.
+    #[arg(required = true)]
+    pub images: Vec<PathBuf>,
+    /// One JSON object per line instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The model: a directory holding `recognizer.onnx` and `recognizer.json`, or
+    /// the `.onnx` file itself. Default: `$ELEUSIS_MODEL`, then `./models`, then the
+    /// `models/` directory of the checkout the binary was built from.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Only find the cards' outlines (no model needed): camera placement checks.
+    #[arg(long, conflicts_with = "check")]
+    pub locate_only: bool,
+    /// Compare the reads with each image's sidecar `NAME.json` (the labelled-scene
+    /// format of `tests/data/scenes/`) and print per-image results and totals.
+    #[arg(long)]
+    pub check: bool,
+    /// With `--check`: the least fraction of labelled cards that must be read right
+    /// for exit status 0 (default 1.0: every card).
+    #[arg(long, default_value_t = 1.0, requires = "check")]
+    pub min_accuracy: f64,
+}
+
+/// Runs the subcommand.
+pub fn run(args: &RecognizeArgs) -> ExitCode {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match run_to(args, &mut out) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            let _ = out.flush();
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The images named on the command line, directories expanded.
+fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut inside: Vec<PathBuf> = std::fs::read_dir(p)
+                .with_context(|| format!("listing {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    f.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                        matches!(e.to_ascii_lowercase().as_str(), "png" | "jpg" | "jpeg")
+                    })
+                })
+                .collect();
+            inside.sort();
+            files.extend(inside);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn round(v: f64, places: i32) -> f64 {
+    let f = 10f64.powi(places);
+    (v * f).round() / f
+}
+
+/// The JSON line of a read frame.
+fn frame_json(file: &str, read: &FrameRead) -> Value {
+    json!({
+        "file": file,
+        "width": read.width,
+        "height": read.height,
+        "cards": read.cards.iter().map(|c| json!({
+            "card": c.card,
+            "confidence": round(f64::from(c.confidence), 4),
+            "corners": c.corners,
+            "needs_confirmation": c.needs_confirmation,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn frame_text(file: &str, read: &FrameRead) -> String {
+    if read.cards.is_empty() {
+        return format!("{file}: no cards");
+    }
+    let cards: Vec<String> = read
+        .cards
+        .iter()
+        .map(|c| {
+            format!(
+                "{} ({:.0}%{})",
+                c.card,
+                100.0 * c.confidence,
+                if c.needs_confirmation {
+                    ", confirm"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    format!("{file}: {}", cards.join(" "))
+}
+
+fn locate_json(file: &str, width: u32, height: u32, quads: &[Quad]) -> Value {
+    json!({
+        "file": file,
+        "width": width,
+        "height": height,
+        "cards": quads.iter().map(|q| json!({"corners": q})).collect::<Vec<_>>(),
+    })
+}
+
+fn check_text(file: &str, s: &SceneScore) -> String {
+    let list = |v: &[crate::cards::Card]| {
+        v.iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let ok = s.sequence_ok && s.spurious == 0 && s.correct == s.labelled;
+    format!(
+        "{} {file}: read [{}], expected [{}]; located {}/{}, right {}, misread {}, spurious {}, worst corner {:.1} px",
+        if ok { "ok  " } else { "FAIL" },
+        list(&s.read),
+        list(&s.expected),
+        s.located,
+        s.labelled,
+        s.correct,
+        s.misread,
+        s.spurious,
+        s.max_corner_error
+    )
+}
+
+fn summary_json(sum: &CheckSummary) -> Value {
+    json!({"summary": {
+        "scenes": sum.scenes,
+        "scenes_failed": sum.scenes_failed,
+        "labelled": sum.labelled,
+        "located": sum.located,
+        "correct": sum.correct,
+        "correct_needing_confirmation": sum.correct_unsure,
+        "misread": sum.misread,
+        "misread_confident": sum.misread_confident,
+        "spurious": sum.spurious,
+        "sequences_exact": sum.sequences_ok,
+        "accuracy": round(sum.accuracy(), 4),
+        "localisation": round(sum.localisation(), 4),
+        "max_corner_error": round(sum.max_corner_error, 2),
+    }})
+}
+
+fn summary_text(sum: &CheckSummary) -> String {
+    format!(
+        "cards read right: {}/{} ({:.1}%), located {}/{} ({:.1}%), misread {} ({} without asking for confirmation), right but asking {}, spurious {}, exact sequences {}/{}, unreadable files {}, worst corner error {:.1} px",
+        sum.correct,
+        sum.labelled,
+        100.0 * sum.accuracy(),
+        sum.located,
+        sum.labelled,
+        100.0 * sum.localisation(),
+        sum.misread,
+        sum.misread_confident,
+        sum.correct_unsure,
+        sum.spurious,
+        sum.sequences_ok,
+        sum.scenes,
+        sum.scenes_failed,
+        sum.max_corner_error
+    )
+}
+
+/// Runs the subcommand writing to `out`; `Ok(false)` when a frame failed or the
+/// check fell short, `Err` when nothing could be done (no model, no files).
+pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
+    let files = expand(&args.images)?;
+    if files.is_empty() {
+        anyhow::bail!("no images to read (directories hold no .png, .jpg or .jpeg files)");
+    }
+    let recognizer = if args.locate_only {
+        None
+    } else {
+        let started = Instant::now();
+        let classifier = match &args.model {
+            Some(p) => Classifier::load(p),
+            None => Classifier::load_default(),
+        }
+        .context("loading the recognizer model")?;
+        if !args.json {
+            writeln!(
+                out,
+                "model {} loaded in {} ms",
+                classifier.source,
+                started.elapsed().as_millis()
+            )?;
+        }
+        Some(Recognizer::new(classifier))
+    };
+    let localiser = LocaliserConfig::default();
+    let mut all_ok = true;
+    let mut summary = CheckSummary::default();
+    for path in &files {
+        let file = path.display().to_string();
+        let fail = |out: &mut dyn Write, msg: String| -> Result<()> {
+            if args.json {
+                writeln!(out, "{}", json!({"file": file, "error": msg}))?;
+            } else {
+                writeln!(out, "{file}: error: {msg}")?;
+            }
+            Ok(())
+        };
+        let labels = if args.check {
+            match SceneLabels::for_image(path) {
+                Ok(l) => Some(l),
+                Err(e) => {
+                    fail(out, e.to_string())?;
+                    all_ok = false;
+                    summary.scenes_failed += 1;
+                    continue;
+                }
+            }
+        } else {
+            None
+        };
+        let frame = match load_frame(path) {
+            Ok(f) => f,
+            Err(e) => {
+                fail(out, e.kind.to_string())?;
+                all_ok = false;
+                summary.scenes_failed += 1;
+                continue;
+            }
+        };
+        let Some(recognizer) = &recognizer else {
+            let quads = locate_cards(&frame, &localiser);
+            if args.json {
+                writeln!(
+                    out,
+                    "{}",
+                    locate_json(&file, frame.width(), frame.height(), &quads)
+                )?;
+            } else {
+                writeln!(out, "{file}: {} card outlines", quads.len())?;
+                for q in &quads {
+                    writeln!(out, "  {}", serde_json::to_string(q)?)?;
+                }
+            }
+            continue;
+        };
+        let read = recognizer.recognise(&frame).context("running the model")?;
+        match &labels {
+            Some(labels) => {
+                let s = score(labels, &read.cards);
+                summary.add(&s);
+                if args.json {
+                    let mut line = frame_json(&file, &read);
+                    line["check"] = serde_json::to_value(&s)?;
+                    writeln!(out, "{line}")?;
+                } else {
+                    writeln!(out, "{}", check_text(&file, &s))?;
+                }
+            }
+            None if args.json => writeln!(out, "{}", frame_json(&file, &read))?,
+            None => writeln!(out, "{}", frame_text(&file, &read))?,
+        }
+    }
+    if args.check {
+        if args.json {
+            writeln!(out, "{}", summary_json(&summary))?;
+        } else {
+            writeln!(out, "{}", summary_text(&summary))?;
+        }
+        // Reads asked for no confirmation yet wrong are the failure that matters
+        // most; a spurious card would be refereed as a play.
+        let labelled_ok = summary.accuracy() + 1e-12 >= args.min_accuracy;
+        all_ok &= labelled_ok;
+    }
+    Ok(all_ok)
+}
