@@ -140,9 +140,15 @@ fn illegal_lines_get_an_error_and_are_not_stored() {
     log.insert(1, r#"{"event":"play","player":"Bo","cards":["2H"]}"#.into()); // Ana's turn
     log.insert(2, "not json".into());
     log.insert(3, r#"{"event":"shuffle"}"#.into());
+    let huge = format!(
+        r#"{{"event":"play","cards":["2H"],"hint":"{}"}}"#,
+        "a".repeat(1 << 20)
+    );
+    log.push(huge);
+    log.push(r#"{"event":"play","player":"Bo","cards":["3H"]}"#.into());
     let (replies, output) = record(&db, &log, &[]);
     assert_eq!(output.status.code(), Some(1), "some line was refused");
-    assert_eq!(replies.len(), 5);
+    assert_eq!(replies.len(), 7);
     assert_eq!(replies[1]["ok"], false);
     assert!(replies[1]["error"]
         .as_str()
@@ -157,7 +163,15 @@ fn illegal_lines_get_an_error_and_are_not_stored() {
         replies[4]["seq"], 2,
         "the refused lines took no sequence number"
     );
-    assert_eq!(export_log(&db, "1").len(), 2);
+    assert!(replies[5]["error"]
+        .as_str()
+        .expect("e")
+        .contains("longer than"));
+    assert_eq!(
+        replies[6]["seq"], 3,
+        "the line after an over-long one is read whole"
+    );
+    assert_eq!(export_log(&db, "1").len(), 3);
 }
 
 #[test]

@@ -26,6 +26,9 @@ use crate::store::{GameId, Store, StoreError, DEFAULT_DB};
 /// Lines taken into one commit at most.
 const MAX_BATCH: usize = 256;
 
+/// The longest line accepted (a table-log line with evidence is well under 4 KiB).
+const MAX_LINE: usize = 1 << 20;
+
 /// Arguments of `eleusis record`.
 #[derive(Debug, Args)]
 pub struct RecordArgs {
@@ -74,6 +77,10 @@ pub fn run(args: &RecordArgs) -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
+        Err(Failure::Input(e)) => {
+            eprintln!("error: cannot read standard input: {e}");
+            ExitCode::from(2)
+        }
         Err(Failure::Output(e)) => {
             eprintln!("error: cannot write acknowledgements: {e}");
             ExitCode::from(2)
@@ -83,7 +90,28 @@ pub fn run(args: &RecordArgs) -> ExitCode {
 
 enum Failure {
     Store(StoreError),
+    Input(io::Error),
     Output(io::Error),
+}
+
+/// Discards input up to and including the next newline (or the end).
+fn skip_rest_of_line<R: Read>(input: &mut BufReader<R>) -> io::Result<()> {
+    loop {
+        let (done, used) = {
+            let buf = input.fill_buf()?;
+            if buf.is_empty() {
+                return Ok(());
+            }
+            match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (true, i + 1),
+                None => (false, buf.len()),
+            }
+        };
+        input.consume(used);
+        if done {
+            return Ok(());
+        }
+    }
 }
 
 /// The record loop: batches the lines already available, commits, then answers.
@@ -101,22 +129,32 @@ fn record<R: Read>(
         let mut early: Vec<Reply> = Vec::new();
         loop {
             let mut bytes = Vec::new();
-            let n = input
+            let n = (&mut input)
+                .take(MAX_LINE as u64 + 1)
                 .read_until(b'\n', &mut bytes)
-                .map_err(Failure::Output)?;
+                .map_err(Failure::Input)?;
             if n == 0 {
                 eof = true;
                 break;
             }
             number += 1;
-            match String::from_utf8(bytes) {
-                Ok(text) if text.trim().is_empty() => {}
-                Ok(text) => batch.push((number, text)),
-                Err(_) => early.push(Reply::Rejected(Rejection {
+            if bytes.len() > MAX_LINE && bytes.last() != Some(&b'\n') {
+                skip_rest_of_line(&mut input).map_err(Failure::Input)?;
+                early.push(Reply::Rejected(Rejection {
                     ok: false,
                     line: number,
-                    error: format!("line {number}: not UTF-8 text"),
-                })),
+                    error: format!("line {number}: longer than {MAX_LINE} bytes"),
+                }));
+            } else {
+                match String::from_utf8(bytes) {
+                    Ok(text) if text.trim().is_empty() => {}
+                    Ok(text) => batch.push((number, text)),
+                    Err(_) => early.push(Reply::Rejected(Rejection {
+                        ok: false,
+                        line: number,
+                        error: format!("line {number}: not UTF-8 text"),
+                    })),
+                }
             }
             // Take the next line into this commit only if it is already here:
             // `buffer()` never blocks, so a lone line is acknowledged at once.
@@ -125,7 +163,12 @@ fn record<R: Read>(
                 break;
             }
         }
-        let replies = match recorder.record_batch(&batch) {
+        let result = if batch.is_empty() {
+            Ok(Vec::new())
+        } else {
+            recorder.record_batch(&batch)
+        };
+        let replies = match result {
             Ok(replies) => replies,
             Err(e) => {
                 for (line, _) in &batch {
