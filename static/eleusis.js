@@ -1,0 +1,117 @@
+// Shared by every page: card drawing, the API client and the live view over the
+// WebSocket (reconnecting). Variant scripts (static/variant-*.js) register a
+// renderer with Eleusis.register(variantId, {render(view, layoutEl, panelEl)});
+// `render` returns true when it drew the layout itself.
+(function () {
+  "use strict";
+  const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+  const params = new URLSearchParams(location.search);
+  if (params.get("token")) sessionStorage.setItem("eleusis-god-token", params.get("token"));
+  const token = params.get("token") || sessionStorage.getItem("eleusis-god-token") || "";
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  // "10H" → a drawn card. `marks`: {laid, white, black, prophet}.
+  function card(text, size, marks) {
+    const t = String(text || "?");
+    const suit = t.slice(-1).toUpperCase();
+    const rank = t.slice(0, -1);
+    const red = suit === "H" || suit === "D";
+    const node = el("span", { class: "card" + (red ? " red" : "") + (size ? " " + size : ""), title: t, "data-card": t },
+      el("span", { class: "rank" }, rank), el("span", { class: "suit" }, SUITS[suit] || suit));
+    if (marks) {
+      if (marks.prophet) node.append(el("span", { class: "marker prophet", title: "prophet marker" }, "P"));
+      if (marks.black) node.append(el("span", { class: "marker black", title: "black marker" }, marks.laid));
+      else if (marks.white) node.append(el("span", { class: "marker white", title: "white marker" }, marks.laid));
+      if (marks.laid) node.append(el("span", { class: "laid" }, marks.laid));
+    }
+    return node;
+  }
+
+  function cardsText(list) { return (list || []).join(" "); }
+
+  async function api(method, path, body, raw) {
+    const headers = {};
+    if (token) headers["Authorization"] = "Bearer " + token;
+    let payload;
+    if (raw) { payload = body; }
+    else if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
+    const res = await fetch(path, { method, headers, body: payload });
+    const type = res.headers.get("content-type") || "";
+    const data = type.includes("json") ? await res.json() : await res.text();
+    if (!res.ok) {
+      const msg = data && data.error ? data.error + (data.where ? "  (" + data.where + ")" : "") : String(data);
+      const err = new Error(msg); err.status = res.status; err.data = data; throw err;
+    }
+    return data;
+  }
+
+  // Calls onView(view) with every view pushed on /ws; reconnects with backoff.
+  function live(onView, onStatus, asGod) {
+    let delay = 500;
+    function connect() {
+      const proto = location.protocol === "https:" ? "wss:" : "ws:";
+      const q = asGod && token ? "?token=" + encodeURIComponent(token) : "";
+      const ws = new WebSocket(proto + "//" + location.host + "/ws" + q);
+      ws.onopen = () => { delay = 500; onStatus && onStatus(true); };
+      ws.onmessage = (m) => {
+        try { const msg = JSON.parse(m.data); if (msg.type === "view") onView(msg.view); }
+        catch (e) { console.error("bad message", e); }
+      };
+      ws.onclose = () => {
+        onStatus && onStatus(false);
+        setTimeout(connect, delay); delay = Math.min(delay * 2, 8000);
+      };
+      ws.onerror = () => ws.close();
+    }
+    connect();
+  }
+
+  // Draws the main line with the sidelines hanging under their cards.
+  function drawLayout(view, target) {
+    target.replaceChildren();
+    const s = view.state || {};
+    const white = new Set(s.white_markers || []);
+    const black = new Set(s.black_markers || []);
+    const prophetAt = s.prophet ? s.prophet.marker : null;
+    const marks = (c) => c.laid ? { laid: c.laid, white: white.has(c.laid), black: black.has(c.laid), prophet: c.laid === prophetAt } : null;
+    for (const col of view.layout || []) {
+      const column = el("div", { class: "column" }, card(col.card, "", marks(col)));
+      for (const entry of col.side || []) {
+        column.append(el("div", { class: "side-entry", title: entry.length > 1 ? "sequence" : "wrong card" },
+          entry.map((c) => card(c.card, "small", marks(c)))));
+      }
+      target.append(column);
+    }
+  }
+
+  const variants = {};
+  async function loadVariants() {
+    try {
+      const list = await api("GET", "/api/variants");
+      await Promise.all(list.scripts.map((src) => new Promise((ok) => {
+        const s = document.createElement("script"); s.src = src; s.onload = ok; s.onerror = ok; document.head.append(s);
+      })));
+    } catch (e) { console.warn("variant scripts not loaded", e); }
+  }
+
+  window.Eleusis = {
+    el, card, cardsText, api, live, drawLayout, token, loadVariants, variants,
+    register(id, plugin) { variants[id] = plugin; },
+    // A player's event from the table's screen (e.g. a Delphos prediction).
+    tableEvent(event) { return api("POST", "/api/table/events", event); },
+  };
+})();

@@ -1,0 +1,259 @@
+// God's console: start rounds with a checked rule, enter plays (typed or read by
+// the camera, confirmed by God), see every verdict with its explanation, correct
+// a misread card or a wrong call, end the game. Every action goes through the API;
+// the referee decides, this page only shows.
+(function () {
+  "use strict";
+  const E = window.Eleusis;
+  const $ = (id) => document.getElementById(id);
+  let view = null;
+  let evidence = null; // {frame, reads:[{read, confidence}]} for the next play
+  let frameReply = null;
+
+  const words = (text) => (text || "").split(/[\s,]+/).filter(Boolean);
+
+  // --- rule checking as God types ---
+  let checkTimer = null, checkSeq = 0;
+  $("rule").addEventListener("input", () => {
+    clearTimeout(checkTimer);
+    checkTimer = setTimeout(checkRule, 450);
+  });
+  async function checkRule() {
+    const rule = $("rule").value;
+    const box = $("check");
+    if (!rule.trim()) { box.textContent = "Type the rule: it is checked as you type."; return; }
+    const seq = ++checkSeq;
+    box.textContent = "checking…";
+    try {
+      const r = await E.api("POST", "/api/rule/check", { rule });
+      if (seq !== checkSeq) return;
+      box.replaceChildren();
+      if (!r.ok) {
+        box.append(E.el("div", { class: "error", id: "rule-error" },
+          "line " + r.error.line + ", column " + r.error.column + ": " + r.error.message));
+        return;
+      }
+      const rep = r.report, acc = rep.acceptance;
+      box.append(E.el("div", { class: "ok", id: "rule-ok" }, "✓ the rule parses"));
+      box.append(E.el("div", {}, "acceptance rate " + (acc.mean * 100).toFixed(1) + "% (5–95%: " +
+        (acc.p5 * 100).toFixed(0) + "–" + (acc.p95 * 100).toFixed(0) + "%)"));
+      box.append(E.el("div", {}, "dead ends: " + rep.dead_ends.found + " (" + rep.dead_ends.method + ", " + rep.dead_ends.searched + " searched)"));
+      box.append(E.el("div", {}, "starters: " + rep.starters.length + " of 52 cards are acceptable on an empty line"));
+      box.append(E.el("div", {}, "reads: " + rep.uses.join("; ")));
+      if (rep.hints.length) {
+        box.append(E.el("div", {}, "proven hints: ", rep.hints.map((h) =>
+          E.el("span", { class: "hint", onclick: () => { $("hint").value = h.text; } }, h.text + " (" + h.method + ")  "))));
+      }
+      for (const w of rep.warnings) box.append(E.el("div", { class: "error" }, "⚠ " + w.text));
+    } catch (e) { if (seq === checkSeq) box.replaceChildren(E.el("div", { class: "error" }, e.message)); }
+  }
+
+  // --- starting a round ---
+  $("start").addEventListener("click", async () => {
+    $("start-error").textContent = "";
+    const body = {
+      variant: $("variant").value, god: $("god").value.trim(),
+      players: $("players").value.split(",").map((s) => s.trim()).filter(Boolean),
+      rule: $("rule").value, starter: $("starter").value.trim(),
+    };
+    if ($("hint").value.trim()) body.hint = $("hint").value.trim();
+    if ($("hand-size").value.trim()) body.hand_size = Number($("hand-size").value.trim());
+    if ($("new-game").checked) body.new_game = true;
+    try { await E.api("POST", "/api/rounds", body); $("rule").value = ""; $("check").textContent = ""; }
+    catch (e) { $("start-error").textContent = e.message; }
+  });
+
+  // --- plays ---
+  function showResult(reply) {
+    const box = $("result");
+    box.replaceChildren();
+    const last = reply.last;
+    if (!last) return;
+    if (last.right !== null && last.right !== undefined) {
+      box.append(E.el("div", { class: "verdict " + (last.right ? "right" : "wrong") }, last.right ? "RIGHT" : "WRONG"));
+    }
+    box.append(E.el("div", { class: "explain" }, last.text || ""));
+    if (reply.ack && reply.ack.changed && reply.ack.changed.length) {
+      box.append(E.el("div", { class: "flag" }, "verdicts changed by this correction: " + reply.ack.changed.join(", ")));
+    }
+  }
+  function baseEvent(extra) {
+    const body = Object.assign({}, extra);
+    const player = $("player").value;
+    if (player) body.player = player;
+    if (view && view.state && view.state.prophet) body.prophet_says = $("call").value;
+    return body;
+  }
+  function unconfirmed() {
+    if (!evidence) return [];
+    // A read is settled when God ticks it, or types another card (a correction).
+    return Array.from(document.querySelectorAll(".read.confirm")).filter((r) => {
+      const input = r.querySelector("input[type=text]");
+      return !r.querySelector("input[type=checkbox]").checked && input.value.trim().toUpperCase() === input.dataset.read;
+    });
+  }
+  async function send(path, body) {
+    $("play-error").textContent = "";
+    if (unconfirmed().length) { $("play-error").textContent = "Confirm or correct every read marked “needs confirmation” first."; return; }
+    if (evidence) {
+      const cards = body.cards || body.hand || [];
+      if (cards.length === evidence.reads.length) body.evidence = evidence;
+      else if (cards.length) body.evidence = { frame: evidence.frame };
+    }
+    try {
+      const reply = await E.api("POST", path, body);
+      showResult(reply);
+      $("cards").value = ""; $("pick").value = "";
+      clearEvidence();
+    } catch (e) { $("play-error").textContent = e.message; }
+  }
+  $("play").addEventListener("click", () => send("/api/plays", baseEvent({ cards: words($("cards").value) })));
+  $("noplay").addEventListener("click", () => {
+    const body = baseEvent({ hand: words($("cards").value) });
+    if ($("pick").value.trim()) body.pick = $("pick").value.trim();
+    send("/api/no-plays", body);
+  });
+  $("prophet").addEventListener("click", () => {
+    const last = view && view.last;
+    const player = (last && last.player) || $("player").value;
+    send("/api/prophet", { player });
+  });
+  $("end").addEventListener("click", async () => {
+    $("end-error").textContent = "";
+    if (!confirm("End the game now? Unfinished rounds are not scored; the rule is revealed.")) return;
+    try { showResult(await E.api("POST", "/api/end-game", {})); } catch (e) { $("end-error").textContent = e.message; }
+  });
+
+  async function correct(play) {
+    const isNoPlay = play.event === "no_play";
+    const field = play.event === "prophet" ? "player" : isNoPlay ? "hand" : "cards";
+    const now = field === "player" ? play.player : (play.cards || []).join(" ");
+    const text = prompt("Correct " + field + " of event " + play.seq + " (for a prophet's call type right/wrong as 'call:right'):", now);
+    if (text === null) return;
+    const body = { seq: play.seq };
+    if (text.startsWith("call:")) body.prophet_says = text.slice(5).trim();
+    else if (field === "player") body.player = text.trim();
+    else body[field] = words(text);
+    try { showResult(await E.api("POST", "/api/corrections", body)); }
+    catch (e) { $("play-error").textContent = e.message; }
+  }
+
+  // --- camera ---
+  let stream = null;
+  $("cam-on").addEventListener("click", async () => {
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 1920 }, height: { ideal: 1080 } } });
+      const v = $("video"); v.srcObject = stream; v.hidden = false; $("frame-img").hidden = true;
+      $("snap").disabled = false;
+    } catch (e) { $("frame-error").textContent = "webcam: " + e.message; }
+  });
+  $("snap").addEventListener("click", () => {
+    const v = $("video");
+    const c = document.createElement("canvas");
+    c.width = v.videoWidth; c.height = v.videoHeight;
+    c.getContext("2d").drawImage(v, 0, 0);
+    c.toBlob((blob) => blob && uploadFrame(blob), "image/jpeg", 0.92);
+  });
+  $("upload").addEventListener("change", (ev) => { const f = ev.target.files[0]; if (f) uploadFrame(f); });
+
+  async function uploadFrame(blob) {
+    $("frame-error").textContent = "";
+    $("reads").textContent = "reading…";
+    try {
+      const reply = await E.api("POST", "/api/frames", blob, true);
+      frameReply = reply;
+      const img = $("frame-img");
+      img.onload = () => drawOverlay(reply);
+      img.src = reply.url; img.hidden = false; $("video").hidden = true;
+      showReads(reply);
+    } catch (e) { $("reads").textContent = ""; $("frame-error").textContent = e.message; }
+  }
+  function drawOverlay(reply) {
+    const img = $("frame-img"), c = $("overlay");
+    c.width = img.clientWidth; c.height = img.clientHeight;
+    const g = c.getContext("2d"), sx = c.width / reply.width, sy = c.height / reply.height;
+    g.lineWidth = 3;
+    for (const r of reply.reads) {
+      g.strokeStyle = r.needs_confirmation ? "#f39c12" : "#2ecc71";
+      g.beginPath();
+      r.corners.forEach(([x, y], i) => (i ? g.lineTo(x * sx, y * sy) : g.moveTo(x * sx, y * sy)));
+      g.closePath(); g.stroke();
+      g.fillStyle = g.strokeStyle; g.font = "bold 16px system-ui";
+      g.fillText(r.card + " " + Math.round(r.confidence * 100) + "%", r.corners[0][0] * sx, r.corners[0][1] * sy - 4);
+    }
+  }
+  function showReads(reply) {
+    const box = $("reads");
+    box.replaceChildren();
+    if (!reply.recognized) box.append(E.el("div", { class: "muted" }, reply.recognizer + " — type the cards; the frame is kept as evidence."));
+    else if (!reply.reads.length) box.append(E.el("div", { class: "muted" }, "no card found in the frame"));
+    reply.reads.forEach((r, i) => {
+      const row = E.el("div", { class: "read" + (r.needs_confirmation ? " confirm" : "") },
+        E.card(r.card, "tiny"), E.el("span", {}, Math.round(r.confidence * 100) + "%"),
+        E.el("input", { type: "text", value: r.card, "data-index": i, "data-read": r.card, title: "correct the card here" }),
+        r.needs_confirmation ? E.el("label", {}, E.el("input", { type: "checkbox" }), " needs confirmation: confirmed") : "");
+      box.append(row);
+    });
+    box.append(E.el("div", { class: "row" },
+      E.el("button", { class: "secondary", onclick: useReads }, "Use these cards (left to right)")));
+    evidence = { frame: reply.frame, reads: [] };
+    $("evidence-note").textContent = "frame attached as evidence";
+  }
+  function useReads() {
+    if (!frameReply) return;
+    const cards = Array.from(document.querySelectorAll("#reads input[type=text]")).map((i) => i.value.trim()).filter(Boolean);
+    $("cards").value = cards.join(" ");
+    evidence = { frame: frameReply.frame, reads: frameReply.reads.map((r) => ({ read: r.card, confidence: r.confidence })) };
+  }
+  function clearEvidence() {
+    evidence = null; frameReply = null;
+    $("reads").replaceChildren(); $("evidence-note").textContent = "";
+    const c = $("overlay"); c.getContext("2d").clearRect(0, 0, c.width, c.height);
+    $("frame-img").hidden = true;
+    if (stream) $("video").hidden = false;
+  }
+
+  // --- the live view ---
+  function render(v) {
+    if (view && v.version < view.version) return;
+    view = v;
+    const s = v.state || {};
+    $("round-meta").textContent = v.round ? "round " + v.round + " · " + s.variant + " · God " + s.god : "no round";
+    $("rule-now").textContent = v.rule ? "rule: " + v.rule + (v.revealed ? "   (revealed)" : "   (sealed)") : "";
+    $("now").textContent = v.round
+      ? (s.ended ? "Round over" + (s.end_reason ? ": " + s.end_reason : "") : "Turn: " + (s.turn || "—")) +
+        " · laid " + s.laid + " · stock " + s.stock + (s.sudden_death ? " · SUDDEN DEATH" : "") +
+        (s.prophet ? " · prophet " + s.prophet.player : "")
+      : "No round in play.";
+    const sel = $("player"), keep = sel.value;
+    sel.replaceChildren(E.el("option", { value: "" }, "(whose turn it is)"));
+    for (const name of s.players || []) sel.append(E.el("option", { value: name }, name + (name === s.turn ? " ← turn" : "")));
+    if ((s.players || []).includes(keep)) sel.value = keep;
+    $("call-box").hidden = !s.prophet;
+    E.drawLayout(v, $("layout"));
+    const log = $("log");
+    log.replaceChildren(E.el("tr", {}, ["#", "time", "who", "cards", "verdict", "explanation", ""].map((h) => E.el("th", {}, h))));
+    for (const p of (v.plays || []).slice().reverse()) {
+      const verdict = p.right === true ? E.el("span", { class: "ok" }, "right") : p.right === false ? E.el("span", { class: "bad" }, "wrong") : p.event;
+      const flags = [p.corrected ? E.el("span", { class: "flag" }, "corrected") : "", p.changed ? E.el("span", { class: "flag" }, "verdict changed") : ""];
+      const expl = ((p.outcome && p.outcome.verdicts) || []).map((x) => x.card + ": " + x.explanation).join("; ");
+      const canFix = ["play", "no_play", "prophet"].includes(p.event);
+      log.append(E.el("tr", {},
+        E.el("td", {}, p.seq), E.el("td", {}, (p.at || "").slice(11, 19)), E.el("td", {}, p.player || ""),
+        E.el("td", {}, (p.cards && p.cards.map) ? p.cards.join(" ") : ""), E.el("td", {}, verdict, " ", flags),
+        E.el("td", { class: "explain" }, expl),
+        E.el("td", {}, canFix ? E.el("button", { class: "secondary", onclick: () => correct(p) }, "correct") : "")));
+    }
+    const tokenQ = E.token ? "?token=" + encodeURIComponent(E.token) : "";
+    if (v.round) {
+      $("audit-link").href = "/audit/" + v.round + tokenQ;
+      $("export-log").href = "/api/export/" + v.round + "/log" + tokenQ;
+      $("score-sheet").href = "/api/export/" + v.game + "/scores?format=html";
+    }
+  }
+  E.live(render, (up) => {
+    const c = $("conn");
+    c.className = "conn " + (up ? "up" : "down");
+    c.textContent = up ? "live" : "reconnecting…";
+  }, true);
+})();

@@ -1,0 +1,126 @@
+// The table's shared screen: everything the players may see, pushed live.
+// It never shows the rule or the rule's explanations before the reveal (the
+// public view does not carry them).
+(function () {
+  "use strict";
+  const E = window.Eleusis;
+  const $ = (id) => document.getElementById(id);
+  let latest = 0;
+
+  function describeLast(last, state) {
+    const box = $("last");
+    box.replaceChildren();
+    if (!last) { box.textContent = "—"; return; }
+    const o = last.outcome || {};
+    const who = last.player || "";
+    if (last.event === "play" || last.event === "no_play") {
+      const right = last.right === true;
+      box.append(E.el("div", { class: "verdict " + (right ? "right" : "wrong"), id: "verdict" },
+        right ? "RIGHT ✓" : "WRONG ✗"));
+      const what = last.event === "no_play" ? who + " declares no play" :
+        who + " plays " + ((last.cards || []).length > 1 ? "a sequence" : "");
+      box.append(E.el("div", { id: "last-text" }, what));
+      if (last.event === "play") box.append(E.el("div", { id: "last-cards" }, (last.cards || []).map((c) => E.card(c, "small"))));
+    } else if (last.event === "prophet") {
+      box.append(E.el("div", { class: "verdict", id: "verdict" }, "PROPHET"), E.el("div", {}, who + " declares himself Prophet"));
+    } else if (last.event === "end_game") {
+      box.append(E.el("div", { class: "verdict", id: "verdict" }, "GAME OVER"));
+    } else {
+      box.append(E.el("div", { id: "last-text" }, last.event));
+    }
+    const effects = [];
+    if (o.prophet_call) effects.push("prophet " + o.prophet_call.prophet + " said " + o.prophet_call.said + ", God " + (o.prophet_call.confirmed ? "confirms" : "contradicts"));
+    if (o.pick) effects.push(o.pick.by + " takes " + o.pick.card);
+    for (const p of o.penalties || []) effects.push(p.player + " takes " + p.cards + " penalty cards");
+    if (o.covered) effects.push("covered by the false prophet: no penalty");
+    if (o.overthrown) effects.push("false prophet " + o.overthrown + " overthrown");
+    if (o.new_hand) effects.push("new hand of " + o.new_hand);
+    for (const n of o.eliminated || []) effects.push(n + " is eliminated");
+    for (const ph of o.phases || []) effects.push(ph);
+    if (o.round_end) effects.push("round ends: " + o.round_end.reason);
+    if (last.corrected) effects.push("corrected by God");
+    for (const e of effects) box.append(E.el("div", { class: "effect" }, e));
+  }
+
+  function tally(obj) { return Object.entries(obj || {}); }
+
+  function render(view) {
+    if (view.version < latest) return;
+    latest = view.version;
+    const s = view.state || {};
+    const started = !!view.round;
+    $("empty").hidden = started;
+    $("round-meta").textContent = started
+      ? "round " + view.round + " · " + s.variant + " · God: " + (s.god || "?") + (s.hint ? " · hint: " + s.hint : "")
+      : "waiting for a round";
+    const seal = $("seal");
+    seal.replaceChildren();
+    if (view.seal) {
+      const r = view.seal.revealed;
+      if (r) {
+        seal.append(E.el("b", {}, "Rule revealed: "), E.el("span", { id: "rule" }, r.rule), "  ",
+          E.el("b", {}, " salt "), r.salt, " ",
+          E.el("span", { class: r.verified ? "ok" : "bad" }, r.verified ? "✓ matches the commitment" : "✗ does NOT match the commitment"));
+      } else {
+        seal.append(E.el("b", {}, "Sealed rule, commitment: "), E.el("span", { id: "commitment" }, view.seal.commitment));
+      }
+    }
+    const banners = $("banners");
+    banners.replaceChildren();
+    if (s.sudden_death) banners.append(E.el("div", { class: "banner death", id: "sudden-death" }, "SUDDEN DEATH — a wrong play eliminates"));
+    if (view.stock_warning) banners.append(E.el("div", { class: "banner stock" }, view.stock_warning));
+    if (s.ended) banners.append(E.el("div", { class: "banner over" }, "Round over" + (s.end_reason ? ": " + s.end_reason : "")));
+    if (view.game_over) banners.append(E.el("div", { class: "banner over" }, "The game has ended"));
+
+    const plugin = E.variants[s.variant];
+    let drawn = false;
+    $("variant-panel").replaceChildren();
+    if (plugin && plugin.render) {
+      try { drawn = plugin.render(view, $("layout"), $("variant-panel")) === true; }
+      catch (e) { console.error("variant renderer failed", e); }
+    }
+    if (!drawn) E.drawLayout(view, $("layout"));
+
+    $("turn").textContent = s.turn || (s.ended ? "round over" : "—");
+    $("laid").textContent = s.laid || 0;
+    $("whites").textContent = (s.white_markers || []).length;
+    $("blacks").textContent = (s.black_markers || []).length;
+    $("prophet").textContent = s.prophet ? "Prophet: " + s.prophet.player + " (marker on laid card " + s.prophet.marker + ")" : "No prophet";
+    $("stock").textContent = started ? "stock " + s.stock + " cards · " + s.decks + " decks" : "";
+    describeLast(view.last, s);
+
+    const players = $("players");
+    players.replaceChildren(E.el("tr", {}, E.el("th", {}, "player"), E.el("th", {}, "cards"), E.el("th", {}, "")));
+    const out = new Set(s.eliminated || []);
+    for (const [name, count] of tally(s.hands)) {
+      const tags = [];
+      if (s.prophet && s.prophet.player === name) tags.push("prophet");
+      if (out.has(name)) tags.push("eliminated");
+      if (s.turn === name) tags.push("to play");
+      players.append(E.el("tr", { class: (s.turn === name ? "turn" : "") + (out.has(name) ? " out" : "") },
+        E.el("td", {}, name), E.el("td", {}, count), E.el("td", {}, tags.join(", "))));
+    }
+    const scores = s.scores, totals = s.game && s.game.totals;
+    $("scores-panel").hidden = !scores && !totals;
+    const table = $("scores");
+    table.replaceChildren();
+    if (scores || totals) {
+      const names = tally(totals || scores).map(([n]) => n);
+      table.append(E.el("tr", {}, E.el("th", {}, ""), E.el("th", {}, "round"), E.el("th", {}, "game")));
+      for (const n of names) {
+        table.append(E.el("tr", {}, E.el("td", {}, n),
+          E.el("td", {}, scores && scores[n] !== undefined ? scores[n] : ""),
+          E.el("td", {}, totals && totals[n] !== undefined ? totals[n] : "")));
+      }
+    }
+    document.body.dataset.version = view.version;
+  }
+
+  E.loadVariants().then(() => {
+    E.live(render, (up) => {
+      const c = $("conn");
+      c.className = "conn " + (up ? "up" : "down");
+      c.textContent = up ? "live" : "reconnecting…";
+    }, false);
+  });
+})();
