@@ -1,0 +1,297 @@
+//! Drives a whole round through the live service's API, as the God console and the
+//! tablet do: start, plays, a wrong play, evidence from a frame, a correction, the
+//! reveal; the errors (bad JSON, illegal play, missing token, broken frame); the
+//! WebSocket pushes; and a restart that must come back to the same state, both
+//! in-process and with a real `eleusis serve` process stopped by SIGTERM.
+
+mod web_support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+use web_support::{png_frame, request, Server};
+
+const ROUND: &str = r#"{"god":"Pierre","players":["Alain","François","Jacques","Philippe"],"rule":"if last.odd then black else red","starter":"3H"}"#;
+const RULE: &str = "if last.odd then black else red";
+
+fn version(value: &Value) -> u64 {
+    value["version"].as_u64().expect("version")
+}
+
+#[test]
+fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("table.db");
+    let server = Server::start(&db);
+
+    // Pages: the tablet is public, the console needs the token.
+    let tablet = server.get("/");
+    assert_eq!(tablet.status, 200);
+    assert!(tablet.text().contains("eleusis.js"), "{}", tablet.text());
+    assert_eq!(server.get("/god").status, 401);
+    assert_eq!(server.get(&format!("/god?token={}", server.token)).status, 200);
+    assert_eq!(server.get("/static/nothing.js").status, 404);
+
+    // God's routes without the token: 401 with a JSON error.
+    let refused = server.post_public("/api/rounds", ROUND);
+    let body = refused.expect(401);
+    assert!(body["error"].as_str().expect("error").contains("God token"));
+    assert_eq!(server.get("/api/rounds").expect(200)["rounds"], json!([]));
+
+    // The rule checker: a parse error says line and column, a good rule gets a report.
+    let bad = server
+        .post("/api/rule/check", r#"{"rule":"if last.odd then black"}"#)
+        .expect(200);
+    assert_eq!(bad["ok"], false);
+    assert_eq!(bad["error"]["line"], 1);
+    assert!(bad["error"]["column"].as_u64().expect("column") > 1, "{bad}");
+    let good = server
+        .post("/api/rule/check", &json!({ "rule": RULE }).to_string())
+        .expect(200);
+    assert_eq!(good["ok"], true, "{good}");
+    let mean = good["report"]["acceptance"]["mean"].as_f64().expect("mean");
+    assert!((0.3..0.7).contains(&mean), "{mean}");
+    assert!(good["report"]["starters"].as_array().expect("starters").len() == 52);
+
+    // The tablet's socket gets the empty table at once.
+    let mut tablet_ws = server.ws(false);
+    let mut god_ws = server.ws(true);
+    let first = tablet_ws.next_view(&server.rt);
+    assert_eq!(first["round"], Value::Null);
+    god_ws.next_view(&server.rt);
+
+    // Start the round: the commitment is public, the rule is not.
+    let started = server.post("/api/rounds", ROUND).expect(200);
+    let commitment = started["ack"]["commitment"].as_str().expect("commitment").to_string();
+    assert_eq!(started["ack"]["round"], "1.1");
+    let view = tablet_ws.view_from(&server.rt, version(&started));
+    assert_eq!(view["seal"]["commitment"], commitment.as_str());
+    assert_eq!(view["state"]["turn"], "Jacques", "3H: third player from God's left");
+    assert!(!view.to_string().contains(RULE), "the rule leaked: {view}");
+    let god_view = god_ws.view_from(&server.rt, version(&started));
+    assert_eq!(god_view["rule"], RULE);
+
+    // A wrong card: the push carries the verdict and penalty, without the explanation.
+    let wrong = server.post("/api/plays", r#"{"cards":["8H"]}"#).expect(200);
+    assert_eq!(wrong["ack"]["right"], false);
+    assert!(
+        wrong["last"]["text"].as_str().expect("God's trace").contains("must be black"),
+        "God sees the explanation: {wrong}"
+    );
+    let view = tablet_ws.view_from(&server.rt, version(&wrong));
+    assert_eq!(view["last"]["right"], false);
+    assert_eq!(view["last"]["player"], "Jacques");
+    assert_eq!(view["last"]["outcome"]["penalties"][0]["cards"], 2);
+    assert_eq!(view["layout"][0]["side"][0][0]["card"], "8H");
+    assert_eq!(view["state"]["hands"]["Jacques"], 15);
+    let text = view.to_string();
+    assert!(!text.contains("must be black") && !text.contains("explanation"), "{text}");
+    let public_state = server.get("/api/state").expect(200);
+    assert!(!public_state.to_string().contains("must be black"));
+
+    // A right sequence, then a right card with a frame as evidence.
+    let seq = server
+        .post("/api/plays", r#"{"player":"Philippe","cards":["4S","9D","JC"]}"#)
+        .expect(200);
+    assert_eq!(seq["ack"]["right"], true);
+    let frame = server.post_bytes("/api/frames", &png_frame()).expect(200);
+    let frame_id = frame["frame"].as_str().expect("frame id").to_string();
+    assert_eq!(frame["width"], 320);
+    assert_eq!(frame["recognized"], false, "no recognizer in this test");
+    let with_evidence = server
+        .post(
+            "/api/plays",
+            &json!({"cards": ["5S"], "evidence": {"frame": frame_id, "reads": [{"read": "5C", "confidence": 0.42}]}})
+                .to_string(),
+        )
+        .expect(200);
+    assert_eq!(with_evidence["ack"]["right"], true);
+    let jpeg = server.get(&format!("/api/frames/{frame_id}"));
+    assert_eq!(jpeg.status, 200);
+    assert!(jpeg.body.starts_with(&[0xFF, 0xD8, 0xFF]));
+    assert!(jpeg.headers.to_ascii_lowercase().contains("image/jpeg"));
+
+    // Errors: nothing stored, state intact.
+    let before = server.get("/api/state").expect(200);
+    let not_turn = server
+        .post("/api/plays", r#"{"player":"Alain","cards":["2H"]}"#)
+        .expect(422);
+    assert!(
+        not_turn["error"].as_str().expect("error").contains("François's turn"),
+        "{not_turn}"
+    );
+    let too_long = server
+        .post("/api/plays", r#"{"cards":["2H","3H","4H","5H","6H"]}"#)
+        .expect(422);
+    assert!(too_long["error"].as_str().expect("error").contains("2 to 4"));
+    let bad_card = server.post("/api/plays", r#"{"cards":["1X"]}"#).expect(422);
+    assert!(bad_card["error"].as_str().expect("error").contains("1X"));
+    let bad_json = server.post("/api/plays", r#"{"cards":["2H""#).expect(400);
+    assert!(bad_json["where"].as_str().expect("where").contains("column"), "{bad_json}");
+    server.post("/api/plays", "[1,2]").expect(400);
+    server.post("/api/plays", "").expect(400);
+    let broken = server.post_bytes("/api/frames", b"\x89PNG\r\n\x1a\nbroken").expect(400);
+    assert!(broken["error"].as_str().expect("error").contains("uploaded frame"));
+    server.post_bytes("/api/frames", b"").expect(400);
+    assert_ne!(server.get("/api/frames/../../etc/passwd").status, 200);
+    server.get("/api/frames/zz").expect(400);
+    server.get(&format!("/api/frames/{}", "0".repeat(64))).expect(404);
+    server
+        .post("/api/plays", &json!({"cards": ["2H"], "evidence": {"frame": "../x"}}).to_string())
+        .expect(400);
+    server.get("/api/audit/nonsense").expect(400);
+    server.get("/api/audit/9.9").expect(404);
+    let after = server.get("/api/state").expect(200);
+    assert_eq!(before, after, "refused requests changed the state");
+
+    // Sealed: the public cannot export the log yet; God can.
+    server.get("/api/export/1.1/log").expect(403);
+    assert_eq!(server.get_god("/api/export/1.1/log").status, 200);
+
+    // A correction: the misread 8H was an 8S; later verdicts change and are flagged.
+    let fixed = server.post("/api/corrections", r#"{"seq":2,"cards":["8S"]}"#).expect(200);
+    let changed: Vec<&str> = fixed["ack"]["changed"]
+        .as_array()
+        .expect("changed")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(changed.contains(&"1.1:2"), "{changed:?}");
+    let view = tablet_ws.view_from(&server.rt, version(&fixed));
+    assert_eq!(view["state"]["main"][1], "8S");
+    let plays = view["plays"].as_array().expect("plays");
+    let corrected = plays.iter().find(|p| p["seq"] == 2).expect("event 2");
+    assert_eq!(corrected["corrected"], true);
+    assert!(plays.iter().any(|p| p["changed"] == true), "{plays:?}");
+    server.post("/api/corrections", r#"{"seq":99,"cards":["8S"]}"#).expect(422);
+
+    // The audit: reads, frame, chain; explanations withheld from the public.
+    let audit = server.get("/api/audit/1.1").expect(200);
+    assert_eq!(audit["chain"]["ok"], true);
+    let events = audit["rounds"][0]["events"].as_array().expect("events");
+    let evidenced = events.iter().find(|e| e["seq"] == 4).expect("event 4");
+    assert_eq!(evidenced["reads"][0]["read"], "5C");
+    assert_eq!(evidenced["reads"][0]["status"], "corrected");
+    assert_eq!(evidenced["frame"]["sha256"], frame_id.as_str());
+    assert_eq!(evidenced["explanations_withheld"], true);
+    let god_audit = server.get_god("/api/audit/1.1").expect(200);
+    assert_eq!(god_audit["rounds"][0]["events"][3]["explanations_withheld"], false);
+
+    // End the game: the rule and salt are revealed and re-hash to the commitment.
+    let ended = server.post("/api/end-game", "").expect(200);
+    assert_eq!(ended["ack"]["reveal"]["rule"], RULE);
+    let view = tablet_ws.view_from(&server.rt, version(&ended));
+    assert_eq!(view["seal"]["revealed"]["verified"], true);
+    assert_eq!(view["seal"]["revealed"]["rule"], RULE);
+    assert_eq!(view["game_over"], true);
+    assert!(view.to_string().contains("explanation"), "explanations after the reveal");
+    let totals = &view["state"]["game"]["totals"];
+    assert_eq!(totals["Alain"], 10, "not-God bonus: {totals}");
+
+    // The exported log replays to the state the service shows.
+    let log = server.get("/api/export/1.1/log");
+    assert_eq!(log.status, 200);
+    let (replayed, _) = eleusis::referee::replay(log.text().lines()).expect("the export replays");
+    assert_eq!(
+        serde_json::to_value(&replayed).expect("state")["main"],
+        view["state"]["main"]
+    );
+    let csv = server.get("/api/export/1/scores?format=csv");
+    assert_eq!(csv.status, 200);
+    assert!(csv.text().contains("not-God bonus"), "{}", csv.text());
+    server.get("/api/export/1.1/scores").expect(400);
+    let rounds = server.get("/api/rounds").expect(200);
+    assert_eq!(rounds["rounds"][0]["round"], "1.1");
+    assert!(rounds["rounds"][0]["revealed"].is_string());
+
+    // A new round after the game ended opens game 2.
+    let second = server.post("/api/rounds", ROUND).expect(200);
+    assert_eq!(second["ack"]["round"], "2.1");
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    let state_before = server.get_god("/api/state").expect(200);
+    server.stop();
+
+    // Restart on the same database: the same state, rebuilt from the stored log.
+    let server = Server::start(&db);
+    let state_after = server.get_god("/api/state").expect(200);
+    assert_eq!(state_after["state"], state_before["state"]);
+    assert_eq!(state_after["layout"], state_before["layout"]);
+    assert_eq!(state_after["seal"], state_before["seal"]);
+    assert_eq!(state_after["round"], "2.1");
+    // And play goes on from there.
+    let next = server.post("/api/plays", r#"{"cards":["9D"]}"#).expect(200);
+    assert_eq!(next["ack"]["seq"], 3);
+    server.stop();
+}
+
+#[test]
+fn the_table_may_post_only_its_own_events() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("t.db"));
+    let refused = server.post_public("/api/table/events", r#"{"event":"play","cards":["8H"]}"#);
+    assert_eq!(refused.status, 401, "{}", refused.text());
+    server.post_public("/api/table/events", "nope").expect(400);
+    let variants = server.get("/api/variants").expect(200);
+    for script in variants["scripts"].as_array().expect("scripts") {
+        let path = script.as_str().expect("path");
+        assert!(path.starts_with("/static/variant-"), "{path}");
+        assert_eq!(server.get(path).status, 200, "{path}");
+    }
+    server.stop();
+}
+
+#[test]
+fn a_serve_process_prints_its_urls_and_stops_cleanly_on_sigterm() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("process.db");
+    let run = |play: Option<&str>| -> Value {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_eleusis"))
+            .args(["serve", "--no-recognizer", "--addr", "127.0.0.1:0", "--db"])
+            .arg(&db)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn eleusis serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let mut god_url = None;
+        for line in lines.by_ref() {
+            let line = line.expect("line");
+            if let Some(url) = line.trim().strip_prefix("God console:") {
+                god_url = Some(url.trim().to_string());
+            }
+            if line.trim().starts_with("audit:") {
+                break;
+            }
+        }
+        let god_url = god_url.expect("the God console URL is printed");
+        let rest = god_url.strip_prefix("http://").expect("http URL");
+        let (host, query) = rest.split_once("/god?token=").expect("token in the URL");
+        let addr: std::net::SocketAddr = host.parse().expect("address");
+        let auth = format!("Bearer {query}");
+        let headers = [("Authorization", auth.as_str())];
+        if let Some(body) = play {
+            let r = request(addr, "POST", "/api/rounds", &headers, ROUND.as_bytes());
+            assert_eq!(r.status, 200, "{}", r.text());
+            let r = request(addr, "POST", "/api/plays", &headers, body.as_bytes());
+            assert_eq!(r.status, 200, "{}", r.text());
+        }
+        let state = request(addr, "GET", "/api/state", &[], b"").json();
+        let status = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let exit = child.wait().expect("wait");
+        assert!(exit.success(), "eleusis serve exited with {exit}");
+        let tail: Vec<String> = lines.map_while(Result::ok).collect();
+        assert!(tail.iter().any(|l| l.contains("stopped")), "{tail:?}");
+        state
+    };
+    let first = run(Some(r#"{"cards":["8H"]}"#));
+    assert_eq!(first["state"]["laid"], 2);
+    let second = run(None);
+    assert_eq!(second["state"], first["state"]);
+    assert_eq!(second["seal"], first["seal"]);
+}

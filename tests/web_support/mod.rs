@@ -1,0 +1,271 @@
+//! Shared by the web tests and the web bench: a real `eleusis serve` service on a
+//! free local port (in this process, on its own runtime), a small HTTP/1.1 client
+//! and a WebSocket client for the live views.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::time::Duration;
+
+use eleusis::web::{Service, ServiceOptions};
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio::runtime::Runtime;
+
+/// The God token the test services use.
+pub const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+/// A running service.
+pub struct Server {
+    pub addr: SocketAddr,
+    pub token: String,
+    pub rt: Runtime,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    done: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Server {
+    /// Starts a service on `db` (created when missing) on a free port.
+    pub fn start(db: &Path) -> Server {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let service = Service::open(&ServiceOptions {
+            db: db.to_path_buf(),
+            models: None,
+            god_token: Some(TOKEN.to_string()),
+            no_recognizer: true,
+        })
+        .expect("open the service");
+        let token = service.state.god_token.clone();
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let done = rt.spawn(service.serve(listener, async {
+            let _ = stopped.await;
+        }));
+        Server {
+            addr,
+            token,
+            rt,
+            stop: Some(stop),
+            done: Some(done),
+        }
+    }
+
+    /// Stops the service and waits until its store is closed.
+    pub fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(done) = self.done.take() {
+            let result = self
+                .rt
+                .block_on(async { tokio::time::timeout(Duration::from_secs(30), done).await });
+            assert!(
+                matches!(result, Ok(Ok(Ok(())))),
+                "the service did not stop cleanly: {result:?}"
+            );
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Resp {
+        request(self.addr, "GET", path, &[], b"")
+    }
+
+    pub fn get_god(&self, path: &str) -> Resp {
+        let auth = format!("Bearer {}", self.token);
+        request(self.addr, "GET", path, &[("Authorization", &auth)], b"")
+    }
+
+    /// POST with the God token.
+    pub fn post(&self, path: &str, body: &str) -> Resp {
+        self.post_bytes(path, body.as_bytes())
+    }
+
+    pub fn post_bytes(&self, path: &str, body: &[u8]) -> Resp {
+        let auth = format!("Bearer {}", self.token);
+        request(self.addr, "POST", path, &[("Authorization", &auth)], body)
+    }
+
+    /// POST without any token.
+    pub fn post_public(&self, path: &str, body: &str) -> Resp {
+        request(self.addr, "POST", path, &[], body.as_bytes())
+    }
+
+    /// Opens `/ws` (God's view with `god`).
+    pub fn ws(&self, god: bool) -> Ws {
+        let url = if god {
+            format!("ws://{}/ws?token={}", self.addr, self.token)
+        } else {
+            format!("ws://{}/ws", self.addr)
+        };
+        let (stream, _) = self
+            .rt
+            .block_on(tokio_tungstenite::connect_async(url))
+            .expect("websocket");
+        Ws { stream }
+    }
+}
+
+/// A WebSocket client of `/ws`.
+pub struct Ws {
+    stream: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+}
+
+impl Ws {
+    /// The next pushed view (waits at most 20 s).
+    pub fn next_view(&mut self, rt: &Runtime) -> Value {
+        rt.block_on(self.next_view_async())
+    }
+
+    pub async fn next_view_async(&mut self) -> Value {
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(20), self.stream.next())
+                .await
+                .expect("a view within 20 s")
+                .expect("the socket is open")
+                .expect("a message");
+            if let tokio_tungstenite::tungstenite::Message::Text(text) = message {
+                let value: Value = serde_json::from_str(&text).expect("JSON message");
+                assert_eq!(value["type"], "view", "{value}");
+                return value["view"].clone();
+            }
+        }
+    }
+
+    /// Views until one with `version >= at_least`.
+    pub fn view_from(&mut self, rt: &Runtime, at_least: u64) -> Value {
+        loop {
+            let view = self.next_view(rt);
+            if view["version"].as_u64().unwrap_or(0) >= at_least {
+                return view;
+            }
+        }
+    }
+}
+
+/// An HTTP response.
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: String,
+    pub body: Vec<u8>,
+}
+
+impl Resp {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "status {}: body is not JSON ({e}): {}",
+                self.status,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// Asserts the status and returns the JSON body.
+    pub fn expect(&self, status: u16) -> Value {
+        assert_eq!(self.status, status, "{}", self.text());
+        self.json()
+    }
+}
+
+/// One HTTP/1.1 request on a fresh connection.
+pub fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Resp {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).expect("write");
+    stream.write_all(body).expect("write body");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("read");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("end of headers");
+    let headers = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut body = raw[split + 4..].to_vec();
+    let status = headers
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status");
+    if headers
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        body = dechunk(&body);
+    }
+    Resp {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(end) = data.windows(2).position(|w| w == b"\r\n") else {
+            break;
+        };
+        let size = usize::from_str_radix(
+            String::from_utf8_lossy(&data[..end])
+                .split(';')
+                .next()
+                .unwrap_or("0")
+                .trim(),
+            16,
+        )
+        .unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        let start = end + 2;
+        out.extend_from_slice(&data[start..start + size]);
+        data = &data[start + size + 2..];
+    }
+    out
+}
+
+/// A small PNG frame (a green table with a white card-sized rectangle).
+pub fn png_frame() -> Vec<u8> {
+    let mut image = image::RgbImage::from_pixel(320, 240, image::Rgb([20, 110, 50]));
+    for y in 60..180 {
+        for x in 130..216 {
+            image.put_pixel(x, y, image::Rgb([250, 250, 245]));
+        }
+    }
+    let mut out = std::io::Cursor::new(Vec::new());
+    image
+        .write_to(&mut out, image::ImageFormat::Png)
+        .expect("png");
+    out.into_inner()
+}
