@@ -456,7 +456,7 @@ impl OriginalRound {
             out.phases
                 .push("stage 2 begins: players play from their wrong cards".to_string());
         } else if self.stage == Stage::WrongCards && self.wrong[actor].is_empty() {
-            let reason = format!("{} has played all his wrong cards", self.players[actor]);
+            let reason = format!("{} has no wrong cards left", self.players[actor]);
             self.close(reason, out);
             return;
         }
