@@ -29,16 +29,16 @@ pub struct CheckArgs {
     #[arg(long, default_value_t = CheckOptions::default().trials as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub trials: u64,
     /// Random walks of the dead-end search (rules reading beyond main[-2]).
-    #[arg(long, default_value_t = CheckOptions::default().walks as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = CheckOptions::default().walks as u64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub walks: u64,
     /// Layouts sampled to check hints (rules reading beyond main[-2]).
-    #[arg(long, default_value_t = CheckOptions::default().samples as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = CheckOptions::default().samples as u64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub samples: u64,
 }
 
 impl CheckArgs {
     fn options(&self) -> CheckOptions {
-        // The parsers above bound every count to 1..=1_000_000, which fits a usize.
+        // The parsers above bound every count to at most 1_000_000, which fits a usize.
         let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
         CheckOptions {
             seed: self.seed,
