@@ -4,6 +4,7 @@
 //! assent, the store round trip, and every refusal.
 
 mod store_support;
+mod web_support;
 
 use std::path::Path;
 
@@ -387,4 +388,53 @@ fn the_cli_replays_and_a_recorded_game_exports_to_the_same_state() {
     assert_eq!(store_support::acked(&replies).len(), log.len());
     let exported = store_support::export_log(&db, "1");
     assert_eq!(store_support::replay(&exported), state);
+}
+
+/// The table's screen: the page loads the Delphos renderer, a player's prediction is
+/// posted without the God token, and the view carries the running scores.
+#[test]
+fn the_table_screen_posts_predictions_and_shows_the_running_scores() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = web_support::Server::start(&dir.path().join("web.db"));
+    let scripts = server.get("/api/variants").expect(200);
+    for script in ["/static/variant-delphos.js", "/static/variant-1959.js"] {
+        assert!(
+            scripts["scripts"]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|s| s == script)),
+            "{scripts}"
+        );
+    }
+    let js = server.get("/static/variant-delphos.js");
+    assert_eq!(js.status, 200);
+    assert!(js.text().contains("E.register(\"delphos\""));
+    assert!(js.text().contains("event: \"predict\""));
+
+    server.post("/api/rounds", ROUND).expect(200);
+    server.post("/api/plays", r#"{"cards":["7H"]}"#).expect(200);
+    // Only the player seated before the proposer (Bo) may predict: Ana.
+    let wrong = server.post_public(
+        "/api/table/events",
+        r#"{"event":"predict","player":"Cy","says":"accepted"}"#,
+    );
+    assert_eq!(wrong.status, 422, "{}", wrong.text());
+    assert!(wrong.text().contains("only the previous player, Ana"));
+    server
+        .post_public(
+            "/api/table/events",
+            r#"{"event":"predict","player":"Ana","says":"accepted"}"#,
+        )
+        .expect(200);
+    // A proposal is God's to record, not the table's.
+    let play = server.post_public("/api/table/events", r#"{"event":"play","cards":["8S"]}"#);
+    assert_eq!(play.status, 401, "{}", play.text());
+    server.post("/api/plays", r#"{"cards":["8S"]}"#).expect(200);
+    let view = server.get("/api/state").expect(200);
+    assert_eq!(
+        view["state"]["delphos"]["running"],
+        json!({"Ana": 1, "Bo": -1, "Cy": 0})
+    );
+    assert_eq!(view["state"]["delphos"]["predictor"], "Bo");
+    assert_eq!(view["last"]["outcome"]["prediction"]["right"], true);
+    server.stop();
 }
