@@ -41,8 +41,9 @@
       box.append(E.el("div", {}, "starters: " + rep.starters.length + " of 52 cards are acceptable on an empty line"));
       box.append(E.el("div", {}, "reads: " + rep.uses.join("; ")));
       if (rep.hints.length) {
-        box.append(E.el("div", {}, "proven hints: ", rep.hints.map((h) =>
-          E.el("span", { class: "hint", onclick: () => { $("hint").value = h.text; } }, h.text + " (" + h.method + ")  "))));
+        box.append(E.el("div", {}, "proven hints (click one to give it):"));
+        box.append(E.el("ul", { style: "margin:0.1rem 0 0.3rem" }, rep.hints.map((h) =>
+          E.el("li", {}, E.el("span", { class: "hint", onclick: () => { $("hint").value = h.text; } }, h.text), " (" + h.method + ")"))));
       }
       for (const w of rep.warnings) box.append(E.el("div", { class: "error" }, "⚠ " + w.text));
     } catch (e) { if (seq === checkSeq) box.replaceChildren(E.el("div", { class: "error" }, e.message)); }

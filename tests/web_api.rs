@@ -30,7 +30,10 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     assert_eq!(tablet.status, 200);
     assert!(tablet.text().contains("eleusis.js"), "{}", tablet.text());
     assert_eq!(server.get("/god").status, 401);
-    assert_eq!(server.get(&format!("/god?token={}", server.token)).status, 200);
+    assert_eq!(
+        server.get(&format!("/god?token={}", server.token)).status,
+        200
+    );
     assert_eq!(server.get("/static/nothing.js").status, 404);
 
     // God's routes without the token: 401 with a JSON error.
@@ -45,14 +48,23 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
         .expect(200);
     assert_eq!(bad["ok"], false);
     assert_eq!(bad["error"]["line"], 1);
-    assert!(bad["error"]["column"].as_u64().expect("column") > 1, "{bad}");
+    assert!(
+        bad["error"]["column"].as_u64().expect("column") > 1,
+        "{bad}"
+    );
     let good = server
         .post("/api/rule/check", &json!({ "rule": RULE }).to_string())
         .expect(200);
     assert_eq!(good["ok"], true, "{good}");
     let mean = good["report"]["acceptance"]["mean"].as_f64().expect("mean");
     assert!((0.3..0.7).contains(&mean), "{mean}");
-    assert!(good["report"]["starters"].as_array().expect("starters").len() == 52);
+    assert!(
+        good["report"]["starters"]
+            .as_array()
+            .expect("starters")
+            .len()
+            == 52
+    );
 
     // The tablet's socket gets the empty table at once.
     let mut tablet_ws = server.ws(false);
@@ -63,11 +75,17 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
 
     // Start the round: the commitment is public, the rule is not.
     let started = server.post("/api/rounds", ROUND).expect(200);
-    let commitment = started["ack"]["commitment"].as_str().expect("commitment").to_string();
+    let commitment = started["ack"]["commitment"]
+        .as_str()
+        .expect("commitment")
+        .to_string();
     assert_eq!(started["ack"]["round"], "1.1");
     let view = tablet_ws.view_from(&server.rt, version(&started));
     assert_eq!(view["seal"]["commitment"], commitment.as_str());
-    assert_eq!(view["state"]["turn"], "Jacques", "3H: third player from God's left");
+    assert_eq!(
+        view["state"]["turn"], "Jacques",
+        "3H: third player from God's left"
+    );
     assert!(!view.to_string().contains(RULE), "the rule leaked: {view}");
     let god_view = god_ws.view_from(&server.rt, version(&started));
     assert_eq!(god_view["rule"], RULE);
@@ -76,7 +94,10 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     let wrong = server.post("/api/plays", r#"{"cards":["8H"]}"#).expect(200);
     assert_eq!(wrong["ack"]["right"], false);
     assert!(
-        wrong["last"]["text"].as_str().expect("God's trace").contains("must be black"),
+        wrong["last"]["text"]
+            .as_str()
+            .expect("God's trace")
+            .contains("must be black"),
         "God sees the explanation: {wrong}"
     );
     let view = tablet_ws.view_from(&server.rt, version(&wrong));
@@ -86,13 +107,19 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     assert_eq!(view["layout"][0]["side"][0][0]["card"], "8H");
     assert_eq!(view["state"]["hands"]["Jacques"], 15);
     let text = view.to_string();
-    assert!(!text.contains("must be black") && !text.contains("explanation"), "{text}");
+    assert!(
+        !text.contains("must be black") && !text.contains("explanation"),
+        "{text}"
+    );
     let public_state = server.get("/api/state").expect(200);
     assert!(!public_state.to_string().contains("must be black"));
 
     // A right sequence, then a right card with a frame as evidence.
     let seq = server
-        .post("/api/plays", r#"{"player":"Philippe","cards":["4S","9D","JC"]}"#)
+        .post(
+            "/api/plays",
+            r#"{"player":"Philippe","cards":["4S","9D","JC"]}"#,
+        )
         .expect(200);
     assert_eq!(seq["ack"]["right"], true);
     let frame = server.post_bytes("/api/frames", &png_frame()).expect(200);
@@ -118,27 +145,49 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
         .post("/api/plays", r#"{"player":"Alain","cards":["2H"]}"#)
         .expect(422);
     assert!(
-        not_turn["error"].as_str().expect("error").contains("François's turn"),
+        not_turn["error"]
+            .as_str()
+            .expect("error")
+            .contains("François's turn"),
         "{not_turn}"
     );
     let too_long = server
         .post("/api/plays", r#"{"cards":["2H","3H","4H","5H","6H"]}"#)
         .expect(422);
-    assert!(too_long["error"].as_str().expect("error").contains("2 to 4"));
+    assert!(too_long["error"]
+        .as_str()
+        .expect("error")
+        .contains("2 to 4"));
     let bad_card = server.post("/api/plays", r#"{"cards":["1X"]}"#).expect(422);
     assert!(bad_card["error"].as_str().expect("error").contains("1X"));
     let bad_json = server.post("/api/plays", r#"{"cards":["2H""#).expect(400);
-    assert!(bad_json["where"].as_str().expect("where").contains("column"), "{bad_json}");
+    assert!(
+        bad_json["where"]
+            .as_str()
+            .expect("where")
+            .contains("column"),
+        "{bad_json}"
+    );
     server.post("/api/plays", "[1,2]").expect(400);
     server.post("/api/plays", "").expect(400);
-    let broken = server.post_bytes("/api/frames", b"\x89PNG\r\n\x1a\nbroken").expect(400);
-    assert!(broken["error"].as_str().expect("error").contains("uploaded frame"));
+    let broken = server
+        .post_bytes("/api/frames", b"\x89PNG\r\n\x1a\nbroken")
+        .expect(400);
+    assert!(broken["error"]
+        .as_str()
+        .expect("error")
+        .contains("uploaded frame"));
     server.post_bytes("/api/frames", b"").expect(400);
     assert_ne!(server.get("/api/frames/../../etc/passwd").status, 200);
     server.get("/api/frames/zz").expect(400);
-    server.get(&format!("/api/frames/{}", "0".repeat(64))).expect(404);
     server
-        .post("/api/plays", &json!({"cards": ["2H"], "evidence": {"frame": "../x"}}).to_string())
+        .get(&format!("/api/frames/{}", "0".repeat(64)))
+        .expect(404);
+    server
+        .post(
+            "/api/plays",
+            &json!({"cards": ["2H"], "evidence": {"frame": "../x"}}).to_string(),
+        )
         .expect(400);
     server.get("/api/audit/nonsense").expect(400);
     server.get("/api/audit/9.9").expect(404);
@@ -150,7 +199,9 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     assert_eq!(server.get_god("/api/export/1.1/log").status, 200);
 
     // A correction: the misread 8H was an 8S; later verdicts change and are flagged.
-    let fixed = server.post("/api/corrections", r#"{"seq":2,"cards":["8S"]}"#).expect(200);
+    let fixed = server
+        .post("/api/corrections", r#"{"seq":2,"cards":["8S"]}"#)
+        .expect(200);
     let changed: Vec<&str> = fixed["ack"]["changed"]
         .as_array()
         .expect("changed")
@@ -164,7 +215,9 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     let corrected = plays.iter().find(|p| p["seq"] == 2).expect("event 2");
     assert_eq!(corrected["corrected"], true);
     assert!(plays.iter().any(|p| p["changed"] == true), "{plays:?}");
-    server.post("/api/corrections", r#"{"seq":99,"cards":["8S"]}"#).expect(422);
+    server
+        .post("/api/corrections", r#"{"seq":99,"cards":["8S"]}"#)
+        .expect(422);
 
     // The audit: reads, frame, chain; explanations withheld from the public.
     let audit = server.get("/api/audit/1.1").expect(200);
@@ -176,7 +229,10 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     assert_eq!(evidenced["frame"]["sha256"], frame_id.as_str());
     assert_eq!(evidenced["explanations_withheld"], true);
     let god_audit = server.get_god("/api/audit/1.1").expect(200);
-    assert_eq!(god_audit["rounds"][0]["events"][3]["explanations_withheld"], false);
+    assert_eq!(
+        god_audit["rounds"][0]["events"][3]["explanations_withheld"],
+        false
+    );
 
     // End the game: the rule and salt are revealed and re-hash to the commitment.
     let ended = server.post("/api/end-game", "").expect(200);
@@ -185,7 +241,10 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     assert_eq!(view["seal"]["revealed"]["verified"], true);
     assert_eq!(view["seal"]["revealed"]["rule"], RULE);
     assert_eq!(view["game_over"], true);
-    assert!(view.to_string().contains("explanation"), "explanations after the reveal");
+    assert!(
+        view.to_string().contains("explanation"),
+        "explanations after the reveal"
+    );
     let totals = &view["state"]["game"]["totals"];
     assert_eq!(totals["Alain"], 10, "not-God bonus: {totals}");
 

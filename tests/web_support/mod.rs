@@ -204,8 +204,32 @@ pub fn request(
     head.push_str("\r\n");
     stream.write_all(head.as_bytes()).expect("write");
     stream.write_all(body).expect("write body");
+    // Some servers (chromedriver) keep the connection open despite
+    // `Connection: close`: read what Content-Length or the chunking says.
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("read");
+    let mut buf = [0u8; 16384];
+    let complete = |raw: &[u8]| -> bool {
+        let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
+            return false;
+        };
+        let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+        let body = &raw[split + 4..];
+        if let Some(len) = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|v| v.trim().parse::<usize>().ok())
+        {
+            return body.len() >= len;
+        }
+        head.contains("transfer-encoding: chunked") && body.ends_with(b"0\r\n\r\n")
+    };
+    while !complete(&raw) {
+        let n = stream.read(&mut buf).expect("read");
+        if n == 0 {
+            break;
+        }
+        raw.extend_from_slice(&buf[..n]);
+    }
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -232,25 +256,19 @@ pub fn request(
 
 fn dechunk(mut data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    loop {
-        let Some(end) = data.windows(2).position(|w| w == b"\r\n") else {
-            break;
+    while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&data[..end]).into_owned();
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("0").trim(), 16)
+            .expect("chunk size");
+        let start = end + 2;
+        let Some(chunk) = data.get(start..start + size) else {
+            panic!("truncated chunk of {size} bytes");
         };
-        let size = usize::from_str_radix(
-            String::from_utf8_lossy(&data[..end])
-                .split(';')
-                .next()
-                .unwrap_or("0")
-                .trim(),
-            16,
-        )
-        .unwrap_or(0);
         if size == 0 {
             break;
         }
-        let start = end + 2;
-        out.extend_from_slice(&data[start..start + size]);
-        data = &data[start + size + 2..];
+        out.extend_from_slice(chunk);
+        data = data.get(start + size + 2..).unwrap_or(&[]);
     }
     out
 }

@@ -1,0 +1,286 @@
+//! The pages in a real browser: headless Chromium driven over WebDriver
+//! (`chromedriver`, started here). The tablet page is loaded, a round and a wrong
+//! play are posted through the API, and the page must show them — pushed over the
+//! WebSocket, without a reload. The God console's live rule check is exercised too.
+//!
+//! Chromium and chromedriver are required (`scripts/test-all` installs them): when
+//! they are missing this test fails, it does not skip.
+
+mod web_support;
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use web_support::{request, Server};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const RULE: &str = "if last.odd then black else red";
+
+/// chromedriver, killed when dropped (also when the test fails).
+struct Driver {
+    child: Child,
+    addr: SocketAddr,
+    session: Option<String>,
+}
+
+impl Driver {
+    fn start() -> Driver {
+        for tool in [CHROMIUM, CHROMEDRIVER] {
+            assert!(
+                Path::new(tool).exists(),
+                "{tool} is missing: install Debian's chromium and chromium-driver \
+                 (scripts/test-all does: apt-get install -y chromium chromium-driver)"
+            );
+        }
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("free port")
+            .port();
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
+        let mut driver = Driver {
+            child,
+            addr,
+            session: None,
+        };
+        let start = Instant::now();
+        loop {
+            let ready = std::net::TcpStream::connect(addr).is_ok()
+                && request(addr, "GET", "/status", &[], b"").json()["value"]["ready"] == true;
+            if ready {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "chromedriver did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        driver
+    }
+
+    fn call(&self, method: &str, path: &str, body: &Value) -> Value {
+        let text = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        let headers = [("Content-Type", "application/json")];
+        let r = request(self.addr, method, path, &headers, text.as_bytes());
+        let value = r.json();
+        assert_eq!(r.status, 200, "WebDriver {method} {path}: {value}");
+        value["value"].clone()
+    }
+
+    fn open_session(&mut self, profile: &Path) {
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                "args": ["--headless", "--no-sandbox", "--disable-gpu",
+                         "--disable-background-networking", "--disable-component-update",
+                         "--disable-sync", "--no-first-run", "--window-size=1366,900",
+                         format!("--user-data-dir={}", profile.display())]
+            }
+        }}});
+        let value = self.call("POST", "/session", &caps);
+        self.session = Some(value["sessionId"].as_str().expect("session id").to_string());
+    }
+
+    fn session_path(&self, tail: &str) -> String {
+        format!(
+            "/session/{}/{tail}",
+            self.session.as_deref().expect("session")
+        )
+    }
+
+    fn goto(&self, url: &str) {
+        self.call("POST", &self.session_path("url"), &json!({ "url": url }));
+    }
+
+    fn eval(&self, script: &str) -> Value {
+        self.call(
+            "POST",
+            &self.session_path("execute/sync"),
+            &json!({"script": script, "args": []}),
+        )
+    }
+
+    /// Evaluates `script` until `ok` holds on its value (20 s at most).
+    fn wait_for(&self, what: &str, script: &str, ok: impl Fn(&Value) -> bool) -> Value {
+        let start = Instant::now();
+        loop {
+            let value = self.eval(script);
+            if ok(&value) {
+                return value;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "the page never showed {what}; last seen: {value}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Saves a screenshot (PNG) for a person to look at.
+    fn screenshot(&self, path: &Path) {
+        let value = self.call("GET", &self.session_path("screenshot"), &Value::Null);
+        let bytes = base64_decode(value.as_str().expect("base64"));
+        assert!(bytes.starts_with(b"\x89PNG"), "not a PNG");
+        std::fs::write(path, bytes).expect("write screenshot");
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        if let Some(session) = self.session.take() {
+            let _ = std::panic::catch_unwind(|| {
+                request(
+                    self.addr,
+                    "DELETE",
+                    &format!("/session/{session}"),
+                    &[],
+                    b"",
+                )
+            });
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let digits: Vec<u8> = text.bytes().filter_map(value).collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let mut n = 0u32;
+        for (i, d) in chunk.iter().enumerate() {
+            n |= u32::from(*d) << (18 - 6 * i);
+        }
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..chunk.len().saturating_sub(1)]);
+    }
+    out
+}
+
+const TABLET_STATE: &str = r#"return {
+  conn: document.getElementById('conn').className,
+  cards: Array.from(document.querySelectorAll('#layout [data-card]')).map(e => e.dataset.card),
+  side: Array.from(document.querySelectorAll('#layout .side-entry [data-card]')).map(e => e.dataset.card),
+  verdict: (document.getElementById('verdict') || {}).textContent || '',
+  turn: document.getElementById('turn').textContent,
+  commitment: (document.getElementById('commitment') || {}).textContent || '',
+  text: document.body.innerText,
+  marker: window.__loadedOnce || null
+};"#;
+
+#[test]
+fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("browser.db"));
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+
+    driver.goto(&format!("http://{}/", server.addr));
+    driver.wait_for("the live connection", TABLET_STATE, |v| {
+        v["conn"].as_str().is_some_and(|c| c.contains("up"))
+    });
+    // Marks this page load: a reload would lose it.
+    driver.eval("window.__loadedOnce = 'yes'; return true;");
+
+    let round = json!({"god": "Pierre", "players": ["Alain", "François", "Jacques", "Philippe"],
+                       "rule": RULE, "starter": "3H"});
+    let started = server.post("/api/rounds", &round.to_string()).expect(200);
+    let commitment = started["ack"]["commitment"]
+        .as_str()
+        .expect("commitment")
+        .to_string();
+    driver.wait_for("the round's commitment", TABLET_STATE, |v| {
+        v["commitment"] == commitment.as_str() && v["turn"] == "Jacques"
+    });
+
+    server.post("/api/plays", r#"{"cards":["8H"]}"#).expect(200);
+    let seen = driver.wait_for("the wrong play", TABLET_STATE, |v| {
+        v["side"] == json!(["8H"]) && v["verdict"].as_str().is_some_and(|t| t.contains("WRONG"))
+    });
+    assert_eq!(
+        seen["marker"], "yes",
+        "the page was reloaded instead of pushed"
+    );
+    assert_eq!(seen["turn"], "Philippe");
+    let text = seen["text"].as_str().expect("text");
+    assert!(text.contains("Jacques takes 2 penalty cards"), "{text}");
+    assert!(
+        !text.contains(RULE) && !text.contains("must be black"),
+        "the rule leaked: {text}"
+    );
+
+    server
+        .post("/api/plays", r#"{"cards":["4S","9D","JC"]}"#)
+        .expect(200);
+    let seen = driver.wait_for("the right sequence", TABLET_STATE, |v| {
+        v["verdict"].as_str().is_some_and(|t| t.contains("RIGHT"))
+    });
+    let cards: Vec<&str> = seen["cards"]
+        .as_array()
+        .expect("cards")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        cards,
+        ["3H", "8H", "4S", "9D", "JC"],
+        "main line with the sideline under 3H"
+    );
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    driver.screenshot(&shots.join("tablet.png"));
+
+    // The God console checks the rule as God types it.
+    driver.goto(&format!(
+        "http://{}/god?token={}",
+        server.addr, server.token
+    ));
+    driver.eval(
+        "const r = document.getElementById('rule'); r.value = 'if last.odd then'; \
+         r.dispatchEvent(new Event('input')); return true;",
+    );
+    let error = driver.wait_for(
+        "the rule's parse error",
+        "return (document.getElementById('rule-error') || {}).textContent || '';",
+        |v| v.as_str().is_some_and(|t| t.starts_with("line 1, column")),
+    );
+    assert!(error.as_str().expect("text").contains("column"), "{error}");
+    driver.eval(&format!(
+        "const r = document.getElementById('rule'); r.value = '{RULE}'; \
+         r.dispatchEvent(new Event('input')); return true;"
+    ));
+    let report = driver.wait_for(
+        "the rule checker's report",
+        "return document.getElementById('check').innerText;",
+        |v| v.as_str().is_some_and(|t| t.contains("acceptance rate")),
+    );
+    assert!(
+        report.as_str().expect("text").contains("dead ends"),
+        "{report}"
+    );
+    driver.screenshot(&shots.join("god.png"));
+    drop(driver);
+    server.stop();
+}
