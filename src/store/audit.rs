@@ -199,6 +199,21 @@ fn effects(outcome: &Outcome) -> Vec<String> {
         )),
         None => {}
     }
+    if let Some(name) = &outcome.kept_by {
+        out.push(format!("the wrong card stays face up before {name}"));
+    }
+    if let Some(p) = &outcome.prediction {
+        let says = if p.says.accepts() {
+            "accepted"
+        } else {
+            "rejected"
+        };
+        let fared = if p.right { "right" } else { "wrong" };
+        out.push(format!("{} predicted {says}: {fared}", p.player));
+    }
+    if let Some(changes) = &outcome.score_changes {
+        out.push(format!("score changes {changes}"));
+    }
     if let Some(name) = &outcome.overthrown {
         out.push(format!("false prophet {name} overthrown"));
     }
