@@ -208,18 +208,15 @@ fn solve8(mut a: [[f64; 9]; 8]) -> Option<[f64; 8]> {
             if row != col {
                 let f = a[row][col] / a[col][col];
                 if f != 0.0 {
-                    for k in col..9 {
-                        a[row][k] -= f * a[col][k];
+                    let pivot_row = a[col];
+                    for (v, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                        *v -= f * p;
                     }
                 }
             }
         }
     }
-    let mut x = [0.0; 8];
-    for i in 0..8 {
-        x[i] = a[i][8] / a[i][i];
-    }
-    Some(x)
+    Some(std::array::from_fn(|i| a[i][8] / a[i][i]))
 }
 
 /// The convex hull of a point set (Andrew's monotone chain), clockwise on screen,

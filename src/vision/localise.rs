@@ -66,10 +66,10 @@ impl Default for LocaliserConfig {
             cloth_distances: vec![45, 80, 120],
             min_area_frac: 0.0015,
             max_area_frac: 0.3,
-            aspect: (0.5, 0.9),
+            aspect: (0.5, 0.92),
             hull_fill: (0.9, 1.03),
-            min_margin_white: 0.75,
-            max_angle_skew: 35.0,
+            min_margin_white: 0.6,
+            max_angle_skew: 28.0,
             min_edge_support: 0.5,
         }
     }
@@ -462,8 +462,9 @@ struct Refined {
 }
 
 /// Keeps one outline per card. Outlines that swallow two or more smaller, separate
-/// outlines (neighbouring cards merged through a bright gap) go first; then the
-/// best-supported outline of each overlapping group wins (larger on a tie).
+/// outlines that are at least as well supported (neighbouring cards merged through
+/// a bright gap) go first; then the best-supported outline of each overlapping
+/// group wins (larger on a tie).
 fn choose(mut cands: Vec<Refined>) -> Vec<Quad> {
     let overlap = |a: &Quad, b: &Quad| a.contains(b.centre()) || b.contains(a.centre());
     let merged: Vec<bool> = cands
@@ -471,7 +472,11 @@ fn choose(mut cands: Vec<Refined>) -> Vec<Quad> {
         .map(|c| {
             let inner: Vec<&Refined> = cands
                 .iter()
-                .filter(|o| o.quad.area() < 0.7 * c.quad.area() && c.quad.contains(o.quad.centre()))
+                .filter(|o| {
+                    o.quad.area() < 0.7 * c.quad.area()
+                        && o.support >= 0.95 * c.support
+                        && c.quad.contains(o.quad.centre())
+                })
                 .collect();
             inner
                 .iter()
@@ -566,15 +571,19 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
     quads
 }
 
-/// Grey levels of the full frame, for edge search.
+/// Whiteness of the full frame, for edge search.
 struct Luma<'a> {
     frame: &'a RgbImage,
 }
 
 impl Luma<'_> {
+    /// The whiteness score of the localiser (`min − (max − min)` of R, G, B):
+    /// a card's edge is a step in it on any cloth, even one as bright as the card.
     fn grey(&self, x: u32, y: u32) -> f32 {
         let p = self.frame.get_pixel(x, y);
-        0.299 * f32::from(p[0]) + 0.587 * f32::from(p[1]) + 0.114 * f32::from(p[2])
+        let lo = p[0].min(p[1]).min(p[2]);
+        let hi = p[0].max(p[1]).max(p[2]);
+        f32::from(lo) - f32::from(hi - lo)
     }
 
     /// Bilinear sample at pixel coordinates; `None` off the frame.
@@ -668,12 +677,15 @@ fn edge_offset(
         let s = -reach + step * k as f64;
         vals.push(luma.sample(base.0 + normal.0 * s, base.1 + normal.1 * s)?);
     }
-    // Central differences; the card is usually brighter inside (negative step going
-    // out), but a card on a white cloth may show either sign: take the magnitude.
-    let grad: Vec<f32> = (1..n - 1)
-        .map(|k| (vals[k + 1] - vals[k - 1]).abs())
-        .collect();
-    let (best, &g) = grad.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1))?;
+    // Central differences, sign flipped so that bright-inside/dark-outside is
+    // positive: that is the card's edge. The far edge of its drop shadow has the
+    // other sign and must not attract the line.
+    let grad: Vec<f32> = (1..n - 1).map(|k| vals[k - 1] - vals[k + 1]).collect();
+    let (best, g) = grad
+        .iter()
+        .copied()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
     if g < 12.0 {
         return None;
     }

@@ -1,0 +1,167 @@
+//! Localisation on the committed labelled scenes (`tests/data/scenes/`): every card
+//! found with its corners within a few pixels of the sidecar, in left-to-right
+//! order, and nothing card-shaped reported where there are only distractors (paper
+//! notes excepted: they are card-shaped, the classifier turns them away).
+
+use std::path::{Path, PathBuf};
+
+use eleusis::vision::scene::SceneLabels;
+use eleusis::vision::{load_frame, locate_cards, LocaliserConfig, Quad};
+
+fn scenes() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("scenes directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "jpg" || e == "png"))
+        .collect();
+    v.sort();
+    assert!(
+        v.len() >= 20,
+        "expected the committed scenes, found {}",
+        v.len()
+    );
+    v
+}
+
+/// Corners must be within this many pixels of the labels (cards are 100–200 px
+/// tall in these frames; the model is trained with corner jitter of this order).
+const TOLERANCE: f64 = 4.0;
+
+/// The blurred, strongly tilted spread of light cards on a white cloth is the
+/// hardest scene: a few of its cards may be missed or outlined loosely.
+const HARD_SCENE: &str = "21-tilted-spread.jpg";
+const HARD_SCENE_MAX_MISSED: usize = 5;
+
+struct SceneResult {
+    missed: Vec<String>,
+    out_of_order: bool,
+    spurious: Vec<Quad>,
+    errors: Vec<f64>,
+}
+
+fn check_scene(path: &Path, cfg: &LocaliserConfig) -> SceneResult {
+    let labels = SceneLabels::for_image(path).unwrap();
+    let frame = load_frame(path).unwrap();
+    let found = locate_cards(&frame, cfg);
+    let mut matched: Vec<usize> = Vec::new();
+    let mut res = SceneResult {
+        missed: Vec::new(),
+        out_of_order: false,
+        spurious: Vec::new(),
+        errors: Vec::new(),
+    };
+    for (li, label) in labels.cards.iter().enumerate() {
+        let best = found
+            .iter()
+            .enumerate()
+            .map(|(i, q)| (i, q.corner_error(&label.corners)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        match best {
+            Some((i, err)) if err <= TOLERANCE => {
+                res.errors.push(err);
+                matched.push(i);
+            }
+            other => res
+                .missed
+                .push(format!("card {li} ({}): nearest {other:?}", label.card)),
+        }
+    }
+    res.out_of_order = !matched.windows(2).all(|w| w[0] < w[1]);
+    let notes = labels
+        .distractors
+        .iter()
+        .filter(|d| d["kind"] == "note")
+        .count();
+    let unmatched: Vec<Quad> = found
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !matched.contains(i))
+        .map(|(_, q)| *q)
+        .collect();
+    // Paper notes may pass (the classifier rejects them); mislocated cards of a
+    // hard scene are counted as missed, not twice.
+    let allowed = notes + res.missed.len();
+    if unmatched.len() > allowed {
+        res.spurious = unmatched;
+    }
+    res
+}
+
+#[test]
+fn every_labelled_card_is_located_in_order_within_a_few_pixels() {
+    let cfg = LocaliserConfig::default();
+    let mut failures = Vec::new();
+    let mut errors = Vec::new();
+    for path in scenes() {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let r = check_scene(&path, &cfg);
+        errors.extend(&r.errors);
+        let missed_ok = if name == HARD_SCENE {
+            r.missed.len() <= HARD_SCENE_MAX_MISSED
+        } else {
+            r.missed.is_empty()
+        };
+        if !missed_ok {
+            failures.push(format!("{name}: not located: {}", r.missed.join("; ")));
+        }
+        if r.out_of_order {
+            failures.push(format!("{name}: cards out of left-to-right order"));
+        }
+        if !r.spurious.is_empty() {
+            failures.push(format!("{name}: spurious outlines {:?}", r.spurious));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    errors.sort_by(f64::total_cmp);
+    let median = errors[errors.len() / 2];
+    assert!(errors.len() >= 120, "only {} cards located", errors.len());
+    assert!(median <= 2.5, "median corner error {median:.2} px");
+}
+
+#[test]
+fn distractor_only_scenes_have_no_card_outlines_but_notes() {
+    let cfg = LocaliserConfig::default();
+    let mut seen = 0;
+    for path in scenes() {
+        let labels = SceneLabels::for_image(&path).unwrap();
+        if !labels.cards.is_empty() {
+            continue;
+        }
+        seen += 1;
+        let notes = labels
+            .distractors
+            .iter()
+            .filter(|d| d["kind"] == "note")
+            .count();
+        let found = locate_cards(&load_frame(&path).unwrap(), &cfg);
+        assert!(
+            found.len() <= notes,
+            "{}: {} outlines among distractors ({} notes): {found:?}",
+            path.display(),
+            found.len(),
+            notes
+        );
+    }
+    assert!(seen >= 3, "expected the distractor-only scenes");
+}
+
+#[test]
+fn corner_order_is_the_contract_order() {
+    // Clockwise, portrait (short top side), first corner nearest the image's
+    // top-left of the two portrait orderings: on every found outline.
+    let cfg = LocaliserConfig::default();
+    for path in scenes().into_iter().take(12) {
+        for q in locate_cards(&load_frame(&path).unwrap(), &cfg) {
+            let c = q.0;
+            let area2: f64 = (0..4)
+                .map(|i| c[i].x * c[(i + 1) % 4].y - c[(i + 1) % 4].x * c[i].y)
+                .sum();
+            assert!(area2 > 0.0, "{}: not clockwise: {q:?}", path.display());
+            let top = c[0].dist(c[1]) + c[2].dist(c[3]);
+            let side = c[1].dist(c[2]) + c[3].dist(c[0]);
+            assert!(top < side, "{}: not portrait: {q:?}", path.display());
+            assert!(c[0].x + c[0].y <= c[2].x + c[2].y);
+        }
+    }
+}
