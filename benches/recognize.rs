@@ -1,0 +1,61 @@
+//! Recognizer speed on a 1280 × 720 webcam frame with four cards (committed scene
+//! `08-seq4-dark`): localisation alone, the whole read (localise, crop, one model
+//! batch of eight crops), and loading the model. Goals: ≤ 15 ms for the whole read
+//! on one core, ≤ 100 ms to load the model. tract runs single-threaded.
+//!
+//! Run: `cargo bench --bench recognize` (the model benches are skipped, with a
+//! note, when `models/recognizer.onnx` is not there).
+
+use std::path::Path;
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use eleusis::vision::{decode_frame, locate_cards, Classifier, LocaliserConfig, Recognizer};
+
+fn scene(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/scenes")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn bench(c: &mut Criterion) {
+    let bytes = scene("08-seq4-dark.jpg");
+    let frame = decode_frame(&bytes, "08-seq4-dark.jpg").expect("scene decodes");
+    let cfg = LocaliserConfig::default();
+    assert_eq!(
+        locate_cards(&frame, &cfg).len(),
+        4,
+        "the scene has four cards"
+    );
+
+    c.bench_function("decode 1280x720 jpeg", |b| {
+        b.iter(|| decode_frame(black_box(&bytes), "frame").map(|f| f.width()))
+    });
+    c.bench_function("locate 4 cards 1280x720", |b| {
+        b.iter(|| locate_cards(black_box(&frame), &cfg).len())
+    });
+
+    let model_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    if !model_dir.join("recognizer.onnx").is_file() {
+        eprintln!("note: no models/recognizer.onnx: model benches skipped");
+        return;
+    }
+    c.bench_function("load model", |b| {
+        b.iter(|| Classifier::load(black_box(&model_dir)).map(|m| m.source.len()))
+    });
+    let recognizer = Recognizer::new(Classifier::load(&model_dir).expect("model loads"));
+    c.bench_function("recognise 4 cards 1280x720", |b| {
+        b.iter(|| {
+            recognizer
+                .recognise(black_box(&frame))
+                .map(|r| r.cards.len())
+        })
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30);
+    targets = bench
+}
+criterion_main!(benches);
