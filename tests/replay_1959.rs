@@ -468,3 +468,125 @@ fn a_recorded_game_exports_to_a_log_that_replays_to_the_same_state() {
         store_support::replay(&game)
     );
 }
+
+mod random_deals {
+    //! Random deals played to their end under the seed rules: whatever the players do,
+    //! the one deck stays whole, every legal play is accepted, a stuck stage 2 can
+    //! always be declared over, and the scores follow 004's formulas.
+
+    use eleusis::cards::Card;
+    use eleusis::referee::{Game, LogEvent};
+    use proptest::prelude::*;
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use serde_json::Value;
+
+    const RULES: [&str; 4] = [
+        "if last.red then black else red",
+        "card.suit == last.suit or card.rank == last.rank",
+        "if main[-1].odd == main[-2].odd then card.odd != last.odd else card.odd == last.odd",
+        "if last.black then card.rank >= 7 else card.rank <= 6",
+    ];
+
+    fn apply(game: &mut Game, line: &str) {
+        let event = LogEvent::parse_line(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        game.apply(&event)
+            .unwrap_or_else(|e| panic!("{line} refused: {e}"));
+    }
+
+    fn count(v: &Value) -> i64 {
+        v.as_object()
+            .map(|o| o.values().filter_map(Value::as_i64).sum())
+            .unwrap_or(0)
+    }
+
+    fn deal(seed: u64, players: usize, rule: &str) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let names: Vec<String> = (0..players).map(|i| format!("P{i}")).collect();
+        let mut deck: Vec<Card> = (0..52).filter_map(Card::from_index).collect();
+        deck.shuffle(&mut rng);
+        let starter = deck[0];
+        let mut game = Game::new();
+        apply(
+            &mut game,
+            &serde_json::json!({"event": "round", "variant": "eleusis-1959", "god": "D",
+                "players": names, "rule": rule, "starter": starter.to_string()})
+            .to_string(),
+        );
+        for _ in 0..400 {
+            let state = serde_json::to_value(game.state()).expect("state");
+            let own = &state["eleusis_1959"];
+            let main = state["main"].as_array().map_or(0, Vec::len) as i64;
+            let wrong = count(&own["wrong_counts"]);
+            let hands = count(&state["hands"]);
+            let removed = own["removed"].as_i64().unwrap_or(-1);
+            assert_eq!(hands + main + wrong + removed, 52, "{state}");
+            if state["ended"] == true {
+                let scores = state["scores"].as_object().expect("scores");
+                assert_eq!(scores.len(), players + 1);
+                assert!(scores.values().all(|s| s.as_i64().is_some_and(|s| s >= 0)));
+                assert_eq!(scores["D"], own["dealer_score"]);
+                return;
+            }
+            let turn = state["turn"].as_str().expect("a turn").to_string();
+            let card = if own["stage"] == 1 {
+                // Any card nobody has seen: the referee knows only counts.
+                let shown: Vec<String> = state["main"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .chain(
+                        own["wrong_cards"]
+                            .as_object()
+                            .into_iter()
+                            .flat_map(|o| o.values())
+                            .flat_map(|v| v.as_array().into_iter().flatten()),
+                    )
+                    .filter_map(|c| c.as_str().map(str::to_string))
+                    .collect();
+                let unseen: Vec<Card> = deck
+                    .iter()
+                    .copied()
+                    .filter(|c| !shown.contains(&c.to_string()))
+                    .collect();
+                unseen[rng.gen_range(0..unseen.len())].to_string()
+            } else {
+                if rng.gen_bool(0.05) {
+                    // The dealer may declare the end only when nothing fits.
+                    let line = r#"{"event":"end_round"}"#;
+                    let event = LogEvent::parse_line(line).expect("parses");
+                    if game.apply(&event).is_ok() {
+                        continue;
+                    }
+                }
+                let held: Vec<String> = own["wrong_cards"][turn.as_str()]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|c| c.as_str().map(str::to_string))
+                    .collect();
+                held[rng.gen_range(0..held.len())].clone()
+            };
+            apply(
+                &mut game,
+                &format!(r#"{{"event":"play","player":"{turn}","cards":["{card}"]}}"#),
+            );
+        }
+        // Stage 2 may cycle: the dealer ends it once nothing fits, or play goes on.
+        let state = game.state();
+        assert_eq!(state.eleusis_1959.map(|o| o.stage), Some(2));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        #[test]
+        fn a_random_deal_keeps_the_deck_whole_and_scores_by_004(
+            seed in any::<u64>(),
+            players in 2usize..6,
+            rule in 0usize..4,
+        ) {
+            deal(seed, players, RULES[rule]);
+        }
+    }
+}

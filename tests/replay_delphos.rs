@@ -438,3 +438,62 @@ fn the_table_screen_posts_predictions_and_shows_the_running_scores() {
     assert_eq!(view["last"]["outcome"]["prediction"]["right"], true);
     server.stop();
 }
+
+mod random_rounds {
+    //! Random Delphos rounds: 003 notes that "the sum of the scores is negative" —
+    //! a right prediction moves one point, a wrong one costs one more than it gives —
+    //! so the running scores always sum to minus the wrong predictions.
+
+    use eleusis::cards::Card;
+    use eleusis::referee::{Game, LogEvent};
+    use proptest::prelude::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use serde_json::Value;
+
+    fn apply(game: &mut Game, line: &str) -> eleusis::referee::Outcome {
+        let event = LogEvent::parse_line(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        game.apply(&event)
+            .unwrap_or_else(|e| panic!("{line} refused: {e}"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+        #[test]
+        fn running_scores_sum_to_minus_the_wrong_predictions(
+            seed in any::<u64>(),
+            players in 2usize..6,
+            proposals in 1usize..60,
+        ) {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let names: Vec<String> = (0..players).map(|i| format!("P{i}")).collect();
+            let mut game = Game::new();
+            apply(&mut game, &serde_json::json!({"event": "round", "variant": "delphos",
+                "god": "G", "players": names, "rule": "card.suit == last.suit or card.rank == last.rank",
+                "starter": "7H"}).to_string());
+            let mut wrong_predictions = 0i64;
+            for _ in 0..proposals {
+                let state = serde_json::to_value(game.state()).expect("state");
+                if rng.gen_bool(0.6) {
+                    let predictor = state["delphos"]["predictor"].as_str().expect("predictor").to_string();
+                    let says = if rng.gen_bool(0.5) { "accepted" } else { "rejected" };
+                    apply(&mut game, &format!(r#"{{"event":"predict","player":"{predictor}","says":"{says}"}}"#));
+                }
+                let card = Card::from_index(rng.gen_range(0..52)).expect("card");
+                let out = apply(&mut game, &format!(r#"{{"event":"play","cards":["{card}"]}}"#));
+                if out.prediction.as_ref().is_some_and(|p| !p.right) {
+                    wrong_predictions += 1;
+                }
+            }
+            let state = serde_json::to_value(game.state()).expect("state");
+            let sum: i64 = state["delphos"]["running"].as_object().expect("running")
+                .values().filter_map(Value::as_i64).sum();
+            prop_assert_eq!(sum, -wrong_predictions);
+            let out = apply(&mut game, r#"{"event":"end_round"}"#);
+            let scores = out.round_end.expect("ended").scores;
+            prop_assert!(scores.0.iter().all(|(_, s)| *s >= 0));
+            let best = scores.0.iter().filter(|(n, _)| n != "G").map(|(_, s)| *s).max();
+            prop_assert_eq!(scores.get("G"), best);
+        }
+    }
+}
