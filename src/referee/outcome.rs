@@ -178,6 +178,7 @@ impl fmt::Display for Outcome {
             "round" => parts.push(format!("round {} starts", self.round)),
             "end_game" => parts.push("the game ends".to_string()),
             "predict" => parts.push(format!("{who} makes a prediction")),
+            "end_round" if who.is_empty() => parts.push("the players end the round".to_string()),
             "end_round" => parts.push(format!("{who} ends the round")),
             "hint" => parts.push(format!("{who} gives a hint")),
             other => parts.push(other.to_string()),
