@@ -590,3 +590,32 @@ mod random_deals {
         }
     }
 }
+
+#[test]
+fn a_deal_larger_than_the_deck_is_refused_with_the_numbers() {
+    for (hand, expected) in [
+        ("26", "2 players with hands of 26 need 52 cards"),
+        (
+            "4294967295",
+            "2 players with hands of 4294967295 need 8589934590 cards",
+        ),
+    ] {
+        let err = refused(&[format!(
+            r#"{{"event":"round","variant":"eleusis-1959","god":"G","players":["A","B"],"rule":"red","starter":"2H","hand_size":{hand}}}"#
+        )]);
+        assert!(err.reason.contains(expected), "{err}");
+    }
+    let err = refused(&[format!(
+        r#"{{"event":"round","variant":"eleusis-1959","god":"G","players":[{}],"rule":"red","starter":"2H"}}"#,
+        (0..60)
+            .map(|i| format!("\"P{i}\""))
+            .collect::<Vec<_>>()
+            .join(",")
+    )]);
+    assert!(err.reason.contains("60 players with hands of 0"), "{err}");
+    // A smaller deal than the even one is allowed: the rest is set aside.
+    let (state, _) = run(&lines(&[
+        r#"{"event":"round","variant":"eleusis-1959","god":"G","players":["A","B"],"rule":"red","starter":"2H","hand_size":5}"#,
+    ]));
+    assert_eq!(state["eleusis_1959"]["removed"], 41);
+}

@@ -178,15 +178,17 @@ impl OriginalRound {
             .into());
         }
         let hand_size = event.hand_size.unwrap_or(DEALT_FROM / n.max(1));
-        let need = n * hand_size;
-        if need > DEALT_FROM || hand_size == 0 {
+        // In u64: a hostile `hand_size` must not overflow.
+        let need64 = u64::from(n) * u64::from(hand_size);
+        if need64 > u64::from(DEALT_FROM) || hand_size == 0 {
             return Err(FlowError::DeckTooSmall {
                 players: event.players.len(),
                 hand_size,
-                need,
+                need: need64,
             }
             .into());
         }
+        let need = need64 as u32;
         let starter = judge_after(&judge, &[], event.starter);
         let mut out = Outcome {
             round: number,

@@ -46,7 +46,7 @@ pub enum FlowError {
     DeckTooSmall {
         players: usize,
         hand_size: u32,
-        need: u32,
+        need: u64,
     },
     #[error("the deal passes left (004): the dealer of this round must be {expected}, not {got}")]
     DealPassesLeft { expected: String, got: String },
