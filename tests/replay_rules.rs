@@ -137,7 +137,11 @@ fn set_up_errors_name_the_problem() {
         ),
         (
             r#"{"event":"round","god":"G","players":["A","B"],"rule":"red","starter":"AH","hand_size":0}"#,
-            "hand_size",
+            "hand_size must be 1 to 52",
+        ),
+        (
+            r#"{"event":"round","god":"G","players":["A","B"],"rule":"red","starter":"AH","hand_size":4000000000}"#,
+            "hand_size must be 1 to 52",
         ),
     ];
     for (line, expected) in cases {
@@ -619,4 +623,22 @@ fn end_game_after_one_round_already_shows_totals() {
         state.warnings,
         vec!["round 1: round 1 had not ended and is not scored".to_string()]
     );
+}
+
+#[test]
+fn a_large_table_is_dealt_from_as_many_decks_as_it_needs() {
+    let mut g = Game::with_judge(red_rule());
+    let players: Vec<String> = (0..10).map(|i| format!("\"P{i}\"")).collect();
+    let out = apply(
+        &mut g,
+        &format!(
+            r#"{{"event":"round","god":"G","players":[{}],"rule":"red","starter":"AH"}}"#,
+            players.join(",")
+        ),
+    );
+    assert_eq!(out.warnings.len(), 1, "{out:?}");
+    let state = g.state();
+    assert_eq!(state.decks, 3);
+    assert_eq!(state.stock, 156 - 141);
+    assert_eq!(g.card_balance(), Some((156, 156)));
 }

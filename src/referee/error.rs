@@ -75,8 +75,10 @@ pub enum RefereeError {
     GodPlays(String),
     #[error("names of God and players must not be empty")]
     EmptyName,
-    #[error("hand_size must be at least 1")]
+    #[error("hand_size must be 1 to 52")]
     BadHandSize,
+    #[error("{0} players are more than the decks can be counted for")]
+    TooManyPlayers(usize),
     #[error("the starter {card} is not acceptable under the rule ({explanation}); in variant {variant} God must turn up another (RULES.md section 2)")]
     StarterNotAcceptable {
         card: Card,

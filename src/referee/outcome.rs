@@ -175,7 +175,7 @@ impl fmt::Display for Outcome {
                 parts.push(format!("{who} declares no play: {verdict}"));
             }
             "prophet" => parts.push(format!("{who} declares himself Prophet")),
-            "round" => parts.push(format!("round {} starts", self.round)),
+            "round" => parts.push("the round starts".to_string()),
             "end_game" => parts.push("the game ends".to_string()),
             "predict" => parts.push(format!("{who} makes a prediction")),
             "end_round" if who.is_empty() => parts.push("the players end the round".to_string()),
@@ -195,7 +195,7 @@ impl fmt::Display for Outcome {
                 )
             })
             .collect();
-        if !explained.is_empty() && self.event != "round" {
+        if !explained.is_empty() {
             parts.push(explained.join("; "));
         }
         if let Some(call) = &self.prophet_call {

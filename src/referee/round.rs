@@ -27,6 +27,9 @@ pub type SharedJudge = Arc<dyn Judge + Send + Sync>;
 /// does not enforce a recommendation.
 pub const MIN_PLAYERS: usize = 2;
 
+/// Largest `hand_size` a round accepts (a whole deck).
+pub const MAX_HAND_SIZE: u32 = 52;
+
 /// The wrong cards laid under one main-line card, each play kept as one entry (a wrong
 /// sequence stays together).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -117,7 +120,7 @@ impl Round {
             return Err(RefereeError::GodPlays(event.god.clone()));
         }
         let hand_size = event.hand_size.unwrap_or(params.hand_size);
-        if hand_size == 0 {
+        if hand_size == 0 || hand_size > MAX_HAND_SIZE {
             return Err(RefereeError::BadHandSize);
         }
         let empty = Context::default();
@@ -162,13 +165,18 @@ impl Round {
             explanation: starter.explanation,
         });
 
-        let players = event.players.len() as u32;
-        let mut decks = params.decks;
-        let need = players * hand_size + 1;
-        while decks * params.deck_size < need {
-            decks += 1;
+        let players = u64::try_from(event.players.len()).unwrap_or(u64::MAX);
+        let need = players
+            .saturating_mul(u64::from(hand_size))
+            .saturating_add(1);
+        let deck_size = u64::from(params.deck_size);
+        let decks_needed = need.div_ceil(deck_size).max(u64::from(params.decks));
+        let Ok(decks) = u32::try_from(decks_needed) else {
+            return Err(RefereeError::TooManyPlayers(event.players.len()));
+        };
+        if decks > params.decks {
             out.warnings.push(format!(
-                "{players} hands of {hand_size} and the starter need {need} cards: deck {decks} is added"
+                "{players} hands of {hand_size} and the starter need {need} cards: {decks} decks are used"
             ));
         }
         let first = (usize::from(event.starter.value()) - 1) % event.players.len();
@@ -200,7 +208,7 @@ impl Round {
             turn: Some(first),
             last_play: None,
             end: None,
-            stock: decks * params.deck_size - need,
+            stock: u32::try_from(u64::from(decks) * deck_size - need).unwrap_or(u32::MAX),
             decks,
             pending_end: None,
         };
