@@ -808,3 +808,66 @@ impl Round {
         hands + u64::from(self.laid()) + u64::from(self.stock)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::referee::log::LogEvent;
+
+    fn round(variant: &str) -> Round {
+        let line = format!(
+            r#"{{"event":"round","variant":"{variant}","god":"G","players":["A","B","C","D"],"rule":"red","starter":"AH","hand_size":40}}"#
+        );
+        let Ok(LogEvent::Round(event)) = LogEvent::parse_line(&line) else {
+            panic!("round line")
+        };
+        let judge: SharedJudge = Arc::new(|_: &Context<'_>, card: Card| card.is_red());
+        Round::start(1, &event, judge).expect("round").0
+    }
+
+    fn play(round: &mut Round, card: &str, says: Option<Call>) -> Outcome {
+        let event = PlayEvent {
+            player: None,
+            cards: vec![card.parse().expect("card")],
+            prophet_says: says,
+        };
+        round.play(&event).expect("legal play")
+    }
+
+    #[test]
+    fn sudden_death_starts_exactly_at_the_threshold_before_placing() {
+        let mut r = round("new-eleusis");
+        while r.laid() < 39 {
+            play(&mut r, "2H", None);
+        }
+        assert!(!r.sudden_death());
+        let out = play(&mut r, "2S", None);
+        assert!(out.eliminated.is_empty(), "39 laid before placing: not yet");
+        assert_eq!(r.laid(), 40);
+        assert!(r.sudden_death());
+        let out = play(&mut r, "2S", None);
+        assert_eq!(
+            out.eliminated.len(),
+            1,
+            "40 laid before placing: eliminated"
+        );
+    }
+
+    #[test]
+    fn with_a_prophet_the_count_starts_after_the_marker() {
+        let mut r = round("gardner");
+        play(&mut r, "2H", None);
+        let declared = r.declare_prophet(&ProphetEvent {
+            player: "A".to_string(),
+        });
+        assert!(declared.is_ok(), "{declared:?}");
+        assert_eq!(r.prophet.map(|o| o.marker), Some(2));
+        while r.laid() < 2 + 20 {
+            assert!(!r.sudden_death());
+            play(&mut r, "2H", Some(Call::Right));
+        }
+        assert!(r.sudden_death());
+        assert_eq!(r.black_markers, vec![12, 22]);
+        assert_eq!(r.next_after(3), Some(1), "the prophet (A) is skipped");
+    }
+}

@@ -164,11 +164,14 @@ pub fn build(
     public.insert("game_over".into(), json!(referee.ended()));
     public.insert(
         "stock_warning".into(),
-        json!(if state.ended || state.round == 0 {
-            None
-        } else {
-            stock_warning(state.stock, state.decks, state.players.len())
-        }),
+        // eleusis-1959 and delphos have no stock to run out.
+        json!(
+            if state.ended || state.round == 0 || state.variant.is_some_and(|v| v.own_flow()) {
+                None
+            } else {
+                stock_warning(state.stock, state.decks, state.players.len())
+            }
+        ),
     );
     let mut rule = Value::Null;
     let mut revealed = false;
