@@ -436,6 +436,8 @@ fn the_table_screen_posts_predictions_and_shows_the_running_scores() {
     );
     assert_eq!(view["state"]["delphos"]["predictor"], "Bo");
     assert_eq!(view["last"]["outcome"]["prediction"]["right"], true);
+    // Delphos has no stock: no "stock low" warning on the tablet.
+    assert_eq!(view["stock_warning"], Value::Null);
     server.stop();
 }
 
