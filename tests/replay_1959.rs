@@ -613,6 +613,14 @@ fn a_deal_larger_than_the_deck_is_refused_with_the_numbers() {
             .join(",")
     )]);
     assert!(err.reason.contains("60 players with hands of 0"), "{err}");
+    let err = refused(&lines(&[
+        r#"{"event":"round","variant":"eleusis-1959","god":"G","players":["A","B"],"rule":"black","starter":"2S","refused_starters":["2H"]}"#,
+    ]));
+    assert!(
+        err.reason
+            .contains("field \"refused_starters\" has no meaning"),
+        "{err}"
+    );
     // A smaller deal than the even one is allowed: the rest is set aside.
     let (state, _) = run(&lines(&[
         r#"{"event":"round","variant":"eleusis-1959","god":"G","players":["A","B"],"rule":"red","starter":"2H","hand_size":5}"#,

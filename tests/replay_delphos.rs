@@ -201,6 +201,14 @@ fn any_card_may_be_proposed_again_and_the_rule_sees_only_accepted_cards() {
         r#"{"event":"round","variant":"delphos","god":"Gil","players":["Ana","Bo"],"rule":"black","starter":"5H"}"#,
     ]));
     assert!(err.reason.contains("starter 5H is not acceptable"), "{err}");
+    let err = refused(&lines(&[
+        r#"{"event":"round","variant":"delphos","god":"Gil","players":["Ana","Bo"],"rule":"black","starter":"5S","hand_size":7}"#,
+    ]));
+    assert!(
+        err.reason
+            .contains("field \"hand_size\" has no meaning in variant delphos"),
+        "{err}"
+    );
     let (state, _) = run(&lines(&[
         r#"{"event":"round","variant":"delphos","god":"Gil","players":["Ana","Bo"],"rule":"black","starter":"5S","refused_starters":["5H"]}"#,
     ]));

@@ -93,6 +93,14 @@ impl DelphosRound {
         if event.hint.is_some() {
             return Err(FlowError::HintWithoutAssent.into());
         }
+        if event.hand_size.is_some() {
+            // 003: "there is no concept of cards in hand".
+            return Err(FlowError::FieldNotInVariant {
+                field: "hand_size",
+                variant: Variant::Delphos,
+            }
+            .into());
+        }
         if let Ok(rule) = crate::rule::Rule::parse(&event.rule) {
             let footprint = rule.footprint();
             if footprint.reads_side || footprint.reads_wrong {

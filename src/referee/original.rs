@@ -171,8 +171,9 @@ impl OriginalRound {
             }
         }
         if !event.refused_starters.is_empty() {
-            return Err(FlowError::NotInVariant {
-                event: "refused_starters",
+            // 004: the starter is simply the last card of the deal.
+            return Err(FlowError::FieldNotInVariant {
+                field: "refused_starters",
                 variant: Variant::Eleusis1959,
             }
             .into());

@@ -28,6 +28,11 @@ pub enum FlowError {
         event: &'static str,
         variant: Variant,
     },
+    #[error("field {field:?} has no meaning in variant {variant}")]
+    FieldNotInVariant {
+        field: &'static str,
+        variant: Variant,
+    },
     #[error("{variant}: one card per turn, got {got}")]
     OneCard { variant: Variant, got: usize },
     #[error("{player} has no card in hand left to play")]
