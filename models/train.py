@@ -23,10 +23,25 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def load_crops(path: str):
+    """All crops of a split: the N top-left crops, then the N bottom-right ones."""
     d = np.load(path)
-    x = np.concatenate([d["tl"], d["br"]])  # N x 72 x 40 x 3 uint8
+    x = np.concatenate([d["tl"], d["br"]])  # 2N x 72 x 40 x 3 uint8
     y = np.concatenate([d["label"], d["label"]])
     return torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(), torch.from_numpy(y)
+
+
+def load_training(paths: list[str]):
+    """Training crops of several files, kept as (top-left, bottom-right) pairs: an
+    epoch visits every target once through one of its two crops, picked at random
+    (the two crops of one render are too alike to be worth two steps)."""
+    xs, ys = [], []
+    for p in paths:
+        if os.path.exists(p):
+            d = np.load(p)
+            xs.append(np.stack([d["tl"], d["br"]], 1))  # N x 2 x 72 x 40 x 3
+            ys.append(d["label"])
+    x = torch.from_numpy(np.concatenate(xs)).permute(0, 1, 4, 2, 3).contiguous()
+    return x, torch.from_numpy(np.concatenate(ys))
 
 
 def to_float(xb: torch.Tensor) -> torch.Tensor:
@@ -52,7 +67,23 @@ def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     grey = r(n) < 0.1
     if grey.any():
         x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
-    return x.clamp_(0, 1)
+    return geometric(x.clamp_(0, 1), g)
+
+
+def geometric(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Index size and place differ between designs: zoom by 0.85-1.2, shift by a few
+    pixels, rotate by a few degrees (edge pixels repeat, as the rectifier does)."""
+    n = x.shape[0]
+    r = lambda *s: torch.rand(*s, generator=g)  # noqa: E731
+    scale = 0.85 + 0.35 * r(n)
+    ang = (r(n) - 0.5) * 2 * 0.06
+    tx, ty = (r(n) - 0.5) * 0.15, (r(n) - 0.5) * 0.08
+    cos, sin = torch.cos(ang) / scale, torch.sin(ang) / scale
+    aspect = 72 / 40  # rotate in pixel units, not in normalised units
+    theta = torch.stack([torch.stack([cos, -sin * aspect, tx], 1),
+                         torch.stack([sin / aspect, cos, ty], 1)], 1)
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
 
 
 @torch.no_grad()
@@ -83,7 +114,8 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--width", type=int, default=32)
-    ap.add_argument("--threads", type=int, default=2)
+    # One thread: on a shared 2-core machine two OpenMP threads oversubscribe and crawl.
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=HERE)
     a = ap.parse_args()
@@ -91,9 +123,9 @@ def main() -> None:
     torch.set_num_threads(a.threads)
     t0 = time.time()
 
-    xtr, ytr = load_crops(os.path.join(a.data, "train.npz"))
+    xtr, ytr = load_training([os.path.join(a.data, f) for f in ("train.npz", "fonts.npz")])
     xva, yva = load_crops(os.path.join(a.data, "val.npz"))
-    print(f"train crops {len(ytr)}, val crops {len(yva)}")
+    print(f"train targets {len(ytr)} (crop pairs), val crops {len(yva)}")
     net = M.IndexNet(a.width)
     print(f"IndexNet width {a.width}: {M.count_params(net)} parameters")
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
@@ -107,7 +139,8 @@ def main() -> None:
         bar = tqdm(range(len(ytr) // a.batch), desc=f"epoch {epoch + 1}/{a.epochs}")
         for b in bar:
             idx = order[b * a.batch:(b + 1) * a.batch]
-            xb = augment(to_float(xtr[idx]), g)
+            side = torch.randint(0, 2, (len(idx),), generator=g)
+            xb = augment(to_float(xtr[idx, side]), g)
             yb = ytr[idx]
             out = net(xb)
             loss = F.cross_entropy(out, yb, label_smoothing=0.05)

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Rebuilds the card recognizer from the package registries, end to end, on CPU:
-#   deps -> fetch (deck artwork) -> render (index crops) -> train + export (ONNX,
-#   temperature, threshold) -> evaluate (held-out designs, scenes).
+#   deps -> fetch (deck artwork) -> font decks -> render (index crops) -> train +
+#   export (ONNX, temperature, threshold) -> evaluate (held-out designs, scenes).
 # Writes models/recognizer.onnx, models/recognizer.json, models/eval/report.json;
 # models/.cache/steps.log gets the time of every step.
 # Knobs (environment): PER_CARD (renders per card per training design, default 40),
-# EPOCHS (default 6), SCENES=1 also re-renders tests/data/scenes (deterministic).
+# FONT_PER_CARD (per font deck, default 10), EPOCHS (default 6), SCENES=1 also
+# re-renders tests/data/scenes (deterministic).
 set -euo pipefail
 cd "$(dirname "$0")"
 PER_CARD=${PER_CARD:-40}
+FONT_PER_CARD=${FONT_PER_CARD:-10}
 EPOCHS=${EPOCHS:-6}
+FONTS=(fonts-dejavu-core fonts-dejavu-extra fonts-freefont-ttf fonts-liberation2 fonts-urw-base35
+       fonts-linuxlibertine fonts-crosextra-caladea fonts-crosextra-carlito)
 mkdir -p .cache data
 : > .cache/steps.log
 
@@ -26,6 +30,7 @@ deps() {
   command -v rsvg-convert >/dev/null || need+=(librsvg2-bin)
   command -v npm >/dev/null || need+=(npm)
   command -v python3.11 >/dev/null || need+=(python3.11 python3.11-venv)
+  for f in "${FONTS[@]}"; do dpkg -s "$f" >/dev/null 2>&1 || need+=("$f"); done
   if [ ${#need[@]} -gt 0 ]; then
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${need[@]}"
@@ -37,7 +42,9 @@ deps() {
 PY=.venv/bin/python
 step deps deps
 step fetch $PY fetch.py
+step font-decks $PY font_decks.py --count 40
 step render-train $PY render_crops.py --split train --per-card "$PER_CARD" --out data/train.npz --seed 1
+step render-fonts $PY render_crops.py --split fonts --per-card "$FONT_PER_CARD" --out data/fonts.npz --seed 4
 step render-val $PY render_crops.py --split val --per-card 8 --out data/val.npz --seed 2
 step render-heldout $PY render_crops.py --split heldout --per-card 16 --out data/heldout.npz --seed 3
 step train $PY train.py --epochs "$EPOCHS"

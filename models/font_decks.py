@@ -1,0 +1,193 @@
+"""Step 1b, font decks: procedural card faces drawn with the system's fonts, added to the
+training designs only.
+
+Twelve real training designs teach few ways of printing an index; a club's deck may
+use any typeface, index size, placement and suit colours. Each procedural deck draws
+rank and suit with its own font, size, weight, squeeze, position, colours (two- or
+four-colour), border and centre decoration, and repeats the index upside down at the
+bottom-right. Validation and held-out designs stay real artwork only.
+
+Fonts come from Debian packages (fonts-dejavu-core, fonts-dejavu-extra,
+fonts-freefont-ttf, fonts-liberation2, fonts-urw-base35, fonts-linuxlibertine,
+fonts-crosextra-caladea, fonts-crosextra-carlito); `train.sh` installs them.
+
+    font_decks.py --count 40
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import time
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+import synth
+
+FONT_DIRS = ["/usr/share/fonts/truetype", "/usr/share/fonts/opentype"]
+SUIT_CHARS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+H = 336
+
+
+def font_files() -> list[str]:
+    files = []
+    for d in FONT_DIRS:
+        files += glob.glob(os.path.join(d, "**", "*.ttf"), recursive=True)
+        files += glob.glob(os.path.join(d, "**", "*.otf"), recursive=True)
+    bad = ("Math", "Symbol", "D050000L", "Z003", "Mono-Oblique", "ExtraLight")
+    return sorted(f for f in files if not any(b in os.path.basename(f) for b in bad))
+
+
+def _ink_bbox(font: ImageFont.FreeTypeFont, text: str):
+    img = Image.new("L", (font.size * 4, font.size * 3))
+    ImageDraw.Draw(img).text((font.size, font.size // 2), text, font=font, fill=255)
+    a = np.asarray(img)
+    ys, xs = np.nonzero(a > 40)
+    if len(xs) == 0:
+        return None
+    return img.crop((xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
+
+
+def has_glyph(path: str, ch: str) -> bool:
+    """True when the font draws `ch` as something other than its missing-glyph box."""
+    try:
+        f = ImageFont.truetype(path, 60)
+    except OSError:
+        return False
+    g = _ink_bbox(f, ch)
+    box = _ink_bbox(f, "\uffff")
+    if g is None:
+        return False
+    return box is None or np.asarray(g).shape != np.asarray(box).shape or \
+        not np.array_equal(np.asarray(g), np.asarray(box))
+
+
+def glyph(path: str, text: str, height: int, max_width: int | None = None, squeeze: float = 1.0):
+    """The glyphs' ink as an L image `height` pixels tall (width scaled by `squeeze`,
+    and narrowed to `max_width`)."""
+    f = ImageFont.truetype(path, max(8, int(height * 2.2)))
+    g = _ink_bbox(f, text)
+    if g is None:
+        raise ValueError(f"{path} draws nothing for {text!r}")
+    w = max(1, int(g.width * height / g.height * squeeze))
+    if max_width and w > max_width:
+        w = max_width
+    return g.resize((w, height), Image.LANCZOS)
+
+
+def make_deck(rng, rank_fonts, suit_fonts, out_dir: str) -> None:
+    aspect = rng.uniform(0.64, 0.72)
+    W = int(H * aspect)
+    paper = tuple(int(255 * v) for v in rng.uniform(0.9, 1.0, 3))
+    rfont = str(rng.choice(rank_fonts))
+    sfont = str(rng.choice(suit_fonts))
+    red = (int(rng.uniform(170, 235)), int(rng.uniform(0, 40)), int(rng.uniform(0, 50)))
+    black = tuple(int(v) for v in rng.uniform(0, 50, 3))
+    colours = {"S": black, "C": black, "H": red, "D": red}
+    if rng.random() < 0.3:  # four-colour deck
+        colours["D"] = [(20, 70, 200), (240, 150, 0), (230, 190, 20)][int(rng.integers(3))]
+        colours["C"] = (20, int(rng.uniform(110, 160)), 40)
+        if rng.random() < 0.5:
+            colours["S"] = (20, 40, 140) if colours["D"][2] < 100 else black
+    rank_h = int(H * rng.uniform(0.07, 0.13))
+    suit_h = int(rank_h * rng.uniform(0.6, 0.95))
+    squeeze = rng.uniform(0.75, 1.2)
+    cx = W * rng.uniform(0.075, 0.12)
+    y0 = int(H * rng.uniform(0.02, 0.05))
+    gap = int(H * rng.uniform(0.0, 0.015))
+    radius = int(W * rng.uniform(0.03, 0.09))
+    border = rng.random() < 0.5
+    border_col = tuple(int(v) for v in rng.uniform(0, 160, 3))
+    border_in = int(rng.uniform(0, 8))
+    pip_h = int(H * rng.uniform(0.09, 0.15))
+    court_col = tuple(int(v) for v in rng.uniform(30, 230, 3))
+    os.makedirs(out_dir, exist_ok=True)
+    for key in synth.CARDS:
+        rank, suit = key[:-1], key[-1]
+        col = colours[suit]
+        face = Image.new("RGBA", (W, H), (0, 0, 0, 0))
+        mask = Image.new("L", (W, H), 0)
+        ImageDraw.Draw(mask).rounded_rectangle((0, 0, W - 1, H - 1), radius, fill=255)
+        face.paste(Image.new("RGBA", (W, H), paper + (255,)), (0, 0), mask)
+        d = ImageDraw.Draw(face)
+        if border:
+            d.rounded_rectangle((border_in, border_in, W - 1 - border_in, H - 1 - border_in),
+                                max(1, radius - border_in), outline=border_col, width=1)
+        # Centre: pips, a big ace pip, or a court panel.
+        ink = Image.new("RGBA", (W, H), col + (0,))
+        alpha = Image.new("L", (W, H), 0)
+        if rank in ("J", "Q", "K"):
+            x0, x1 = int(W * 0.22), int(W * 0.78)
+            yy0, yy1 = int(H * 0.15), int(H * 0.85)
+            d.rectangle((x0, yy0, x1, yy1), outline=col, width=2)
+            for _ in range(6):
+                c = tuple(int(v) for v in rng.uniform(20, 240, 3))
+                bx, by = rng.uniform(x0, x1), rng.uniform(yy0, yy1)
+                r = rng.uniform(5, 25)
+                d.ellipse((bx - r, by - r, bx + r, by + r), fill=c)
+            d.rectangle((x0 + 4, int(H * 0.45), x1 - 4, int(H * 0.55)), fill=court_col)
+            big = glyph(rfont, rank, int(H * 0.14))
+            alpha.paste(big, (W // 2 - big.width // 2, int(H * 0.2)))
+        else:
+            n = 1 if rank == "A" else int(rank)
+            ph = int(H * 0.3) if n == 1 else pip_h
+            pip = glyph(sfont, SUIT_CHARS[suit], ph)
+            cols = [0.5] if n <= 3 else [0.32, 0.68]
+            per_col = int(np.ceil(n / len(cols)))
+            k = 0
+            for ci, xc in enumerate(cols):
+                m = min(per_col, n - k)
+                for j in range(m):
+                    yc = 0.5 if m == 1 else 0.22 + 0.56 * j / (m - 1)
+                    p = pip if yc <= 0.5 else pip.rotate(180)
+                    alpha.paste(p, (int(W * xc - p.width / 2), int(H * yc - p.height / 2)))
+                    k += 1
+        # The index, top-left, and the same turned by 180 degrees at the bottom-right.
+        r_img = glyph(rfont, rank, rank_h, max_width=int(W * 0.2), squeeze=squeeze)
+        s_img = glyph(sfont, SUIT_CHARS[suit], suit_h)
+        idx = Image.new("L", (W, H), 0)
+        idx.paste(r_img, (int(cx - r_img.width / 2), y0))
+        idx.paste(s_img, (int(cx - s_img.width / 2), y0 + rank_h + gap))
+        idx_arr = np.maximum(np.asarray(idx), np.asarray(idx)[::-1, ::-1])
+        alpha = Image.fromarray(np.maximum(np.asarray(alpha), idx_arr))
+        ink.putalpha(alpha)
+        face = Image.alpha_composite(face, ink)
+        face.putalpha(Image.fromarray(np.minimum(np.asarray(face)[:, :, 3], np.asarray(mask))))
+        face.save(os.path.join(out_dir, f"{key}.png"))
+    # A back for the "not a card" class.
+    back = Image.new("RGBA", (W, H), (0, 0, 0, 0))
+    bc = tuple(int(v) for v in rng.uniform(20, 200, 3))
+    bd = ImageDraw.Draw(back)
+    bd.rounded_rectangle((0, 0, W - 1, H - 1), radius, fill=paper + (255,))
+    bd.rounded_rectangle((8, 8, W - 9, H - 9), radius, fill=bc + (255,))
+    step = int(rng.uniform(8, 20))
+    for i in range(-H, W + H, step):
+        bd.line((i, 8, i + H, H - 8), fill=paper + (255,), width=1)
+    back.save(os.path.join(out_dir, "back.png"))
+
+
+def deck_names(count: int) -> list[str]:
+    return [f"font-{i:02d}" for i in range(count)]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=5)
+    a = ap.parse_args()
+    t0 = time.time()
+    fonts = font_files()
+    suit_fonts = [f for f in fonts if all(has_glyph(f, c) for c in SUIT_CHARS.values())]
+    rank_fonts = [f for f in fonts if has_glyph(f, "Q")]
+    if not suit_fonts or not rank_fonts:
+        raise SystemExit("font_decks: no usable fonts (install the font packages listed above)")
+    print(f"font_decks: {len(rank_fonts)} rank fonts, {len(suit_fonts)} suit fonts")
+    for i, name in enumerate(deck_names(a.count)):
+        make_deck(np.random.default_rng([a.seed, i]), rank_fonts, suit_fonts,
+                  os.path.join(synth.FACES, name))
+    print(f"font_decks: {a.count} decks in {time.time() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
