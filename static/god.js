@@ -119,6 +119,14 @@
     const player = (last && last.player) || $("player").value;
     send("/api/prophet", { player });
   });
+  $("send-raw").addEventListener("click", async () => {
+    $("play-error").textContent = "";
+    let event;
+    try { event = JSON.parse($("raw").value); }
+    catch (e) { $("play-error").textContent = "not JSON: " + e.message; return; }
+    try { showResult(await E.api("POST", "/api/events", event)); $("raw").value = ""; }
+    catch (e) { $("play-error").textContent = e.message; }
+  });
   $("end").addEventListener("click", async () => {
     $("end-error").textContent = "";
     if (!confirm("End the game now? Unfinished rounds are not scored; the rule is revealed.")) return;

@@ -190,6 +190,9 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
         )
         .expect(400);
     server.get("/api/audit/nonsense").expect(400);
+    let unknown = server.get("/api/nothing-here").expect(404);
+    assert_eq!(unknown["where"], "GET /api/nothing-here");
+    server.get("/api/plays").expect(405);
     server.get("/api/audit/9.9").expect(404);
     let after = server.get("/api/state").expect(200);
     assert_eq!(before, after, "refused requests changed the state");
@@ -215,6 +218,10 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     let corrected = plays.iter().find(|p| p["seq"] == 2).expect("event 2");
     assert_eq!(corrected["corrected"], true);
     assert!(plays.iter().any(|p| p["changed"] == true), "{plays:?}");
+    // The sequence is wrong now; the public is not told which card failed.
+    let sequence = plays.iter().find(|p| p["seq"] == 3).expect("event 3");
+    assert_eq!(sequence["right"], false, "{sequence}");
+    assert!(sequence["outcome"].get("verdicts").is_none(), "{sequence}");
     server
         .post("/api/corrections", r#"{"seq":99,"cards":["8S"]}"#)
         .expect(422);

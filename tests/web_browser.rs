@@ -47,7 +47,7 @@ impl Driver {
             .spawn()
             .expect("start chromedriver");
         let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
-        let mut driver = Driver {
+        let driver = Driver {
             child,
             addr,
             session: None,

@@ -106,6 +106,19 @@ impl<'s> Desk<'s> {
         }
     }
 
+    /// Rebuilds the recorder from the store (after a failure inside a job).
+    fn resume(&mut self) {
+        let recorder = match self.recorder.game() {
+            Some(game) => Recorder::resume(self.store, Arc::clone(&self.factory), game),
+            None => Ok(Recorder::new_game(self.store, Arc::clone(&self.factory))),
+        };
+        match recorder {
+            Ok(r) => self.recorder = r.frames_from(self.spool.clone()),
+            Err(e) => tracing::error!(error = %e, "cannot resume the game from the store"),
+        }
+        self.publish();
+    }
+
     /// Rebuilds the views and pushes them to every page.
     pub fn publish(&mut self) {
         self.version += 1;
@@ -292,6 +305,13 @@ fn desk_thread(
         return;
     }
     while let Ok(Message::Job(job)) = rx.recv() {
-        job(&mut desk);
+        // A bug must not take the table down: the job's caller gets "unavailable",
+        // and the recorder is rebuilt from the store, which holds only what was
+        // committed before the failure.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&mut desk)));
+        if outcome.is_err() {
+            tracing::error!("a request failed inside the desk; resuming from the store");
+            desk.resume();
+        }
     }
 }

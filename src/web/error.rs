@@ -134,6 +134,46 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// Gives the API's own refusals (unknown route, wrong method, body over the limit)
+/// the same JSON error shape as every other error; pages keep their HTML.
+pub async fn json_errors(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let at = format!("{} {}", request.method(), request.uri().path());
+    let api = request.uri().path().starts_with("/api/");
+    let response = next.run(request).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !api || is_json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let body = axum::body::to_bytes(response.into_body(), 64 * 1024)
+        .await
+        .unwrap_or_default();
+    let text = String::from_utf8_lossy(&body).trim().to_string();
+    let what = if text.is_empty() {
+        match status {
+            StatusCode::NOT_FOUND => {
+                "no such API route (see the README, section \"The service\")".to_string()
+            }
+            other => other.canonical_reason().unwrap_or("refused").to_string(),
+        }
+    } else {
+        text
+    };
+    let body = Body {
+        error: what,
+        at: &at,
+        status: status.as_u16(),
+    };
+    (status, Json(body)).into_response()
+}
+
 /// Parses a JSON request body, naming the line and column of a syntax error.
 pub fn parse_json(bytes: &[u8], at: &str) -> Result<serde_json::Value, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {

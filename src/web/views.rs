@@ -274,16 +274,23 @@ pub fn build(
     let mut public = Value::Object(public);
     if !revealed {
         strip_explanations(&mut public);
-        // The one-line trace quotes the explanations too.
-        if let Some(Value::Array(plays)) = public.get_mut("plays") {
-            plays.iter_mut().for_each(|p| {
-                if let Some(map) = p.as_object_mut() {
-                    map.remove("text");
+        // The one-line trace quotes the explanations too, and the per-card verdicts
+        // say which card of a wrong sequence failed (RULES.md 3.2: God does not say)
+        // and which cards of a shown hand were acceptable: the public gets the
+        // play's verdict (`right`) only.
+        let hide = |p: &mut Value| {
+            if let Some(map) = p.as_object_mut() {
+                map.remove("text");
+                if let Some(Value::Object(outcome)) = map.get_mut("outcome") {
+                    outcome.remove("verdicts");
                 }
-            });
+            }
+        };
+        if let Some(Value::Array(plays)) = public.get_mut("plays") {
+            plays.iter_mut().for_each(hide);
         }
-        if let Some(Value::Object(last)) = public.get_mut("last") {
-            last.remove("text");
+        if let Some(last) = public.get_mut("last") {
+            hide(last);
         }
     }
     Ok(Views::new(version, public, Value::Object(god)))
