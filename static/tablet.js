@@ -79,6 +79,8 @@
       try { drawn = plugin.render(view, $("layout"), $("variant-panel")) === true; }
       catch (e) { console.error("variant renderer failed", e); }
     }
+    // A long main line gets smaller cards so the whole layout stays on the screen.
+    $("layout").classList.toggle("compact", (view.layout || []).length > 22);
     if (!drawn) E.drawLayout(view, $("layout"));
 
     $("turn").textContent = s.turn || (s.ended ? "round over" : "—");
