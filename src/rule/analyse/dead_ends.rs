@@ -12,6 +12,7 @@
 use std::collections::VecDeque;
 
 use indicatif::ProgressBar;
+use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::table::{Table, NONE, SLOT};
@@ -108,33 +109,36 @@ pub(super) fn sampled<J: Judge + ?Sized>(
 }
 
 /// One walk; the main line it blocked on, if it did.
+///
+/// Each step tries the faces in a fresh random order and plays the first acceptable
+/// one with a copy left: that is a uniform choice among the playable faces, and it
+/// costs a few verdicts instead of 52. Only when no face is playable are the
+/// exhausted faces judged, to tell a dead end from an empty deck.
 fn walk<J: Judge + ?Sized>(judge: &J, deck: &[Card], rng: &mut impl Rng) -> Option<Vec<Card>> {
     let mut copies = [2u8; 52];
     let mut main: Vec<Card> = Vec::new();
-    let mut playable = Vec::with_capacity(52);
+    let mut order: Vec<usize> = (0..deck.len()).collect();
     loop {
         let ctx = Context {
             main: &main,
             side: &[],
             wrong: &[],
         };
-        let mut any = false;
-        playable.clear();
-        for (i, &card) in deck.iter().enumerate() {
-            if judge.accepts(&ctx, card) {
-                any = true;
-                if copies[i] > 0 {
-                    playable.push(i);
-                }
-            }
-        }
-        if !any {
-            return Some(main);
-        }
-        if playable.is_empty() {
-            return None;
-        }
-        let i = playable[rng.gen_range(0..playable.len())];
+        order.shuffle(rng);
+        let playable = order
+            .iter()
+            .copied()
+            .find(|&i| copies[i] > 0 && judge.accepts(&ctx, deck[i]));
+        let Some(i) = playable else {
+            let exhausted_acceptable = order
+                .iter()
+                .any(|&i| copies[i] == 0 && judge.accepts(&ctx, deck[i]));
+            return if exhausted_acceptable {
+                None
+            } else {
+                Some(main)
+            };
+        };
         copies[i] -= 1;
         main.push(deck[i]);
     }
