@@ -1,7 +1,9 @@
 //! The pages in a real browser: headless Chromium driven over WebDriver
 //! (`chromedriver`, started here). The tablet page is loaded, a round and a wrong
 //! play are posted through the API, and the page must show them — pushed over the
-//! WebSocket, without a reload. The God console's live rule check is exercised too.
+//! WebSocket, without a reload. The God console's live rule check and its camera
+//! upload (read by the project's recognizer, confirmed, played with its evidence)
+//! are exercised too.
 //!
 //! Chromium and chromedriver are required (`scripts/test-all` installs them): when
 //! they are missing this test fails, it does not skip.
@@ -131,6 +133,30 @@ impl Driver {
         }
     }
 
+    fn find(&self, css: &str) -> String {
+        let value = self.call(
+            "POST",
+            &self.session_path("element"),
+            &json!({"using": "css selector", "value": css}),
+        );
+        value
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .expect("element id")
+            .to_string()
+    }
+
+    /// Types `text` into the element (for a file input: the file's path).
+    fn send_keys(&self, css: &str, text: &str) {
+        let element = self.find(css);
+        self.call(
+            "POST",
+            &self.session_path(&format!("element/{element}/value")),
+            &json!({ "text": text }),
+        );
+    }
+
     /// Saves a screenshot (PNG) for a person to look at.
     fn screenshot(&self, path: &Path) {
         let value = self.call("GET", &self.session_path("screenshot"), &Value::Null);
@@ -194,7 +220,7 @@ const TABLET_STATE: &str = r#"return {
 #[test]
 fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
     let dir = tempfile::tempdir().expect("dir");
-    let server = Server::start(&dir.path().join("browser.db"));
+    let server = Server::start_with_recognizer(&dir.path().join("browser.db"));
     let mut driver = Driver::start();
     driver.open_session(&dir.path().join("profile"));
 
@@ -280,7 +306,63 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
         report.as_str().expect("text").contains("dead ends"),
         "{report}"
     );
+
+    // The camera: a frame of two cards on the table is uploaded from the console,
+    // read by the recognizer, confirmed by God and played with its evidence.
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes/06-seq2-green.jpg");
+    let labels: Value = serde_json::from_str(
+        &std::fs::read_to_string(scene.with_extension("json")).expect("sidecar"),
+    )
+    .expect("sidecar JSON");
+    let labelled = labels["cards"].as_array().expect("cards").len();
+    driver.send_keys("#upload", &scene.display().to_string());
+    driver.wait_for(
+        "the recognizer's reads",
+        "return document.querySelectorAll('#reads input[type=text]').length;",
+        |v| v.as_u64() == Some(labelled as u64),
+    );
     driver.screenshot(&shots.join("god.png"));
+    let cards = driver.eval(
+        "document.querySelectorAll('#reads .read.confirm input[type=checkbox]').forEach(c => c.checked = true); \
+         document.querySelector('#reads button').click(); \
+         return document.getElementById('cards').value;",
+    );
+    let cards: Vec<String> = cards
+        .as_str()
+        .expect("cards")
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    assert_eq!(cards.len(), labelled, "{cards:?}");
+    driver.eval("document.getElementById('play').click(); return true;");
+    driver.wait_for(
+        "the verdict on the camera's play",
+        "return document.getElementById('result').innerText;",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.contains("RIGHT") || t.contains("WRONG"))
+        },
+    );
+    let audit = server.get_god("/api/audit/1.1").expect(200);
+    let events = audit["rounds"][0]["events"].as_array().expect("events");
+    let played = events.last().expect("the camera's play");
+    let recorded: Vec<&str> = played["cards"]
+        .as_array()
+        .expect("cards")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(recorded, cards, "{played}");
+    assert_eq!(
+        played["reads"].as_array().map(Vec::len),
+        Some(labelled),
+        "{played}"
+    );
+    let frame = played["frame"]["sha256"].as_str().expect("frame stored");
+    assert_eq!(played["frame"]["intact"], true, "{played}");
+    let jpeg = server.get(&format!("/api/frames/{frame}"));
+    assert!(jpeg.body.starts_with(&[0xFF, 0xD8, 0xFF]));
+
     drop(driver);
     server.stop();
 }

@@ -26,8 +26,21 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts a service on `db` (created when missing) on a free port.
+    /// Starts a service on `db` (created when missing) on a free port, without
+    /// the card recognizer.
     pub fn start(db: &Path) -> Server {
+        Server::start_with(db, None)
+    }
+
+    /// Starts a service with the project's card recognizer (`models/`).
+    pub fn start_with_recognizer(db: &Path) -> Server {
+        Server::start_with(
+            db,
+            Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("models")),
+        )
+    }
+
+    fn start_with(db: &Path, models: Option<std::path::PathBuf>) -> Server {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -35,9 +48,9 @@ impl Server {
             .expect("runtime");
         let service = Service::open(&ServiceOptions {
             db: db.to_path_buf(),
-            models: None,
+            no_recognizer: models.is_none(),
+            models,
             god_token: Some(TOKEN.to_string()),
-            no_recognizer: true,
         })
         .expect("open the service");
         let token = service.state.god_token.clone();
