@@ -344,12 +344,30 @@ fn a_serve_process_prints_its_urls_and_stops_cleanly_on_sigterm() {
             assert_eq!(r.status, 200, "{}", r.text());
         }
         let state = request(addr, "GET", "/api/state", &[], b"").json();
+        // A tablet stays connected: it must not hold the shutdown up.
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let (_tablet, _) = rt
+            .block_on(tokio_tungstenite::connect_async(format!("ws://{addr}/ws")))
+            .expect("websocket");
         let status = Command::new("kill")
             .args(["-TERM", &child.id().to_string()])
             .status()
             .expect("kill");
         assert!(status.success());
-        let exit = child.wait().expect("wait");
+        let start = std::time::Instant::now();
+        let exit = loop {
+            if let Some(exit) = child.try_wait().expect("wait") {
+                break exit;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(20) {
+                let _ = child.kill();
+                panic!("eleusis serve did not stop within 20 s of SIGTERM");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
         assert!(exit.success(), "eleusis serve exited with {exit}");
         let tail: Vec<String> = lines.map_while(Result::ok).collect();
         assert!(tail.iter().any(|l| l.contains("stopped")), "{tail:?}");
