@@ -1,7 +1,9 @@
-//! The evaluator: the hot path of every verdict. It walks the checked tree with
-//! plain `Copy` values and never allocates. When the rule reads a card that is not
-//! on the table yet, or divides by zero, evaluation stops with a [`Stop`] and the
-//! card is accepted: "if the rule cannot apply, the card is right".
+//! The tree-walking evaluator, the reference semantics of the language: it walks the
+//! checked tree with plain `Copy` values and says precisely why a rule could not
+//! apply. The explanations are built on it; the verdict's fast path is the compiled
+//! form of [`super::compile`], and the tests check both agree. When the rule reads a
+//! card that is not on the table yet, or divides by zero, evaluation stops with a
+//! [`Stop`] and the card is accepted: "if the rule cannot apply, the card is right".
 
 use crate::cards::{Card, Colour, Suit};
 

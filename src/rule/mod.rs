@@ -6,6 +6,7 @@ pub mod analyse;
 use crate::cards::Card;
 
 mod check;
+mod compile;
 mod error;
 mod eval;
 mod explain;

@@ -7,8 +7,9 @@ use std::str::FromStr;
 use crate::cards::Card;
 
 use super::check::check_rule;
+use super::compile::{compile, BoolFn, Fast};
 use super::error::RuleError;
-use super::eval::{truth, Env};
+use super::eval::Env;
 use super::explain::explain;
 use super::footprint::Footprint;
 use super::lexer::tokenize;
@@ -17,11 +18,22 @@ use super::syntax::Expr;
 use super::{Context, Judge, Judgment};
 
 /// A parsed and checked rule of the language of `RULE-LANGUAGE.md`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Rule {
     source: String,
     expr: Expr,
     footprint: Footprint,
+    /// The tree compiled for [`Rule::accepts`].
+    fast: BoolFn,
+}
+
+impl fmt::Debug for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Rule")
+            .field("source", &self.source)
+            .field("footprint", &self.footprint)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The verdict on a sequence play (2 to 4 cards judged one after the other).
@@ -41,10 +53,12 @@ impl Rule {
         let mut expr = Parser::new(source, tokens).parse_rule()?;
         check_rule(source, &mut expr)?;
         let footprint = Footprint::of(&expr);
+        let fast = compile(&expr);
         Ok(Rule {
             source: source.to_string(),
             expr,
             footprint,
+            fast,
         })
     }
 
@@ -56,7 +70,14 @@ impl Rule {
     /// The verdict alone. Never allocates; a rule that cannot apply yet (it reads a
     /// card that does not exist, or divides by zero) accepts the card.
     pub fn accepts(&self, ctx: &Context<'_>, card: Card) -> bool {
-        truth(&self.expr, &Env::new(ctx, card)).unwrap_or(true)
+        let env = Fast {
+            main: ctx.main,
+            side: ctx.side,
+            wrong: ctx.wrong,
+            card,
+            it: card,
+        };
+        (self.fast)(&env).unwrap_or(true)
     }
 
     /// The verdict alone on a sequence: like [`Rule::judge_sequence`] without the
