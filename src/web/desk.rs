@@ -315,3 +315,60 @@ fn desk_thread(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::history::standard_referee;
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime")
+    }
+
+    #[test]
+    fn the_spool_sits_beside_the_database() {
+        assert_eq!(
+            spool_dir(Path::new("/srv/club/eleusis.db")),
+            PathBuf::from("/srv/club/eleusis.db.frames")
+        );
+    }
+
+    #[test]
+    fn a_failing_job_does_not_take_the_table_down() {
+        let dir = tempfile::tempdir().expect("dir");
+        let table = Table::open(&dir.path().join("t.db"), standard_referee()).expect("open");
+        let rt = runtime();
+        let failed = rt.block_on(
+            table.run(|_desk: &mut Desk<'_>| -> u32 { panic!("a bug inside a request") }),
+        );
+        assert!(
+            matches!(failed, Err(ApiError::Unavailable { .. })),
+            "{failed:?}"
+        );
+        let game = rt
+            .block_on(table.run(|desk: &mut Desk<'_>| desk.game()))
+            .expect("the desk still answers");
+        assert_eq!(game, None);
+        table.close();
+        let closed = rt.block_on(table.run(|desk: &mut Desk<'_>| desk.game()));
+        assert!(matches!(closed, Err(ApiError::Unavailable { .. })));
+    }
+
+    #[test]
+    fn a_database_that_cannot_be_opened_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().expect("dir");
+        let file = dir.path().join("plain-file");
+        std::fs::write(&file, "not a database ".repeat(300)).expect("write");
+        let err = Table::open(&file.join("t.db"), standard_referee())
+            .err()
+            .expect("error");
+        assert!(err.to_string().contains("plain-file"), "{err}");
+        let err = Table::open(&file, standard_referee())
+            .err()
+            .expect("not a database");
+        assert!(!err.to_string().is_empty());
+    }
+}
