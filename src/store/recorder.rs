@@ -74,6 +74,9 @@ struct Position {
     round: Option<RoundRef>,
     revealed: bool,
     referee: Game,
+    /// The chain head this position was built from; another writer moving it
+    /// means the referee must be rebuilt before judging the next line.
+    head: Option<String>,
 }
 
 /// Records one game into a store.
@@ -106,6 +109,7 @@ impl<'s> Recorder<'s> {
                 round: None,
                 revealed: false,
                 referee,
+                head: None,
             },
         }
     }
@@ -117,25 +121,58 @@ impl<'s> Recorder<'s> {
         factory: RefereeFactory,
         game: GameId,
     ) -> Result<Recorder<'s>, HistoryError> {
+        let at = Self::position_from_store(store, &factory, game)?;
+        Ok(Recorder {
+            store,
+            factory,
+            frames_dir: PathBuf::from("."),
+            at,
+        })
+    }
+
+    fn position_from_store(
+        store: &Store,
+        factory: &RefereeFactory,
+        game: GameId,
+    ) -> Result<Position, HistoryError> {
         let history = History::load(store, game, true)?;
         let effective = history.effective(None)?;
-        let (referee, _) = history.replay(&factory, &effective)?;
+        let (referee, _) = history.replay(factory, &effective)?;
         let round = history.current_round();
         let revealed = match round {
             Some(r) => store.revealed(r)?.is_some(),
             None => false,
         };
-        Ok(Recorder {
-            store,
-            factory,
-            frames_dir: PathBuf::from("."),
-            at: Position {
-                game_id: Some(game),
-                round,
-                revealed,
-                referee,
-            },
+        Ok(Position {
+            game_id: Some(game),
+            round,
+            revealed,
+            referee,
+            head: history.entries.last().map(|e| e.stored.hash.clone()),
         })
+    }
+
+    /// Inside the write transaction: when another writer (a second `record` on the
+    /// same game, the live service) appended to this game since we last looked,
+    /// rebuild the referee from the store so that the next line is judged against
+    /// the log as it really is.
+    fn catch_up(&mut self) -> Result<(), StoreError> {
+        let Some(game) = self.at.game_id else {
+            return Ok(());
+        };
+        let head = self.store.head(game)?.map(|(_, _, hash)| hash);
+        if head == self.at.head {
+            return Ok(());
+        }
+        self.at =
+            Self::position_from_store(self.store, &self.factory, game).map_err(|e| match e {
+                HistoryError::Store(e) => e,
+                other => StoreError::Inconsistent {
+                    round: self.at.round.unwrap_or(RoundRef { game, number: 0 }),
+                    what: format!("the stored log no longer replays: {other}"),
+                },
+            })?;
+        Ok(())
     }
 
     /// Reads evidence frames relative to `dir` instead of the working directory.
@@ -161,6 +198,7 @@ impl<'s> Recorder<'s> {
         let saved = self.at.clone();
         let store = self.store;
         let result = store.write(|_| {
+            self.catch_up()?;
             lines
                 .iter()
                 .map(|(number, text)| self.record_line(*number, text))
@@ -294,6 +332,7 @@ impl<'s> Recorder<'s> {
         }
         let text = Value::Object(payload).to_string();
         let appended = self.store.append(round, event.name(), &text, now)?;
+        self.at.head = Some(appended.hash.clone());
         if let Some((ev, frame)) = &evidence {
             if let Some(frame) = frame {
                 self.store.put_frame(frame)?;
@@ -400,6 +439,7 @@ impl<'s> Recorder<'s> {
         let appended =
             self.store
                 .append(round, "correct", &Value::Object(payload).to_string(), now)?;
+        self.at.head = Some(appended.hash.clone());
         // The round may now be over (or no longer over) under the corrected log.
         let ended = referee.state().ended || referee.ended();
         self.at.referee = referee;
@@ -494,5 +534,38 @@ mod tests {
             Reply::Stored(ack) => assert_eq!((ack.round.as_str(), ack.seq), ("1.1", 3)),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_second_writer_on_the_same_game_is_caught_up_before_judging() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("two.db");
+        let store_a = Store::open(&path).expect("open a");
+        let store_b = Store::open(&path).expect("open b");
+        let mut a = Recorder::new_game(&store_a, standard_referee());
+        a.record_batch(&lines(&[ROUND, r#"{"event":"play","cards":["2H"]}"#]))
+            .expect("a");
+        let game = a.game().expect("game");
+        let mut b = Recorder::resume(&store_b, standard_referee(), game).expect("b");
+        // A records Bo's play; B, built before it, still thinks it is Bo's turn.
+        a.record_batch(&[(3, r#"{"event":"play","player":"Bo","cards":["3H"]}"#.into())])
+            .expect("a again");
+        let replies = b
+            .record_batch(&[(1, r#"{"event":"play","player":"Bo","cards":["4H"]}"#.into())])
+            .expect("b");
+        assert!(error_of(&replies[0]).contains("Ana's turn"), "{replies:?}");
+        let replies = b
+            .record_batch(&[(
+                2,
+                r#"{"event":"play","player":"Ana","cards":["4H"]}"#.into(),
+            )])
+            .expect("b again");
+        match &replies[0] {
+            Reply::Stored(ack) => assert_eq!(ack.seq, 4),
+            other => panic!("{other:?}"),
+        }
+        let history = History::load(&store_a, game, true).expect("history");
+        let effective = history.effective(None).expect("effective");
+        assert!(history.replay(&standard_referee(), &effective).is_ok());
     }
 }
