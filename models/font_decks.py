@@ -11,7 +11,7 @@ Fonts come from Debian packages (fonts-dejavu-core, fonts-dejavu-extra,
 fonts-freefont-ttf, fonts-liberation2, fonts-urw-base35, fonts-linuxlibertine,
 fonts-crosextra-caladea, fonts-crosextra-carlito); `train.sh` installs them.
 
-    font_decks.py --count 40
+    font_decks.py --count 56      # font-00..39 ordinary, font-40..55 big indices
 """
 from __future__ import annotations
 
@@ -76,7 +76,9 @@ def glyph(path: str, text: str, height: int, max_width: int | None = None, squee
     return g.resize((w, height), Image.LANCZOS)
 
 
-def make_deck(rng, rank_fonts, suit_fonts, out_dir: str) -> None:
+def make_deck(rng, rank_fonts, suit_fonts, out_dir: str, big_index: bool = False) -> None:
+    """Draws one deck; `big_index` decks print a large index that fills most of the
+    crop box (as some real designs do) and may run past its edge."""
     aspect = rng.uniform(0.64, 0.72)
     W = int(H * aspect)
     paper = tuple(int(255 * v) for v in rng.uniform(0.9, 1.0, 3))
@@ -102,6 +104,12 @@ def make_deck(rng, rank_fonts, suit_fonts, out_dir: str) -> None:
     border_in = int(rng.uniform(0, 8))
     pip_h = int(H * rng.uniform(0.09, 0.15))
     court_col = tuple(int(v) for v in rng.uniform(30, 230, 3))
+    max_w = int(W * 0.2)
+    if big_index:
+        rank_h = int(H * rng.uniform(0.13, 0.2))
+        suit_h = int(rank_h * rng.uniform(0.5, 0.9))
+        cx = W * rng.uniform(0.09, 0.14)
+        max_w = int(W * 0.24)
     os.makedirs(out_dir, exist_ok=True)
     for key in synth.CARDS:
         rank, suit = key[:-1], key[-1]
@@ -144,7 +152,7 @@ def make_deck(rng, rank_fonts, suit_fonts, out_dir: str) -> None:
                     alpha.paste(p, (int(W * xc - p.width / 2), int(H * yc - p.height / 2)))
                     k += 1
         # The index, top-left, and the same turned by 180 degrees at the bottom-right.
-        r_img = glyph(rfont, rank, rank_h, max_width=int(W * 0.2), squeeze=squeeze)
+        r_img = glyph(rfont, rank, rank_h, max_width=max_w, squeeze=squeeze)
         s_img = glyph(sfont, SUIT_CHARS[suit], suit_h)
         idx = Image.new("L", (W, H), 0)
         idx.paste(r_img, (int(cx - r_img.width / 2), y0))
@@ -171,9 +179,14 @@ def deck_names(count: int) -> list[str]:
     return [f"font-{i:02d}" for i in range(count)]
 
 
+# Decks from this number on have big indices.
+BIG_FROM = 40
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--count", type=int, default=40)
+    ap.add_argument("--count", type=int, default=56)
+    ap.add_argument("--first", type=int, default=0, help="skip decks below this number")
     ap.add_argument("--seed", type=int, default=5)
     a = ap.parse_args()
     t0 = time.time()
@@ -184,8 +197,9 @@ def main() -> None:
         raise SystemExit("font_decks: no usable fonts (install the font packages listed above)")
     print(f"font_decks: {len(rank_fonts)} rank fonts, {len(suit_fonts)} suit fonts")
     for i, name in enumerate(deck_names(a.count)):
-        make_deck(np.random.default_rng([a.seed, i]), rank_fonts, suit_fonts,
-                  os.path.join(synth.FACES, name))
+        if i >= a.first:
+            make_deck(np.random.default_rng([a.seed, i]), rank_fonts, suit_fonts,
+                      os.path.join(synth.FACES, name), big_index=i >= BIG_FROM)
     print(f"font_decks: {a.count} decks in {time.time() - t0:.0f} s")
 
 

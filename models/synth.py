@@ -42,6 +42,7 @@ SPLITS = {
 }
 # Procedural decks drawn with system fonts (font_decks.py), for training only.
 SPLITS["fonts"] = [f"font-{i:02d}" for i in range(40)]
+SPLITS["fonts_big"] = [f"font-{i:02d}" for i in range(40, 56)]  # large indices
 # Fetched but not used: their index cannot be read in the contract's crop box.
 # guyenne-classic: court cards carry no rank index at all (suit symbol only).
 # tango_nuevo: the index is wider than the 40 x 72 box and the cards are single-headed.

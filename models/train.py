@@ -71,13 +71,16 @@ def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
 
 
 def geometric(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
-    """Index size and place differ between designs: zoom by 0.85-1.2, shift by a few
-    pixels, rotate by a few degrees (edge pixels repeat, as the rectifier does)."""
+    """Index size and place differ between designs: zoom by 0.85-1.35 about a point of
+    the crop's upper-left part (where indices start), shift by a few pixels, rotate by
+    a few degrees (edge pixels repeat, as the rectifier does)."""
     n = x.shape[0]
     r = lambda *s: torch.rand(*s, generator=g)  # noqa: E731
-    scale = 0.85 + 0.35 * r(n)
+    scale = 0.85 + 0.5 * r(n)
     ang = (r(n) - 0.5) * 2 * 0.06
-    tx, ty = (r(n) - 0.5) * 0.15, (r(n) - 0.5) * 0.08
+    cx, cy = -r(n), -r(n)  # anchor, normalised coordinates in [-1, 0]
+    tx = cx * (1 - 1 / scale) + (r(n) - 0.5) * 0.15
+    ty = cy * (1 - 1 / scale) + (r(n) - 0.5) * 0.08
     cos, sin = torch.cos(ang) / scale, torch.sin(ang) / scale
     aspect = 72 / 40  # rotate in pixel units, not in normalised units
     theta = torch.stack([torch.stack([cos, -sin * aspect, tx], 1),
@@ -123,7 +126,7 @@ def main() -> None:
     torch.set_num_threads(a.threads)
     t0 = time.time()
 
-    xtr, ytr = load_training([os.path.join(a.data, f) for f in ("train.npz", "fonts.npz")])
+    xtr, ytr = load_training([os.path.join(a.data, f) for f in ("train.npz", "fonts.npz", "fonts_big.npz")])
     xva, yva = load_crops(os.path.join(a.data, "val.npz"))
     print(f"train targets {len(ytr)} (crop pairs), val crops {len(yva)}")
     net = M.IndexNet(a.width)

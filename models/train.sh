@@ -42,9 +42,10 @@ deps() {
 PY=.venv/bin/python
 step deps deps
 step fetch $PY fetch.py
-step font-decks $PY font_decks.py --count 40
+step font-decks $PY font_decks.py --count 56
 step render-train $PY render_crops.py --split train --per-card "$PER_CARD" --out data/train.npz --seed 1
 step render-fonts $PY render_crops.py --split fonts --per-card "$FONT_PER_CARD" --out data/fonts.npz --seed 4
+step render-fonts-big $PY render_crops.py --split fonts_big --per-card 8 --out data/fonts_big.npz --seed 6
 step render-val $PY render_crops.py --split val --per-card 8 --out data/val.npz --seed 2
 step render-heldout $PY render_crops.py --split heldout --per-card 16 --out data/heldout.npz --seed 3
 step train $PY train.py --epochs "$EPOCHS"
