@@ -554,7 +554,7 @@ mod tests {
                     let ctx = Context {
                         main,
                         side,
-                        wrong: &side[..],
+                        wrong: side,
                     };
                     let env = Fast {
                         main,
