@@ -58,7 +58,14 @@ pub fn run(args: &RecordArgs) -> ExitCode {
     let factory = standard_referee();
     let recorder = match args.game {
         Some(game) => match Recorder::resume(&store, factory, game) {
-            Ok(r) => r,
+            Ok(r) => {
+                // Where the stored log ends: a line committed just before a crash
+                // may never have been acknowledged; resend from after this event.
+                if let Ok(Some((round, seq, hash))) = store.head(game) {
+                    eprintln!("resuming game {game} after event {round}:{seq} (head {hash})");
+                }
+                r
+            }
             Err(e) => {
                 eprintln!("error: cannot continue game {game}: {e}");
                 return ExitCode::from(2);
