@@ -40,6 +40,8 @@ pub enum EvidenceError {
     ReadCount { reads: usize, cards: usize },
     #[error("evidence: read {position} has confidence {value}, expected a number from 0 to 1")]
     Confidence { position: usize, value: f64 },
+    #[error("evidence frame {path:?}: must be a relative path inside the frames directory (no leading /, no ..)")]
+    FrameOutside { path: String },
     #[error("evidence on a {kind:?} event: only play and no_play lines carry evidence")]
     WrongEvent { kind: String },
 }
@@ -146,6 +148,14 @@ impl EvidenceInput {
         }
         let frame = match &self.frame {
             Some(name) => {
+                // The frames directory is the only place a line may point into.
+                let path = Path::new(name);
+                let inside = path
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)));
+                if !inside || name.is_empty() {
+                    return Err(EvidenceError::FrameOutside { path: name.clone() });
+                }
                 let bytes =
                     std::fs::read(base.join(name)).map_err(|source| EvidenceError::FrameFile {
                         path: name.clone(),
@@ -296,6 +306,17 @@ mod tests {
             .resolve(&[], dir.path())
             .unwrap_err();
         assert!(matches!(err, EvidenceError::NotJpeg { .. }), "{err}");
+        for outside in ["/etc/passwd", "../f.jpg", "a/../../f.jpg", ""] {
+            let json = serde_json::json!({ "frame": outside }).to_string();
+            let err = input(&json)
+                .expect("input")
+                .resolve(&[], dir.path())
+                .unwrap_err();
+            assert!(
+                matches!(err, EvidenceError::FrameOutside { .. }),
+                "{outside}: {err}"
+            );
+        }
         let err = input(r#"{"frame":"gone.jpg"}"#)
             .expect("input")
             .resolve(&[], dir.path())
