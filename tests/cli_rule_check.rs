@@ -196,3 +196,15 @@ fn a_missing_file_and_bad_options_are_errors() {
     let out = run(&[path, "--seed", "minus one"]);
     assert!(!out.status.success());
 }
+
+#[test]
+fn the_same_card_again_runs_out_of_copies() {
+    let doc = json("card == last", &["--trials", "200"]);
+    assert_eq!(doc["dead_ends"]["found"], 0);
+    let line = doc["dead_ends"]["deck_runs_out"][0]
+        .as_array()
+        .expect("an example line");
+    assert_eq!(line.len(), 2);
+    assert_eq!(line[0], line[1]);
+    assert!(ids(&doc, "warnings").contains(&"deck-runs-out".to_string()));
+}

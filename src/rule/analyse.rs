@@ -146,6 +146,10 @@ pub struct DeadEnds {
     /// Up to three main lines (oldest first) after which nothing is acceptable,
     /// shortest first; an empty line means no card can even start the round.
     pub examples: Vec<Vec<Card>>,
+    /// Up to three short main lines (fewer than 26 cards), found by random walks in
+    /// both methods, after which every acceptable face already has both copies on the
+    /// main line: the double deck cannot continue the line.
+    pub deck_runs_out: Vec<Vec<Card>>,
 }
 
 /// A statement God may announce, with how it was established.
@@ -189,9 +193,9 @@ pub fn work_units(reads: &Reads, options: &CheckOptions) -> u64 {
     let search = if reads.is_windowed() {
         table::CASES
     } else {
-        options.walks + options.samples
+        options.samples
     };
-    (options.trials + search) as u64
+    (options.trials + options.walks + search) as u64
 }
 
 /// Checks a rule. `progress` advances by [`work_units`] in total; pass
@@ -210,18 +214,20 @@ pub fn check<J: Judge + ?Sized>(
     let simulation = simulate::play(judge, options, &mut rng, progress);
     let acceptance = simulation.acceptance(options);
 
+    progress.set_message("searching dead ends");
+    rng.set_stream(2);
+    let walks = dead_ends::sampled(judge, options.walks, &mut rng, progress);
+
     let (method, dead_ends, hints) = if reads.is_windowed() {
         progress.set_message("enumerating every case");
         let table = table::Table::build(judge, progress);
-        (
-            Method::Exact,
-            dead_ends::exact(&table),
-            hints::exact(&table),
-        )
+        let dead = DeadEnds {
+            deck_runs_out: walks.deck_runs_out,
+            ..dead_ends::exact(&table)
+        };
+        (Method::Exact, dead, hints::exact(&table))
     } else {
-        progress.set_message("searching dead ends");
-        rng.set_stream(2);
-        let dead = dead_ends::sampled(judge, options.walks, &mut rng, progress);
+        let dead = walks;
         progress.set_message("checking hints");
         rng.set_stream(3);
         let hints = hints::sampled(judge, &simulation.samples, &mut rng);
@@ -308,6 +314,17 @@ fn warnings(
                 "dead end ({how}): after the main line {} no card at all is acceptable; \
                  seed 001 forbids rules that can block the game",
                 line_text(line)
+            ),
+        );
+    }
+    if let Some(line) = dead_ends.deck_runs_out.first() {
+        warn(
+            "deck-runs-out",
+            format!(
+                "the double deck can run out: after the main line {} ({} cards) both copies \
+                 of every acceptable card are already on it",
+                line_text(line),
+                line.len()
             ),
         );
     }
@@ -444,6 +461,20 @@ mod tests {
             .find(|w| w.id == "dead-end")
             .expect("a dead-end warning");
         assert!(warning.text.contains("KS"), "{}", warning.text);
+    }
+
+    #[test]
+    fn same_card_again_runs_out_of_copies() {
+        // No face is ever without an acceptable successor (the same face), but the
+        // double deck holds only two copies of it.
+        let report = check_rule("card == last");
+        assert_eq!(report.dead_ends.found, 0);
+        let line = &report.dead_ends.deck_runs_out[0];
+        assert_eq!(line.len(), 2);
+        assert_eq!(line[0], line[1]);
+        assert!(warning_ids(&report).contains(&"deck-runs-out"));
+        let fine = check_rule("if last.odd then black else red");
+        assert!(fine.dead_ends.deck_runs_out.is_empty());
     }
 
     #[test]

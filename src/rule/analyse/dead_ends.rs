@@ -40,6 +40,7 @@ pub(super) fn exact(table: &Table) -> DeadEnds {
             searched: 0,
             found: 1,
             examples: vec![Vec::new()],
+            deck_runs_out: Vec::new(),
         };
     }
     let mut searched = 0;
@@ -77,10 +78,14 @@ pub(super) fn exact(table: &Table) -> DeadEnds {
         searched,
         found: dead.len(),
         examples: dead.iter().take(EXAMPLES).map(|&s| line_to(s)).collect(),
+        deck_runs_out: Vec::new(),
     }
 }
 
-/// Random walks through acceptable cards; at most `walks` of them.
+/// Random walks through acceptable cards; at most `walks` of them. Besides dead
+/// ends they find short lines after which the double deck has no acceptable card
+/// left (both copies of every acceptable face already on the main line), which the
+/// exact search, blind to copies, cannot see.
 pub(super) fn sampled<J: Judge + ?Sized>(
     judge: &J,
     walks: usize,
@@ -89,32 +94,55 @@ pub(super) fn sampled<J: Judge + ?Sized>(
 ) -> DeadEnds {
     let deck = Card::deck();
     let mut examples: Vec<Vec<Card>> = Vec::new();
+    let mut runs_out: Vec<Vec<Card>> = Vec::new();
     let mut found = 0;
     for _ in 0..walks {
-        if let Some(line) = walk(judge, &deck, rng) {
-            found += 1;
-            examples.push(line);
+        match walk(judge, &deck, rng) {
+            (WalkEnd::DeadEnd, line) => {
+                found += 1;
+                examples.push(line);
+            }
+            (WalkEnd::DeckRunsOut, line) if line.len() < SHORT_LINE => runs_out.push(line),
+            (WalkEnd::DeckRunsOut, _) => {}
         }
         progress.inc(1);
     }
-    examples.sort_by_key(Vec::len);
-    examples.dedup();
-    examples.truncate(EXAMPLES);
     DeadEnds {
         method: Method::Sampled,
         searched: walks,
         found,
-        examples,
+        examples: shortest(examples),
+        deck_runs_out: shortest(runs_out),
     }
 }
 
-/// One walk; the main line it blocked on, if it did.
+/// A main line shorter than this that uses up every acceptable card is reported: a
+/// quarter of the double deck, far less than a round lays.
+pub(super) const SHORT_LINE: usize = 26;
+
+/// Up to [`EXAMPLES`] distinct lines, shortest first.
+fn shortest(mut lines: Vec<Vec<Card>>) -> Vec<Vec<Card>> {
+    lines.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+    lines.dedup();
+    lines.truncate(EXAMPLES);
+    lines
+}
+
+/// Why a walk stopped.
+enum WalkEnd {
+    /// No face at all is acceptable.
+    DeadEnd,
+    /// Some face is acceptable, but both of its copies are on the main line.
+    DeckRunsOut,
+}
+
+/// One walk: why it stopped and the main line it stopped on.
 ///
 /// Each step tries the faces in a fresh random order and plays the first acceptable
 /// one with a copy left: that is a uniform choice among the playable faces, and it
 /// costs a few verdicts instead of 52. Only when no face is playable are the
 /// exhausted faces judged, to tell a dead end from an empty deck.
-fn walk<J: Judge + ?Sized>(judge: &J, deck: &[Card], rng: &mut impl Rng) -> Option<Vec<Card>> {
+fn walk<J: Judge + ?Sized>(judge: &J, deck: &[Card], rng: &mut impl Rng) -> (WalkEnd, Vec<Card>) {
     let mut copies = [2u8; 52];
     let mut main: Vec<Card> = Vec::new();
     let mut order: Vec<usize> = (0..deck.len()).collect();
@@ -134,9 +162,9 @@ fn walk<J: Judge + ?Sized>(judge: &J, deck: &[Card], rng: &mut impl Rng) -> Opti
                 .iter()
                 .any(|&i| copies[i] == 0 && judge.accepts(&ctx, deck[i]));
             return if exhausted_acceptable {
-                None
+                (WalkEnd::DeckRunsOut, main)
             } else {
-                Some(main)
+                (WalkEnd::DeadEnd, main)
             };
         };
         copies[i] -= 1;
@@ -216,6 +244,27 @@ mod tests {
         let never = |_: &Context<'_>, _: Card| false;
         let report = exact(&table(&never));
         assert_eq!(report.examples, vec![Vec::<Card>::new()]);
+    }
+
+    #[test]
+    fn examples_are_distinct_and_shortest_first() {
+        let card = |s: &str| s.parse::<Card>().unwrap();
+        let lines = vec![
+            vec![card("4H"), card("4H")],
+            vec![card("KS")],
+            vec![card("AC"), card("AC")],
+            vec![card("4H"), card("4H")],
+            vec![card("QS")],
+        ];
+        let kept = shortest(lines);
+        assert_eq!(
+            kept,
+            vec![
+                vec![card("QS")],
+                vec![card("KS")],
+                vec![card("AC"), card("AC")]
+            ]
+        );
     }
 
     #[test]

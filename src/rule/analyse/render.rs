@@ -75,6 +75,16 @@ fn write_report(out: &mut String, report: &Report) -> std::fmt::Result {
         }
     }
 
+    if !d.deck_runs_out.is_empty() {
+        writeln!(
+            out,
+            "the double deck runs out: both copies of every acceptable card are on the line after:"
+        )?;
+        for line in &d.deck_runs_out {
+            writeln!(out, "  {}", line_text(line))?;
+        }
+    }
+
     writeln!(out)?;
     if report.hints.is_empty() {
         writeln!(out, "hints: none could be established")?;
