@@ -49,6 +49,8 @@ pub enum StoreError {
         path: PathBuf,
         source: rusqlite::Error,
     },
+    #[error("database {path} is a directory; give the database file (e.g. {path}/eleusis.db)")]
+    Directory { path: PathBuf },
     #[error("database {path}: does not exist (record something first, or pass --db)")]
     Missing { path: PathBuf },
     #[error("database {path} is read-only ({reason}); nothing was written")]
@@ -119,6 +121,11 @@ impl Store {
 
     /// [`Store::open`] with a chosen lock wait.
     pub fn open_with(path: &Path, busy_timeout: Duration) -> Result<Store, StoreError> {
+        if path.is_dir() {
+            return Err(StoreError::Directory {
+                path: path.to_path_buf(),
+            });
+        }
         refuse_read_only(path)?;
         let conn = Connection::open_with_flags(
             path,
@@ -142,6 +149,11 @@ impl Store {
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
         if !path.exists() {
             return Err(StoreError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        if path.is_dir() {
+            return Err(StoreError::Directory {
                 path: path.to_path_buf(),
             });
         }
@@ -402,5 +414,9 @@ mod tests {
         let err = Store::open_read_only(&dir.path().join("none.db")).unwrap_err();
         assert!(matches!(err, StoreError::Missing { .. }), "{err}");
         assert!(!dir.path().join("none.db").exists());
+        let err = Store::open_read_only(dir.path()).unwrap_err();
+        assert!(matches!(err, StoreError::Directory { .. }), "{err}");
+        let err = Store::open(dir.path()).unwrap_err();
+        assert!(matches!(err, StoreError::Directory { .. }), "{err}");
     }
 }
