@@ -90,6 +90,11 @@ async fn serve(args: &ServeArgs) -> ExitCode {
     println!("  God console:  {}", urls.god);
     println!("  audit:        {}", urls.audit);
     println!("  recognizer:   {}", service.state.camera.note);
+    if addr.ip().is_unspecified() {
+        println!(
+            "  (from a tablet on the network, use this machine's address instead of localhost)"
+        );
+    }
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
     match service.serve(listener, shutdown_signal()).await {
