@@ -222,11 +222,24 @@
     if (stream) $("video").hidden = false;
   }
 
+  $("cards").addEventListener("keydown", (ev) => { if (ev.key === "Enter") $("play").click(); });
+
+  // After a round, the next God is the player on God's left (RULES.md 5: each player
+  // is God once, in turn); prefill the form when it is empty.
+  function prefillNextRound(s) {
+    if (!s.ended || !s.god || !(s.players || []).length) return;
+    if ($("god").value.trim() || $("players").value.trim()) return;
+    $("god").value = s.players[0];
+    $("players").value = s.players.slice(1).concat([s.god]).join(", ");
+    $("variant").value = s.variant;
+  }
+
   // --- the live view ---
   function render(v) {
     if (view && v.version < view.version) return;
     view = v;
     const s = v.state || {};
+    prefillNextRound(s);
     $("round-meta").textContent = v.round ? "round " + v.round + " · " + s.variant + " · God " + s.god : "no round";
     $("rule-now").textContent = v.rule ? "rule: " + v.rule + (v.revealed ? "   (revealed)" : "   (sealed)") : "";
     $("now").textContent = v.round
