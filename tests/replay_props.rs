@@ -4,7 +4,7 @@
 //! referee's counts stay whole and its verdicts are the rule's.
 
 use eleusis::cards::Card;
-use eleusis::referee::{replay, Game, GameState, LogEvent, Outcome, RefereeError};
+use eleusis::referee::{replay, replay_state, Game, GameState, LogEvent, Outcome, RefereeError};
 use eleusis::rule::{Context, Rule};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -265,6 +265,8 @@ proptest! {
             .collect();
         let (again, _) = replay(&exported).expect("replay of the export");
         prop_assert_eq!(&first, &again);
+        // Without explanations the referee decides the same.
+        prop_assert_eq!(&first, &replay_state(&log).expect("state-only replay"));
         prop_assert!(first.game.ended);
         prop_assert!(first.game.totals.is_some());
     }

@@ -82,6 +82,8 @@ impl From<io::Error> for ReplayFailure {
 /// state JSON to `out`.
 pub fn replay_text(text: &str, trace: bool, out: &mut impl Write) -> Result<(), ReplayFailure> {
     let mut game = Game::new();
+    // The state JSON shows no explanations; only the trace needs them.
+    game.set_explanations(trace);
     for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;

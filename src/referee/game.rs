@@ -42,6 +42,7 @@ pub struct Game {
     not_god_bonus: u32,
     ended: bool,
     warnings: Vec<String>,
+    explain: bool,
 }
 
 impl fmt::Debug for Game {
@@ -84,12 +85,23 @@ impl Game {
             not_god_bonus: Variant::default().params().not_god_bonus,
             ended: false,
             warnings: Vec::new(),
+            explain: true,
         }
     }
 
     /// A game where every round is judged by `judge`, whatever its rule text says.
     pub fn with_judge(judge: SharedJudge) -> Game {
         Game::with_rules(Arc::new(move |_: &str| Ok(Arc::clone(&judge))))
+    }
+
+    /// Whether outcomes carry the rule's explanation of each verdict (the default).
+    /// Without them, verdicts are the same and refereeing is several times faster:
+    /// for replays where only the final state is wanted.
+    pub fn set_explanations(&mut self, explain: bool) {
+        self.explain = explain;
+        if let Some(round) = &mut self.round {
+            round.set_explain(explain);
+        }
     }
 
     /// Referees one event. On error the state is unchanged.
@@ -122,7 +134,8 @@ impl Game {
                 if ev.variant.own_flow() {
                     return self.start_own_flow(ev, judge);
                 }
-                let (round, out) = Round::start(self.rounds_started + 1, ev, judge)?;
+                let (mut round, out) = Round::start(self.rounds_started + 1, ev, judge)?;
+                round.set_explain(self.explain);
                 self.first_variant.get_or_insert(ev.variant);
                 self.rounds_started += 1;
                 self.gods.push(round.god.clone());

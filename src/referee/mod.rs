@@ -45,6 +45,30 @@ where
     replay_with(Game::new(), lines)
 }
 
+/// The final state of a table log, as `eleusis replay` prints it: the same refereeing
+/// as [`replay`], without building explanations or keeping outcomes.
+pub fn replay_state<I, S>(lines: I) -> Result<GameState, LineError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut game = Game::new();
+    game.set_explanations(false);
+    for (index, line) in lines.into_iter().enumerate() {
+        let text = line.as_ref();
+        if text.trim().is_empty() {
+            continue;
+        }
+        let fail = |reason: String| LineError {
+            line: index + 1,
+            reason,
+        };
+        let event = LogEvent::parse_line(text).map_err(|e| fail(e.reason))?;
+        game.apply(&event).map_err(|e| fail(e.to_string()))?;
+    }
+    Ok(game.state())
+}
+
 /// [`replay`] with a game built by the caller (e.g. with a closure as the rule).
 pub fn replay_with<I, S>(mut game: Game, lines: I) -> Result<(GameState, Vec<Outcome>), LineError>
 where

@@ -92,6 +92,32 @@ pub(crate) struct Round {
     pub decks: u32,
     /// Reason for the end decided by the current event (a small-hand "no play").
     pending_end: Option<String>,
+    /// Whether verdicts carry the rule's explanation (see [`Round::set_explain`]).
+    explain: bool,
+}
+
+/// The rule's verdict on `card`, with its explanation when `explain` is set; without
+/// it the rule takes its allocation-free path and the explanation is empty.
+fn verdict(
+    judge: &(dyn Judge + Send + Sync),
+    explain: bool,
+    ctx: &Context<'_>,
+    card: Card,
+) -> CardVerdict {
+    if explain {
+        let j = judge.judge(ctx, card);
+        CardVerdict {
+            card,
+            accepted: j.accepted,
+            explanation: j.explanation,
+        }
+    } else {
+        CardVerdict {
+            card,
+            accepted: judge.accepts(ctx, card),
+            explanation: String::new(),
+        }
+    }
 }
 
 impl Round {
@@ -211,10 +237,17 @@ impl Round {
             stock: u32::try_from(u64::from(decks) * deck_size - need).unwrap_or(u32::MAX),
             decks,
             pending_end: None,
+            explain: true,
         };
         round.place(&[event.starter], true, &mut out);
         out.next_turn = Some(round.seats[first].name.clone());
         Ok((round, out))
+    }
+
+    /// Whether the verdicts of later events carry explanations. Building them costs
+    /// most of a replay's time, and `eleusis replay` without `--trace` shows none.
+    pub fn set_explain(&mut self, explain: bool) {
+        self.explain = explain;
     }
 
     /// Cards laid so far (starter included).
@@ -328,10 +361,11 @@ impl Round {
         // God takes the card unless the prophet rightly called the declaration wrong.
         let god_picks = !right && !matches!(call, Some((_, Call::Wrong)));
         if let (true, Some(pick)) = (god_picks, event.pick) {
-            if let Some(v) = verdict_of(pick).filter(|v| !v.accepted) {
+            if verdict_of(pick).is_some_and(|v| !v.accepted) {
                 return Err(RefereeError::PickNotAcceptable {
                     card: pick,
-                    explanation: v.explanation.clone(),
+                    explanation: verdict(self.judge.as_ref(), true, &self.context(), pick)
+                        .explanation,
                 });
             }
         }
@@ -556,35 +590,29 @@ impl Round {
                 side,
                 wrong: &self.wrong,
             };
-            let j = self.judge.judge(&ctx, card);
-            verdicts.push(CardVerdict {
-                card,
-                accepted: j.accepted,
-                explanation: j.explanation,
-            });
+            verdicts.push(verdict(self.judge.as_ref(), self.explain, &ctx, card));
             self.main.push(card);
         }
         self.main.truncate(base);
         verdicts
     }
 
-    /// Judges each card alone against the current layout (a shown hand).
-    fn judge_each(&self, cards: &[Card]) -> Vec<CardVerdict> {
-        let ctx = Context {
+    /// What the rule sees now: the main line, the sideline under its last card, and
+    /// every sideline card.
+    fn context(&self) -> Context<'_> {
+        Context {
             main: &self.main,
             side: &self.wrong[self.wrong.len() - self.side_len..],
             wrong: &self.wrong,
-        };
+        }
+    }
+
+    /// Judges each card alone against the current layout (a shown hand).
+    fn judge_each(&self, cards: &[Card]) -> Vec<CardVerdict> {
+        let ctx = self.context();
         cards
             .iter()
-            .map(|&card| {
-                let j = self.judge.judge(&ctx, card);
-                CardVerdict {
-                    card,
-                    accepted: j.accepted,
-                    explanation: j.explanation,
-                }
-            })
+            .map(|&card| verdict(self.judge.as_ref(), self.explain, &ctx, card))
             .collect()
     }
 
