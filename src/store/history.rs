@@ -267,10 +267,20 @@ impl History {
         let mut outcomes = Vec::with_capacity(effective.len());
         for item in effective {
             let outcome = game.apply(&item.event).map_err(|e: RefereeError| {
-                let stored = &self.entries[item.entry].stored;
+                let (round, seq) = self
+                    .entries
+                    .get(item.entry)
+                    .map(|entry| (entry.stored.round, entry.stored.seq))
+                    .unwrap_or((
+                        RoundRef {
+                            game: self.game,
+                            number: 0,
+                        },
+                        0,
+                    ));
                 HistoryError::Rejected {
-                    round: stored.round,
-                    seq: stored.seq,
+                    round,
+                    seq,
                     reason: e.to_string(),
                 }
             })?;
