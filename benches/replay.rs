@@ -123,7 +123,7 @@ fn bench_replay(c: &mut Criterion) {
             black_box(&log)
                 .iter()
                 .map(|l| LogEvent::parse_line(l).expect("line"))
-                .count()
+                .collect::<Vec<_>>()
         })
     });
     let events: Vec<LogEvent> = log
