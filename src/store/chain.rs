@@ -232,4 +232,23 @@ mod tests {
         let first_round_gone: Vec<_> = links(&rows).into_iter().skip(3).collect();
         assert!(verify(first_round_gone).is_err());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_edit_of_any_payload_breaks_the_chain_at_that_event(
+            payloads in proptest::collection::vec("[a-z0-9{}\":,]{1,40}", 1..30),
+            pick in 0usize..30,
+            byte in 0usize..40,
+        ) {
+            let spec: Vec<(u32, &str)> = payloads.iter().map(|p| (1, p.as_str())).collect();
+            let mut rows = chain(&spec);
+            let i = pick % rows.len();
+            let mut bytes = rows[i].payload.clone().into_bytes();
+            let at = byte % bytes.len();
+            bytes[at] = if bytes[at] == b'x' { b'y' } else { b'x' };
+            rows[i].payload = String::from_utf8(bytes).expect("ascii");
+            let err = verify(links(&rows)).unwrap_err();
+            proptest::prop_assert_eq!(err.seq, i as u64 + 1);
+        }
+    }
 }
