@@ -217,6 +217,12 @@ fn integer(expr: &Expr) -> IntFn {
         }
         Kind::Count(list, test) => {
             let list = *list;
+            // `count(main, it.red)`: the commonest count, as a plain loop.
+            if let Kind::Attr(base, Attribute::Is(adjective)) = &test.kind {
+                if base.kind == Kind::Subject(Subject::It) {
+                    return count_adjective(list, *adjective);
+                }
+            }
             let test = boolean(test);
             Arc::new(move |env| {
                 let mut n = 0i64;
@@ -253,6 +259,24 @@ fn arithmetic(op: ArithOp, a: &Expr, b: &Expr) -> IntFn {
     }
     let fb = integer(b);
     Arc::new(move |env| arith(op, fa(env)?, fb(env)?).ok_or(Halt))
+}
+
+/// `count(list, it.<adjective>)` as a plain loop, one instance per adjective.
+fn count_adjective(list: List, adjective: Adjective) -> IntFn {
+    fn count_where(list: List, test: impl Fn(Card) -> bool + Send + Sync + 'static) -> IntFn {
+        Arc::new(move |env| {
+            let n = env.list(list).iter().filter(|&&c| test(c)).count();
+            i64::try_from(n).map_err(|_| Halt)
+        })
+    }
+    match adjective {
+        Adjective::Colour(colour) => count_where(list, move |c| c.colour() == colour),
+        Adjective::Suit(suit) => count_where(list, move |c| c.suit == suit),
+        Adjective::Odd => count_where(list, Card::is_odd),
+        Adjective::Even => count_where(list, Card::is_even),
+        Adjective::Face => count_where(list, Card::is_face),
+        Adjective::Prime => count_where(list, Card::is_prime),
+    }
 }
 
 /// A boolean adjective of a card.
@@ -532,6 +556,7 @@ mod tests {
             "if main[-1].odd == main[-2].odd then card.odd != last.odd else card.odd == last.odd",
             "(main[-1].rank * main[-2].rank * main[-3].rank) % 4 == 2 or face",
             "count(main, it.red) % 2 == 0 and sum(main, it.rank) > 10",
+            "count(main, it.face) == count(main, it.rank > 10) and count(main, it.hearts) < 2",
             "card.rank in {A, 3..5, K} and card.suit not in {hearts, ♠}",
             "2 <= card.rank <= 9 and card in main",
             "main[-(1 + 1)].rank / (last.rank - 5) > 1",
