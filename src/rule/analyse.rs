@@ -252,7 +252,7 @@ pub fn check<J: Judge + ?Sized>(
 fn uses(reads: &Reads) -> Vec<String> {
     let mut uses = Vec::new();
     match reads.lookback {
-        Some(0) => uses.push("only the card played (not the main line)".to_string()),
+        Some(0) => uses.push("the card played, not the main line".to_string()),
         Some(1) => uses.push("the last card of the main line (main[-1])".to_string()),
         Some(k) => uses.push(format!("the main line back to main[-{k}]")),
         None => uses.push("the whole main line (counts, sums or indices)".to_string()),
