@@ -3,7 +3,7 @@
 //! proven hints and warnings. Text for people by default, `--json` for tools.
 
 use std::io::{IsTerminal, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -62,7 +62,7 @@ struct JsonReport<'a> {
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let source = read_source(&args.file)?;
     let rule = Rule::parse(&source)
-        .with_context(|| format!("{}: the rule does not parse", args.file.display()))?;
+        .with_context(|| format!("{}: the rule does not parse", source_name(&args.file)))?;
     let reads = Reads::from(rule.footprint());
     let options = args.options();
     let progress = progress_bar(analyse::work_units(&reads, &options));
@@ -83,16 +83,42 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn read_source(file: &PathBuf) -> anyhow::Result<String> {
+/// The largest rule read: a rule is a few lines; this only stops runaway input.
+const MAX_RULE_BYTES: u64 = 1024 * 1024;
+
+/// How the rule's origin is named in messages.
+fn source_name(file: &Path) -> String {
     if file.as_os_str() == "-" {
-        let mut source = String::new();
-        std::io::stdin()
-            .read_to_string(&mut source)
-            .context("cannot read the rule from standard input")?;
-        return Ok(source);
+        "standard input".to_string()
+    } else {
+        file.display().to_string()
     }
-    std::fs::read_to_string(file)
-        .with_context(|| format!("cannot read the rule file {}", file.display()))
+}
+
+fn read_source(file: &Path) -> anyhow::Result<String> {
+    let name = source_name(file);
+    let reader: Box<dyn Read> = if file.as_os_str() == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(
+            std::fs::File::open(file)
+                .with_context(|| format!("cannot read the rule file {name}"))?,
+        )
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_RULE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read the rule from {name}"))?;
+    if bytes.len() as u64 > MAX_RULE_BYTES {
+        anyhow::bail!("{name}: larger than 1 MiB; a rule is a few lines");
+    }
+    String::from_utf8(bytes).map_err(|err| {
+        anyhow::anyhow!(
+            "{name}: not UTF-8 text (byte {})",
+            err.utf8_error().valid_up_to() + 1
+        )
+    })
 }
 
 /// A bar on standard error when it is a terminal, hidden otherwise (pipes, tests).
