@@ -208,3 +208,38 @@ fn the_same_card_again_runs_out_of_copies() {
     assert_eq!(line[0], line[1]);
     assert!(ids(&doc, "warnings").contains(&"deck-runs-out".to_string()));
 }
+
+#[test]
+fn the_rule_can_come_from_standard_input() {
+    use std::process::Stdio;
+    let check = |input: &[u8]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_eleusis"))
+            .args(["rule", "check", "-", "--json", "--trials", "100"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run eleusis");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input)
+            .expect("write rule");
+        child.wait_with_output().expect("wait")
+    };
+    let out = check(b"card.prime != last.prime");
+    assert!(out.status.success());
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["file"], "-");
+    assert_eq!(doc["rule"], "card.prime != last.prime");
+    let out = check(b"card.prime != ");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("standard input: the rule does not parse: line 1"),
+        "{err}"
+    );
+    let out = check(b"\xff red");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8"));
+}
