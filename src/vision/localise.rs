@@ -60,10 +60,10 @@ impl Default for LocaliserConfig {
     fn default() -> Self {
         LocaliserConfig {
             work_long_side: 800,
-            levels: (0..14).map(|i| 40 + 15 * i).collect(),
-            local_margins: vec![6, 12, 20, 32],
+            levels: (0..5).map(|i| 60 + 40 * i).collect(),
+            local_margins: vec![8, 20],
             local_radius_frac: 0.03,
-            cloth_distances: vec![45, 80, 120],
+            cloth_distances: vec![50, 90],
             min_area_frac: 0.0015,
             max_area_frac: 0.3,
             aspect: (0.5, 0.92),
@@ -97,7 +97,9 @@ impl WorkImage {
         let stride = fw as usize * 3;
         let mut data = vec![0i16; w * h];
         let mut rgb = vec![[0u8; 3]; w * h];
-        let n = (f * f) as u32;
+        // Division by the block size as a multiplication (exact for these sums).
+        let inv = (1u64 << 32).div_ceil((f * f) as u64);
+        let mean = |sum: u32| ((u64::from(sum) * inv) >> 32) as i16;
         let mut acc = vec![[0u32; 3]; w];
         for y in 0..h {
             acc.iter_mut().for_each(|a| *a = [0; 3]);
@@ -112,7 +114,7 @@ impl WorkImage {
                 }
             }
             for (x, a) in acc.iter().enumerate() {
-                let (r, g, b) = ((a[0] / n) as i16, (a[1] / n) as i16, (a[2] / n) as i16);
+                let (r, g, b) = (mean(a[0]), mean(a[1]), mean(a[2]));
                 rgb[y * w + x] = [r as u8, g as u8, b as u8];
                 let lo = r.min(g).min(b);
                 let hi = r.max(g).max(b);
@@ -129,12 +131,12 @@ impl WorkImage {
     }
 
     /// How far each pixel's colour is from the cloth around it (sum of absolute
-    /// channel differences). The cloth colour is the per-channel median of 8 × 8
-    /// cell means over a window of 9 × 9 cells, interpolated between cells: a card
+    /// channel differences). The cloth colour is the per-channel median of 16 × 16
+    /// cell means over a window of 9 × 9 cells: a card
     /// covers a minority of such a window, so the median is the cloth's colour and
     /// a card stands out whole (margin and court art alike), whatever the cloth.
     fn cloth_distance(&self) -> Vec<i16> {
-        const CELL: usize = 8;
+        const CELL: usize = 16;
         const K: usize = 4;
         let (cw, ch) = (self.w.div_ceil(CELL), self.h.div_ceil(CELL));
         let mut cells = vec![[0u32; 4]; cw * ch];
@@ -173,24 +175,11 @@ impl WorkImage {
             }
         }
         let mut out = vec![0i16; self.w * self.h];
-        for y in 0..self.h {
-            // Cell-centre coordinates for bilinear interpolation.
-            let fy = ((y as f32 + 0.5) / CELL as f32 - 0.5).clamp(0.0, (ch - 1) as f32);
-            let (y0, ay) = (fy.floor() as usize, fy - fy.floor());
-            let y1 = (y0 + 1).min(ch - 1);
-            for x in 0..self.w {
-                let fx = ((x as f32 + 0.5) / CELL as f32 - 0.5).clamp(0.0, (cw - 1) as f32);
-                let (x0, ax) = (fx.floor() as usize, fx - fx.floor());
-                let x1 = (x0 + 1).min(cw - 1);
-                let p = self.rgb[y * self.w + x];
-                let mut d = 0.0;
-                for c in 0..3 {
-                    let top = cloth[y0 * cw + x0][c] * (1.0 - ax) + cloth[y0 * cw + x1][c] * ax;
-                    let bot = cloth[y1 * cw + x0][c] * (1.0 - ax) + cloth[y1 * cw + x1][c] * ax;
-                    d += (f32::from(p[c]) - (top * (1.0 - ay) + bot * ay)).abs();
-                }
-                out[y * self.w + x] = d as i16;
-            }
+        for (i, (o, p)) in out.iter_mut().zip(&self.rgb).enumerate() {
+            let (x, y) = (i % self.w, i / self.w);
+            let c = cloth[(y / CELL) * cw + x / CELL];
+            let d: f32 = (0..3).map(|k| (f32::from(p[k]) - c[k]).abs()).sum();
+            *o = d as i16;
         }
         out
     }
@@ -223,19 +212,20 @@ impl WorkImage {
 }
 
 /// A binary mask of the working image: "card-like here".
-struct Mask {
+/// The test is a closure over the working image, so no mask is ever stored.
+struct Mask<F: Fn(usize) -> bool> {
     w: usize,
     h: usize,
-    on: Vec<bool>,
+    on: F,
 }
 
-impl Mask {
+impl<F: Fn(usize) -> bool> Mask<F> {
     fn at(&self, x: f64, y: f64) -> bool {
         if x < 0.0 || y < 0.0 {
             return false;
         }
         let (xi, yi) = (x as usize, y as usize);
-        xi < self.w && yi < self.h && self.on[yi * self.w + xi]
+        xi < self.w && yi < self.h && (self.on)(yi * self.w + xi)
     }
 }
 
@@ -258,18 +248,18 @@ fn find(parent: &mut [u32], mut i: u32) -> u32 {
 
 /// The blobs (8-connected) of the mask with `min_px..=max_px` pixels, as lists of
 /// runs.
-fn blobs(mask: &Mask, min_px: u32, max_px: u32) -> Vec<Vec<Run>> {
+fn blobs<F: Fn(usize) -> bool>(mask: &Mask<F>, min_px: u32, max_px: u32) -> Vec<Vec<Run>> {
     let mut runs: Vec<Run> = Vec::new();
     let mut parent: Vec<u32> = Vec::new();
     let mut prev = 0..0;
     for y in 0..mask.h {
-        let row = &mask.on[y * mask.w..(y + 1) * mask.w];
+        let row = y * mask.w;
         let start = runs.len();
         let mut x = 0;
         while x < mask.w {
-            if row[x] {
+            if (mask.on)(row + x) {
                 let x0 = x;
-                while x < mask.w && row[x] {
+                while x < mask.w && (mask.on)(row + x) {
                     x += 1;
                 }
                 runs.push(Run {
@@ -383,7 +373,11 @@ fn fit_sides(hull: &[Point]) -> Option<[Point; 4]> {
 }
 
 /// Tests one blob; returns its quad when it looks like a card.
-fn card_candidate(mask: &Mask, runs: &[Run], cfg: &LocaliserConfig) -> Option<Candidate> {
+fn card_candidate<F: Fn(usize) -> bool>(
+    mask: &Mask<F>,
+    runs: &[Run],
+    cfg: &LocaliserConfig,
+) -> Option<Candidate> {
     let (w, h) = (mask.w as u32, mask.h as u32);
     let mut pts = Vec::with_capacity(runs.len() * 4);
     for r in runs {
@@ -432,7 +426,7 @@ fn card_candidate(mask: &Mask, runs: &[Run], cfg: &LocaliserConfig) -> Option<Ca
 /// The fraction of points just inside the quad's edges that are in the mask: a
 /// card has a white margin all round; a blob whose hull happens to be rectangular
 /// (a bright patch of cloth with a hole) does not.
-fn margin_white(mask: &Mask, quad: &Quad) -> f64 {
+fn margin_white<F: Fn(usize) -> bool>(mask: &Mask<F>, quad: &Quad) -> f64 {
     let c = quad.centre();
     let (mut hit, mut total) = (0u32, 0u32);
     for i in 0..4 {
@@ -504,6 +498,20 @@ fn choose(mut cands: Vec<Refined>) -> Vec<Quad> {
     out
 }
 
+/// Adds the card-like blobs of one mask to `out`.
+fn candidates<F: Fn(usize) -> bool>(
+    mask: &Mask<F>,
+    cfg: &LocaliserConfig,
+    (min_px, max_px): (u32, u32),
+    out: &mut Vec<Candidate>,
+) {
+    for blob in blobs(mask, min_px, max_px) {
+        if let Some(c) = card_candidate(mask, &blob, cfg) {
+            out.push(c);
+        }
+    }
+}
+
 /// Finds the cards in a frame: their quads in full-frame pixels, in the contract's
 /// corner order, sorted left to right by centre.
 pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
@@ -515,38 +523,25 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
     let min_px = (cfg.min_area_frac * frame_area * 0.3) as u32;
     let max_px = (cfg.max_area_frac * frame_area * 1.1) as u32;
     let mut cands = Vec::new();
-    let mut consider = |on: Vec<bool>| {
-        let mask = Mask {
-            w: work.w,
-            h: work.h,
-            on,
-        };
-        for blob in blobs(&mask, min_px, max_px) {
-            if let Some(c) = card_candidate(&mask, &blob, cfg) {
-                cands.push(c);
-            }
-        }
-    };
+    let (w, h) = (work.w, work.h);
+    let data = &work.data;
     for &level in &cfg.levels {
-        consider(work.data.iter().map(|&v| v >= level).collect());
+        let on = move |i: usize| data[i] >= level;
+        candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
     }
     if !cfg.local_margins.is_empty() {
-        let r = ((cfg.local_radius_frac * work.w.max(work.h) as f64).round() as usize).max(2);
+        let r = ((cfg.local_radius_frac * w.max(h) as f64).round() as usize).max(2);
         let mean = work.local_mean(r);
         for &m in &cfg.local_margins {
-            consider(
-                work.data
-                    .iter()
-                    .zip(&mean)
-                    .map(|(&v, &mu)| v >= mu.saturating_add(m))
-                    .collect(),
-            );
+            let on = |i: usize| data[i] >= mean[i].saturating_add(m);
+            candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
         }
     }
     if !cfg.cloth_distances.is_empty() {
         let dist = work.cloth_distance();
         for &d in &cfg.cloth_distances {
-            consider(dist.iter().map(|&v| v >= d).collect());
+            let on = |i: usize| dist[i] >= d;
+            candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
         }
     }
     // Many levels find the same card: refine each distinct outline once.
@@ -566,7 +561,19 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
             (r.support >= cfg.min_edge_support).then_some(r)
         })
         .collect();
-    let mut quads = choose(refined);
+    // A second, narrower pass from the refined outline settles corners that the
+    // coarse working scale left a few pixels off.
+    let mut quads: Vec<Quad> = choose(refined)
+        .into_iter()
+        .map(|q| {
+            let again = refine(&luma, &q, 1.0);
+            if again.support > 0.0 {
+                again.quad
+            } else {
+                q
+            }
+        })
+        .collect();
     quads.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     quads
 }
