@@ -1,0 +1,174 @@
+//! `eleusis recognize` end to end on committed scenes with the committed model:
+//! JSON lines in the documented shape, cards left to right and read right, an
+//! error line for a bad file with the others going on, `--locate-only` without a
+//! model, and `--check` totals.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scene(name: &str) -> PathBuf {
+    root().join("tests/data/scenes").join(name)
+}
+
+fn eleusis(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_eleusis"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the binary runs")
+}
+
+fn lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect()
+}
+
+fn has_model() -> bool {
+    root().join("models/recognizer.onnx").is_file()
+}
+
+/// The largest corner distance between a JSON quad and a labelled one, either
+/// portrait ordering.
+fn corner_error(a: &Value, b: &Value) -> f64 {
+    let p = |v: &Value, i: usize| (v[i][0].as_f64().unwrap(), v[i][1].as_f64().unwrap());
+    (0..2)
+        .map(|shift| {
+            (0..4)
+                .map(|k| {
+                    let (x, y) = p(a, k);
+                    let (u, v) = p(b, (k + 2 * shift) % 4);
+                    (x - u).hypot(y - v)
+                })
+                .fold(0.0, f64::max)
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn json_lines_read_a_sequence_and_report_a_bad_file_without_stopping() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.jpg");
+    let bytes = std::fs::read(scene("06-seq2-green.jpg")).unwrap();
+    std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
+    let seq = scene("08-seq4-dark.jpg");
+    let empty = scene("22-distractors-green.jpg");
+    let out = eleusis(&[
+        "recognize",
+        "--json",
+        seq.to_str().unwrap(),
+        bad.to_str().unwrap(),
+        empty.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a failed file makes exit status 1"
+    );
+    let l = lines(&out);
+    assert_eq!(l.len(), 3, "{l:?}");
+
+    let labels: Value =
+        serde_json::from_slice(&std::fs::read(scene("08-seq4-dark.json")).unwrap()).unwrap();
+    assert_eq!(l[0]["file"], seq.to_str().unwrap());
+    assert_eq!(
+        (l[0]["width"].as_u64(), l[0]["height"].as_u64()),
+        (Some(1280), Some(720))
+    );
+    let cards = l[0]["cards"].as_array().unwrap();
+    let expected = labels["cards"].as_array().unwrap();
+    assert_eq!(cards.len(), expected.len(), "{cards:?}");
+    for (c, e) in cards.iter().zip(expected) {
+        assert_eq!(c["card"], e["card"], "left-to-right reads: {cards:?}");
+        let conf = c["confidence"].as_f64().unwrap();
+        assert!(conf > 0.0 && conf <= 1.0, "{conf}");
+        assert!(c["needs_confirmation"].is_boolean());
+        assert!(
+            corner_error(&c["corners"], &e["corners"]) <= 4.0,
+            "{c} vs {e}"
+        );
+    }
+
+    assert_eq!(l[1]["file"], bad.to_str().unwrap());
+    let err = l[1]["error"].as_str().unwrap();
+    assert!(err.contains("truncated"), "{err}");
+
+    assert_eq!(l[2]["cards"].as_array().map(Vec::len), Some(0), "{}", l[2]);
+}
+
+#[test]
+fn locate_only_needs_no_model() {
+    let out = eleusis(&[
+        "recognize",
+        "--locate-only",
+        "--json",
+        "--model",
+        "/nonexistent/model",
+        scene("07-seq3-wood.jpg").to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let l = lines(&out);
+    let cards = l[0]["cards"].as_array().unwrap();
+    assert_eq!(cards.len(), 3);
+    assert!(cards
+        .iter()
+        .all(|c| c.get("card").is_none() && c["corners"].is_array()));
+}
+
+#[test]
+fn a_missing_model_is_a_clear_error_with_status_2() {
+    let out = eleusis(&[
+        "recognize",
+        "--model",
+        "/nonexistent/model",
+        scene("07-seq3-wood.jpg").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("loading the recognizer model") && err.contains("/nonexistent/model"),
+        "{err}"
+    );
+}
+
+#[test]
+fn check_mode_reads_the_committed_scenes() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let out = eleusis(&[
+        "recognize",
+        "--check",
+        "--json",
+        "--min-accuracy",
+        "0.85",
+        root().join("tests/data/scenes").to_str().unwrap(),
+    ]);
+    let l = lines(&out);
+    let summary = &l.last().unwrap()["summary"];
+    assert_eq!(summary["scenes"].as_u64(), Some(28), "{summary}");
+    assert!(summary["labelled"].as_u64().unwrap() >= 120);
+    let accuracy = summary["accuracy"].as_f64().unwrap();
+    let located = summary["localisation"].as_f64().unwrap();
+    assert!(accuracy >= 0.85, "{summary}");
+    assert!(located >= 0.95, "{summary}");
+    // Distractors (phones, coasters, hands, paper notes) are never read as cards.
+    for line in &l[..l.len() - 1] {
+        if line["file"].as_str().unwrap().contains("distractors") {
+            assert_eq!(line["cards"].as_array().map(Vec::len), Some(0), "{line}");
+        }
+    }
+    assert!(out.status.success(), "accuracy {accuracy} met the minimum");
+    // Each scene line carries its own check.
+    assert!(l[0]["check"]["labelled"].is_u64());
+}
