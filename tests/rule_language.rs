@@ -382,7 +382,7 @@ fn division_by_zero_at_run_time_means_the_rule_cannot_apply() {
     assert!(why.contains("cannot apply"), "{why}");
     // A constant zero divisor is refused when the rule is entered.
     let err = error("card.rank % (3 - 3) == 1");
-    assert!(err.starts_with("line 1, column 14:"), "{err}");
+    assert!(err.starts_with("line 1, column 13:"), "{err}");
     assert!(err.contains("division by zero"), "{err}");
 }
 
@@ -547,6 +547,15 @@ fn explanations_follow_the_evaluation() {
         "last 4♣ is even → any card → accepted"
     );
     assert_eq!(explanation("true", "", "5C"), "5♣ → accepted");
+    // Quoted pieces keep their brackets; the else branch lists the conditions that
+    // failed.
+    assert_eq!(
+        explanation(TOO_HARD, "AS AD 3S", "8H"),
+        "(main[-1].rank * main[-2].rank * main[-3].rank) % 4 = 3 ≠ 0, \
+         (main[-1].rank * main[-2].rank * main[-3].rank) % 4 = 3 ≠ 1, \
+         (main[-1].rank * main[-2].rank * main[-3].rank) % 4 = 3 ≠ 2 \
+         → need odd or card.rank == 10; 8♥ is even, 8♥ rank 8 ≠ 10 → rejected"
+    );
 }
 
 #[test]

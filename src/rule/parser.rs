@@ -488,12 +488,14 @@ impl<'s> Parser<'s> {
             Tok::SuitSymbol(s) => Kind::Bare(super::syntax::Adjective::Suit(*s)),
             Tok::LParen => {
                 self.advance();
-                let inner = self.expr()?;
-                self.expect(
+                let mut inner = self.expr()?;
+                let close = self.expect(
                     &Tok::RParen,
                     ")",
                     &format!("to close the '(' at {}", self.place(span)),
                 )?;
+                // The brackets belong to the node: quoting it stays balanced.
+                inner.span = span.to(close.span);
                 return Ok(inner);
             }
             Tok::Word(word) => {
