@@ -620,7 +620,7 @@ fn type_errors_are_reported_when_the_rule_is_entered() {
     );
     assert_eq!(
         error("card.rank.rank == 3"),
-        "line 1, column 1: A number has no attribute '.rank' (a number is already a rank)"
+        "line 1, column 1: a number has no attribute '.rank' (a number is already a rank)"
     );
     assert_eq!(
         error("if last.red then 3 else 4"),

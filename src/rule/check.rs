@@ -159,7 +159,7 @@ impl Checker<'_> {
                         span,
                         format!(
                             "{} has no attribute '.{}'{hint}",
-                            capitalised(base_ty.described()),
+                            base_ty.described(),
                             attribute.name()
                         ),
                     )
@@ -414,14 +414,6 @@ impl Checker<'_> {
             }
         }
         Ok(ty)
-    }
-}
-
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(c) => c.to_uppercase().chain(chars).collect(),
-        None => String::new(),
     }
 }
 
