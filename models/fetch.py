@@ -58,7 +58,13 @@ def fetch_sources() -> None:
     os.makedirs(SRC, exist_ok=True)
     deb_dir = os.path.join(SRC, "deb")
     if not os.path.isdir(os.path.join(deb_dir, "usr/share/aisleriot/cards")):
-        run(["apt-get", "download", f"{DEBIAN_PACKAGE}={DEBIAN_VERSION}"], cwd=SRC)
+        spec = f"{DEBIAN_PACKAGE}={DEBIAN_VERSION}"
+        try:
+            run(["apt-get", "download", spec], cwd=SRC)
+        except subprocess.CalledProcessError:
+            # A fresh machine has no package lists yet.
+            run(["apt-get", "update", "-qq"])
+            run(["apt-get", "download", spec], cwd=SRC)
         debs = glob.glob(os.path.join(SRC, "gnome-cards-data_*.deb"))
         if not debs:
             sys.exit("fetch: apt-get download produced no .deb")
