@@ -20,7 +20,9 @@ use thiserror::Error;
 pub use error::{ProphetCondition, RefereeError};
 pub use game::{Game, GameState, GameSummary, ProphetState, RuleCompiler};
 pub use log::{Call, LogError, LogEvent, Prediction};
-pub use outcome::{CardVerdict, Outcome, Penalty, Pick, Placement, PredictionOutcome, RoundEnd};
+pub use outcome::{
+    CardVerdict, Effect, Outcome, Penalty, Pick, Placement, PredictionOutcome, RoundEnd,
+};
 pub use own_flow::FlowError;
 pub use round::{SharedJudge, Sideline};
 pub use scoring::{round_scores, ProphetTally, Tally};

@@ -139,6 +139,140 @@ pub struct Outcome {
     pub score_changes: Option<Tally>,
 }
 
+impl fmt::Display for Penalty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} takes {} penalty cards ({})",
+            self.player, self.cards, self.reason
+        )
+    }
+}
+
+/// One thing an outcome did. The trace and the audit both list these, in this order;
+/// the two kinds set apart are the ones the audit shows differently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect<'a> {
+    /// Penalty cards dealt: the audit lists them on lines of their own.
+    Penalty(&'a Penalty),
+    /// A false prophet overthrown: the trace also says what goes with it.
+    Overthrown(&'a str),
+    /// Any other effect, in words.
+    Said(String),
+}
+
+impl Outcome {
+    /// What the outcome did after the event's verdicts — the prophet's call, placement,
+    /// markers, penalties, eliminations, phases, warnings, the round's end and the game's
+    /// totals — in the order a reader follows them. Whose turn is next is not an effect.
+    pub fn effects(&self) -> Vec<Effect<'_>> {
+        let mut out = Vec::new();
+        if let Some(call) = &self.prophet_call {
+            let said = match call.said {
+                Call::Right => "right",
+                Call::Wrong => "wrong",
+            };
+            out.push(Effect::Said(format!(
+                "prophet {} said {said}, God {}",
+                call.prophet,
+                if call.confirmed {
+                    "confirms"
+                } else {
+                    "contradicts"
+                }
+            )));
+        }
+        if let Some(pick) = &self.pick {
+            out.push(Effect::Said(format!(
+                "{} takes {} ({})",
+                pick.by,
+                pick.card,
+                if pick.accepted {
+                    "acceptable"
+                } else {
+                    "not acceptable: back to the hand"
+                }
+            )));
+        }
+        match &self.placed {
+            Some(Placement::Main { cards }) => {
+                out.push(Effect::Said(format!("main line += {}", cards_text(cards))))
+            }
+            Some(Placement::Sideline { after, cards }) => out.push(Effect::Said(format!(
+                "sideline under main[{after}] += [{}]",
+                cards_text(cards)
+            ))),
+            None => {}
+        }
+        if let Some(name) = &self.kept_by {
+            out.push(Effect::Said(format!(
+                "the wrong card stays face up before {name}"
+            )));
+        }
+        if let Some(p) = &self.prediction {
+            let says = if p.says.accepts() {
+                "accepted"
+            } else {
+                "rejected"
+            };
+            let fared = if p.right { "right" } else { "wrong" };
+            out.push(Effect::Said(format!(
+                "{} predicted {says}: {fared}",
+                p.player
+            )));
+        }
+        if let Some(changes) = &self.score_changes {
+            out.push(Effect::Said(format!("score changes {changes}")));
+        }
+        if let Some(name) = &self.overthrown {
+            out.push(Effect::Overthrown(name));
+        }
+        if self.covered {
+            out.push(Effect::Said(
+                "covered by the false prophet: no penalty".to_string(),
+            ));
+        }
+        out.extend(self.penalties.iter().map(Effect::Penalty));
+        if let Some(n) = self.new_hand {
+            out.push(Effect::Said(format!("new hand of {n}")));
+        }
+        if let Some((name, marker)) = &self.prophet_declared {
+            out.push(Effect::Said(format!(
+                "{name} is Prophet, marker on laid card {marker}"
+            )));
+        }
+        if !self.white_markers.is_empty() {
+            out.push(Effect::Said(format!(
+                "white marker on {:?}",
+                self.white_markers
+            )));
+        }
+        if !self.black_markers.is_empty() {
+            out.push(Effect::Said(format!(
+                "black marker on {:?}",
+                self.black_markers
+            )));
+        }
+        for name in &self.eliminated {
+            out.push(Effect::Said(format!("{name} is eliminated")));
+        }
+        out.extend(self.phases.iter().cloned().map(Effect::Said));
+        for w in &self.warnings {
+            out.push(Effect::Said(format!("warning: {w}")));
+        }
+        if let Some(end) = &self.round_end {
+            out.push(Effect::Said(format!(
+                "round ends: {}; scores {}",
+                end.reason, end.scores
+            )));
+        }
+        if let Some(totals) = &self.totals {
+            out.push(Effect::Said(format!("game totals {totals}")));
+        }
+        out
+    }
+}
+
 fn cards_text(cards: &[Card]) -> String {
     cards
         .iter()
@@ -198,99 +332,14 @@ impl fmt::Display for Outcome {
         if !explained.is_empty() {
             parts.push(explained.join("; "));
         }
-        if let Some(call) = &self.prophet_call {
-            let said = match call.said {
-                Call::Right => "right",
-                Call::Wrong => "wrong",
-            };
-            parts.push(format!(
-                "prophet {} said {said}, God {}",
-                call.prophet,
-                if call.confirmed {
-                    "confirms"
-                } else {
-                    "contradicts"
+        for effect in self.effects() {
+            parts.push(match effect {
+                Effect::Penalty(p) => p.to_string(),
+                Effect::Overthrown(name) => {
+                    format!("false prophet {name} overthrown, marker and black markers removed")
                 }
-            ));
-        }
-        if let Some(pick) = &self.pick {
-            parts.push(format!(
-                "{} takes {} ({})",
-                pick.by,
-                pick.card,
-                if pick.accepted {
-                    "acceptable"
-                } else {
-                    "not acceptable: back to the hand"
-                }
-            ));
-        }
-        match &self.placed {
-            Some(Placement::Main { cards }) => {
-                parts.push(format!("main line += {}", cards_text(cards)))
-            }
-            Some(Placement::Sideline { after, cards }) => parts.push(format!(
-                "sideline under main[{after}] += [{}]",
-                cards_text(cards)
-            )),
-            None => {}
-        }
-        if let Some(name) = &self.kept_by {
-            parts.push(format!("the wrong card stays face up before {name}"));
-        }
-        if let Some(p) = &self.prediction {
-            let says = if p.says.accepts() {
-                "accepted"
-            } else {
-                "rejected"
-            };
-            parts.push(format!(
-                "{} predicted {says}: {}",
-                p.player,
-                if p.right { "right" } else { "wrong" }
-            ));
-        }
-        if let Some(changes) = &self.score_changes {
-            parts.push(format!("score changes {changes}"));
-        }
-        if let Some(name) = &self.overthrown {
-            parts.push(format!(
-                "false prophet {name} overthrown, marker and black markers removed"
-            ));
-        }
-        if self.covered {
-            parts.push("covered by the false prophet: no penalty".to_string());
-        }
-        for p in &self.penalties {
-            parts.push(format!(
-                "{} takes {} penalty cards ({})",
-                p.player, p.cards, p.reason
-            ));
-        }
-        if let Some(n) = self.new_hand {
-            parts.push(format!("new hand of {n}"));
-        }
-        if let Some((name, marker)) = &self.prophet_declared {
-            parts.push(format!("{name} is Prophet, marker on laid card {marker}"));
-        }
-        if !self.white_markers.is_empty() {
-            parts.push(format!("white marker on {:?}", self.white_markers));
-        }
-        if !self.black_markers.is_empty() {
-            parts.push(format!("black marker on {:?}", self.black_markers));
-        }
-        for name in &self.eliminated {
-            parts.push(format!("{name} is eliminated"));
-        }
-        parts.extend(self.phases.iter().cloned());
-        for w in &self.warnings {
-            parts.push(format!("warning: {w}"));
-        }
-        if let Some(end) = &self.round_end {
-            parts.push(format!("round ends: {}; scores {}", end.reason, end.scores));
-        }
-        if let Some(totals) = &self.totals {
-            parts.push(format!("game totals {totals}"));
+                Effect::Said(text) => text,
+            });
         }
         if let Some(next) = &self.next_turn {
             parts.push(format!("next: {next}"));

@@ -17,7 +17,7 @@ use super::log::{ChainStatus, RoundInfo};
 use super::seal::commitment;
 use super::{format_utc, Store, StoreError, Target};
 use crate::cards::Card;
-use crate::referee::{LogEvent, Outcome, Placement};
+use crate::referee::{Effect, LogEvent, Outcome};
 
 /// The whole audit, serialized as-is by `audit --json`.
 #[derive(Debug, Clone, Serialize)]
@@ -160,92 +160,18 @@ fn verdict_word(right: Option<bool>) -> Option<String> {
     right.map(|r| if r { "right" } else { "wrong" }.to_string())
 }
 
-/// The effects of an outcome in words, without the rule's explanations.
+/// The effects of an outcome in words, without the rule's explanations; penalties are
+/// listed on their own.
 fn effects(outcome: &Outcome) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(call) = &outcome.prophet_call {
-        out.push(format!(
-            "prophet {} said {}, God {}",
-            call.prophet,
-            if call.said.accepts() {
-                "right"
-            } else {
-                "wrong"
-            },
-            if call.confirmed {
-                "confirms"
-            } else {
-                "contradicts"
-            }
-        ));
-    }
-    if let Some(pick) = &outcome.pick {
-        out.push(format!(
-            "{} takes {} ({})",
-            pick.by,
-            pick.card,
-            if pick.accepted {
-                "acceptable"
-            } else {
-                "not acceptable: back to the hand"
-            }
-        ));
-    }
-    match &outcome.placed {
-        Some(Placement::Main { cards }) => out.push(format!("main line += {}", cards_text(cards))),
-        Some(Placement::Sideline { after, cards }) => out.push(format!(
-            "sideline under main[{after}] += [{}]",
-            cards_text(cards)
-        )),
-        None => {}
-    }
-    if let Some(name) = &outcome.kept_by {
-        out.push(format!("the wrong card stays face up before {name}"));
-    }
-    if let Some(p) = &outcome.prediction {
-        let says = if p.says.accepts() {
-            "accepted"
-        } else {
-            "rejected"
-        };
-        let fared = if p.right { "right" } else { "wrong" };
-        out.push(format!("{} predicted {says}: {fared}", p.player));
-    }
-    if let Some(changes) = &outcome.score_changes {
-        out.push(format!("score changes {changes}"));
-    }
-    if let Some(name) = &outcome.overthrown {
-        out.push(format!("false prophet {name} overthrown"));
-    }
-    if outcome.covered {
-        out.push("covered by the false prophet: no penalty".into());
-    }
-    if let Some(n) = outcome.new_hand {
-        out.push(format!("new hand of {n}"));
-    }
-    if let Some((name, marker)) = &outcome.prophet_declared {
-        out.push(format!("{name} is Prophet, marker on laid card {marker}"));
-    }
-    if !outcome.white_markers.is_empty() {
-        out.push(format!("white marker on {:?}", outcome.white_markers));
-    }
-    if !outcome.black_markers.is_empty() {
-        out.push(format!("black marker on {:?}", outcome.black_markers));
-    }
-    for name in &outcome.eliminated {
-        out.push(format!("{name} is eliminated"));
-    }
-    out.extend(outcome.phases.iter().cloned());
-    for w in &outcome.warnings {
-        out.push(format!("warning: {w}"));
-    }
-    if let Some(end) = &outcome.round_end {
-        out.push(format!("round ends: {}; scores {}", end.reason, end.scores));
-    }
-    if let Some(totals) = &outcome.totals {
-        out.push(format!("game totals {totals}"));
-    }
-    out
+    outcome
+        .effects()
+        .into_iter()
+        .filter_map(|effect| match effect {
+            Effect::Penalty(_) => None,
+            Effect::Overthrown(name) => Some(format!("false prophet {name} overthrown")),
+            Effect::Said(text) => Some(text),
+        })
+        .collect()
 }
 
 fn announced_summary(recorded: &Value) -> String {
@@ -439,16 +365,7 @@ pub fn audit(
                     audit.explanations_withheld = !outcome.verdicts.is_empty();
                 }
                 audit.effects = effects(outcome);
-                audit.penalties = outcome
-                    .penalties
-                    .iter()
-                    .map(|p| {
-                        format!(
-                            "{} takes {} penalty cards ({})",
-                            p.player, p.cards, p.reason
-                        )
-                    })
-                    .collect();
+                audit.penalties = outcome.penalties.iter().map(ToString::to_string).collect();
                 audit.corrected_by = eff
                     .corrected_by
                     .iter()
