@@ -33,7 +33,7 @@ use super::log::{
     EndRoundEvent, EndedBy, HintEvent, PlayEvent, PredictEvent, Prediction, RoundEvent,
 };
 use super::outcome::{Outcome, Placement, PredictionOutcome, RoundEnd};
-use super::own_flow::{check_assent, judge_after, seat_of, FlowError};
+use super::own_flow::{actor, check_assent, judge_after, seat_of, FlowError};
 use super::round::{SharedJudge, Sideline};
 use super::scoring::Tally;
 use super::variant::Variant;
@@ -343,20 +343,13 @@ impl DelphosRound {
     }
 
     fn actor(&self, named: Option<&str>) -> Result<usize, RefereeError> {
-        let turn = self.turn.ok_or_else(|| RefereeError::RoundOver {
-            round: self.number,
-            reason: "no player is left to propose".to_string(),
-        })?;
-        if let Some(name) = named {
-            let seat = seat_of(&self.players, name)?;
-            if seat != turn {
-                return Err(RefereeError::NotYourTurn {
-                    expected: self.players[turn].clone(),
-                    got: name.to_string(),
-                });
-            }
-        }
-        Ok(turn)
+        actor(
+            &self.players,
+            self.turn,
+            named,
+            self.number,
+            "no player is left to propose",
+        )
     }
 }
 

@@ -38,7 +38,7 @@ use super::error::RefereeError;
 use super::game::GameState;
 use super::log::{EndRoundEvent, EndedBy, HintEvent, PlayEvent, RoundEvent};
 use super::outcome::{Outcome, Placement, RoundEnd};
-use super::own_flow::{cards_text, judge_after, seat_of, FlowError};
+use super::own_flow::{actor, cards_text, judge_after, FlowError};
 use super::round::SharedJudge;
 use super::scoring::Tally;
 use super::variant::Variant;
@@ -411,20 +411,13 @@ impl OriginalRound {
 
     /// The player whose turn it is, checked against the optional `player` field.
     fn actor(&self, named: Option<&str>) -> Result<usize, RefereeError> {
-        let turn = self.turn.ok_or_else(|| RefereeError::RoundOver {
-            round: self.number,
-            reason: "no player is left to play".to_string(),
-        })?;
-        if let Some(name) = named {
-            let seat = seat_of(&self.players, name)?;
-            if seat != turn {
-                return Err(RefereeError::NotYourTurn {
-                    expected: self.players[turn].clone(),
-                    got: name.to_string(),
-                });
-            }
-        }
-        Ok(turn)
+        actor(
+            &self.players,
+            self.turn,
+            named,
+            self.number,
+            "no player is left to play",
+        )
     }
 
     /// Where a card already shown lies, if it does.

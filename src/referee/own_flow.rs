@@ -245,6 +245,31 @@ pub(crate) fn seat_of(players: &[String], name: &str) -> Result<usize, RefereeEr
         .ok_or_else(|| RefereeError::UnknownPlayer(name.to_string()))
 }
 
+/// The seat whose turn it is, checked against an event's optional `player` field.
+/// Once no one has the turn, round `round` is over for the reason `over`.
+pub(crate) fn actor(
+    players: &[String],
+    turn: Option<usize>,
+    named: Option<&str>,
+    round: u32,
+    over: &str,
+) -> Result<usize, RefereeError> {
+    let turn = turn.ok_or_else(|| RefereeError::RoundOver {
+        round,
+        reason: over.to_string(),
+    })?;
+    if let Some(name) = named {
+        let seat = seat_of(players, name)?;
+        if seat != turn {
+            return Err(RefereeError::NotYourTurn {
+                expected: players[turn].clone(),
+                got: name.to_string(),
+            });
+        }
+    }
+    Ok(turn)
+}
+
 /// Checks that `assent` names every player (and only players).
 pub(crate) fn check_assent(
     players: &[String],
