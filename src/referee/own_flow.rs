@@ -15,7 +15,7 @@ use super::game::GameState;
 use super::log::{LogEvent, RoundEvent};
 use super::original::OriginalRound;
 use super::outcome::{CardVerdict, Outcome, RoundEnd};
-use super::round::{SharedJudge, MIN_PLAYERS};
+use super::round::{check_seats, SharedJudge};
 use super::variant::Variant;
 
 /// Why an event breaks a rule of `eleusis-1959` or `delphos`; each names the rule.
@@ -195,25 +195,10 @@ impl OwnFlowRound {
     }
 }
 
-/// Names, seats and God, checked as for the hand variants.
+/// Names, seats and God, checked as for the hand variants; a hand size, if given, is
+/// not zero.
 fn check_seating(event: &RoundEvent) -> Result<(), RefereeError> {
-    if event.god.trim().is_empty() || event.players.iter().any(|p| p.trim().is_empty()) {
-        return Err(RefereeError::EmptyName);
-    }
-    if event.players.len() < MIN_PLAYERS {
-        return Err(RefereeError::TooFewPlayers {
-            min: MIN_PLAYERS,
-            got: event.players.len(),
-        });
-    }
-    for (i, name) in event.players.iter().enumerate() {
-        if event.players[..i].contains(name) {
-            return Err(RefereeError::DuplicatePlayer(name.clone()));
-        }
-    }
-    if event.players.contains(&event.god) {
-        return Err(RefereeError::GodPlays(event.god.clone()));
-    }
+    check_seats(event)?;
     if event.hand_size == Some(0) {
         return Err(RefereeError::BadHandSize);
     }

@@ -30,6 +30,29 @@ pub const MIN_PLAYERS: usize = 2;
 /// Largest `hand_size` a round accepts (a whole deck).
 pub const MAX_HAND_SIZE: u32 = 52;
 
+/// Checks a round's seating, the same in every variant: no empty name, at least
+/// [`MIN_PLAYERS`] players, none seated twice, and God not among them.
+pub(crate) fn check_seats(event: &RoundEvent) -> Result<(), RefereeError> {
+    if event.god.trim().is_empty() || event.players.iter().any(|p| p.trim().is_empty()) {
+        return Err(RefereeError::EmptyName);
+    }
+    if event.players.len() < MIN_PLAYERS {
+        return Err(RefereeError::TooFewPlayers {
+            min: MIN_PLAYERS,
+            got: event.players.len(),
+        });
+    }
+    for (i, name) in event.players.iter().enumerate() {
+        if event.players[..i].contains(name) {
+            return Err(RefereeError::DuplicatePlayer(name.clone()));
+        }
+    }
+    if event.players.contains(&event.god) {
+        return Err(RefereeError::GodPlays(event.god.clone()));
+    }
+    Ok(())
+}
+
 /// The wrong cards laid under one main-line card, each play kept as one entry (a wrong
 /// sequence stays together).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -128,23 +151,7 @@ impl Round {
         judge: SharedJudge,
     ) -> Result<(Round, Outcome), RefereeError> {
         let params = event.variant.params();
-        if event.god.trim().is_empty() || event.players.iter().any(|p| p.trim().is_empty()) {
-            return Err(RefereeError::EmptyName);
-        }
-        if event.players.len() < MIN_PLAYERS {
-            return Err(RefereeError::TooFewPlayers {
-                min: MIN_PLAYERS,
-                got: event.players.len(),
-            });
-        }
-        for (i, name) in event.players.iter().enumerate() {
-            if event.players[..i].contains(name) {
-                return Err(RefereeError::DuplicatePlayer(name.clone()));
-            }
-        }
-        if event.players.contains(&event.god) {
-            return Err(RefereeError::GodPlays(event.god.clone()));
-        }
+        check_seats(event)?;
         let hand_size = event.hand_size.unwrap_or(params.hand_size);
         if hand_size == 0 || hand_size > MAX_HAND_SIZE {
             return Err(RefereeError::BadHandSize);
