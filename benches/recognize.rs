@@ -1,5 +1,6 @@
 //! Recognizer speed on a 1280 × 720 webcam frame with four cards (committed scene
-//! `08-seq4-dark`): localisation alone, the whole read (localise, crop, one model
+//! `08-seq4-dark`): localisation alone, the model alone on the eight index crops,
+//! the whole read (localise, crop, one model
 //! batch of eight crops), and loading the model. Goals: ≤ 15 ms for the whole read
 //! on one core, ≤ 100 ms to load the model. tract runs single-threaded.
 //!
@@ -9,6 +10,7 @@
 use std::path::Path;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use eleusis::vision::rectify::{index_crops, CROP_LEN};
 use eleusis::vision::{decode_frame, locate_cards, Classifier, LocaliserConfig, Recognizer};
 
 fn scene(name: &str) -> Vec<u8> {
@@ -44,6 +46,20 @@ fn bench(c: &mut Criterion) {
         b.iter(|| Classifier::load(black_box(&model_dir)).map(|m| m.source.len()))
     });
     let recognizer = Recognizer::new(Classifier::load(&model_dir).expect("model loads"));
+    // The model alone on the frame's eight index crops (one batch).
+    let quads = locate_cards(&frame, &cfg);
+    let mut crops = vec![0.0f32; quads.len() * 2 * CROP_LEN];
+    for (q, slot) in quads.iter().zip(crops.chunks_exact_mut(2 * CROP_LEN)) {
+        assert!(index_crops(&frame, q, slot));
+    }
+    c.bench_function("model 8 crops", |b| {
+        b.iter(|| {
+            recognizer
+                .classifier
+                .logits(black_box(&crops), 2 * quads.len())
+                .map(|l| l.len())
+        })
+    });
     c.bench_function("recognise 4 cards 1280x720", |b| {
         b.iter(|| {
             recognizer
