@@ -6,40 +6,11 @@
 //! and black" (and, in the whole game, the other rules of 004 and 000); the numbers
 //! asserted here are 004's own or were counted by hand from the logs.
 
+mod replay_support;
 mod store_support;
 
-use std::path::Path;
-
-use eleusis::referee::{replay, GameState, LineError, Outcome};
+use replay_support::{fixture, lines, refused, run};
 use serde_json::Value;
-
-fn fixture(name: &str) -> Vec<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/logs")
-        .join(name);
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-fn run(lines: &[String]) -> (Value, Vec<Outcome>) {
-    let (state, outcomes): (GameState, Vec<Outcome>) =
-        replay(lines).unwrap_or_else(|e| panic!("replay refused: {e}"));
-    (serde_json::to_value(&state).expect("state JSON"), outcomes)
-}
-
-fn refused(lines: &[String]) -> LineError {
-    match replay(lines) {
-        Ok(_) => panic!("the log was accepted: {lines:#?}"),
-        Err(e) => e,
-    }
-}
-
-fn lines(text: &[&str]) -> Vec<String> {
-    text.iter().map(|s| s.to_string()).collect()
-}
 
 /// A name → number object, sorted by name (JSON values do not keep the order).
 fn tally(value: &Value) -> Vec<(String, i64)> {

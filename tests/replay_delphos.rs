@@ -3,40 +3,13 @@
 //! unanimously, negative scores floored, God's score, hints with every player's
 //! assent, the store round trip, and every refusal.
 
+mod replay_support;
 mod store_support;
 mod web_support;
 
-use std::path::Path;
-
-use eleusis::referee::{replay, LineError, Outcome, Prediction};
+use eleusis::referee::Prediction;
+use replay_support::{fixture, lines, refused, run};
 use serde_json::{json, Value};
-
-fn fixture(name: &str) -> Vec<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/logs")
-        .join(name);
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-fn run(lines: &[String]) -> (Value, Vec<Outcome>) {
-    let (state, outcomes) = replay(lines).unwrap_or_else(|e| panic!("replay refused: {e}"));
-    (serde_json::to_value(&state).expect("state JSON"), outcomes)
-}
-
-fn refused(lines: &[String]) -> LineError {
-    match replay(lines) {
-        Ok(_) => panic!("the log was accepted: {lines:#?}"),
-        Err(e) => e,
-    }
-}
-
-fn lines(text: &[&str]) -> Vec<String> {
-    text.iter().map(|s| s.to_string()).collect()
-}
 
 const ROUND: &str = r#"{"event":"round","variant":"delphos","god":"Gil","players":["Ana","Bo","Cy"],"rule":"if last.red then black else red","starter":"5H"}"#;
 
