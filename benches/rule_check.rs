@@ -5,7 +5,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use indicatif::ProgressBar;
 
-use eleusis::rule::analyse::{check, CheckOptions, Reads};
+use eleusis::rule::analyse::{check, CheckOptions};
 use eleusis::rule::Rule;
 
 /// The rules of RULE-LANGUAGE.md's examples (seeds 000, 002, 004 and counting).
@@ -60,7 +60,7 @@ fn rule_check(c: &mut Criterion) {
         let Ok(rule) = Rule::parse(source) else {
             panic!("seed rule {name} does not parse");
         };
-        let reads = Reads::from(rule.footprint());
+        let reads = rule.footprint();
         let options = CheckOptions::default();
         group.bench_function(name, |b| {
             b.iter(|| check(&rule, reads, &options, &ProgressBar::hidden()))

@@ -11,7 +11,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
-use crate::rule::analyse::{self, CheckOptions, Reads, Report};
+use crate::rule::analyse::{self, CheckOptions, Report};
 use crate::rule::Rule;
 
 /// Arguments of `eleusis rule check`.
@@ -63,7 +63,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let source = read_source(&args.file)?;
     let rule = Rule::parse(&source)
         .with_context(|| format!("{}: the rule does not parse", source_name(&args.file)))?;
-    let reads = Reads::from(rule.footprint());
+    let reads = rule.footprint();
     let options = args.options();
     let progress = progress_bar(analyse::work_units(&reads, &options));
     let report = analyse::check(&rule, reads, &options, &progress);

@@ -38,24 +38,10 @@ use crate::rule::{Footprint, Judge};
 
 pub use render::render_text;
 
-/// What a rule reads, as its footprint declares it. The checker uses it to describe
-/// the rule, to warn, and to choose between exhaustive enumeration and sampling; it
-/// never derives a hint from it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct Reads {
-    /// Deepest `main[-k]` read (`last` is 1, `prev` is 2); `None` when the rule reads
-    /// the whole main line (counts, sums, positive indices).
-    pub lookback: Option<usize>,
-    /// Reads the position in the main line (`len(main)`, `main[0]`, …).
-    pub reads_position: bool,
-    /// Reads `side`, the sideline under the last main-line card.
-    pub reads_side: bool,
-    /// Reads `wrong`, every sideline card of the round.
-    pub reads_wrong: bool,
-    pub uses_rank: bool,
-    pub uses_suit: bool,
-    pub uses_colour: bool,
-}
+/// What a rule reads: its [`Footprint`]. The checker uses it to describe the rule, to
+/// warn, and to choose between exhaustive enumeration and sampling; it never derives
+/// a hint from it.
+pub type Reads = Footprint;
 
 impl Reads {
     /// An advanced rule depends on wrong cards (RULES.md section 3).
@@ -67,20 +53,6 @@ impl Reads {
     /// that enumerating those triples covers every layout the game can produce.
     pub fn is_windowed(&self) -> bool {
         matches!(self.lookback, Some(k) if k <= 2) && !self.reads_position && !self.is_advanced()
-    }
-}
-
-impl From<Footprint> for Reads {
-    fn from(f: Footprint) -> Reads {
-        Reads {
-            lookback: f.lookback,
-            reads_position: f.reads_position,
-            reads_side: f.reads_side,
-            reads_wrong: f.reads_wrong,
-            uses_rank: f.uses_rank,
-            uses_suit: f.uses_suit,
-            uses_colour: f.uses_colour,
-        }
     }
 }
 
@@ -395,7 +367,7 @@ mod tests {
         let rule = Rule::parse(source).expect("the rule parses");
         check(
             &rule,
-            Reads::from(rule.footprint()),
+            rule.footprint(),
             &CheckOptions::default(),
             &ProgressBar::hidden(),
         )
@@ -541,7 +513,7 @@ mod tests {
         let rule =
             Rule::parse("if last.black then card.rank >= last.rank else card.rank <= last.rank")
                 .expect("parses");
-        let reads = Reads::from(rule.footprint());
+        let reads = rule.footprint();
         let run = |seed| {
             let options = CheckOptions {
                 seed,

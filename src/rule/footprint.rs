@@ -2,11 +2,13 @@
 //! how far back on the main line it looks, whether it reads positions, sidelines,
 //! and which card attributes it touches. The rule checker builds its hints on this.
 
+use serde::Serialize;
+
 use super::check::const_int;
 use super::syntax::{Adjective, Attribute, Collection, Expr, Kind, List, Subject, Type};
 
 /// What a rule reads, derived from the syntax tree, for the rule checker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Footprint {
     /// Deepest `main[-k]` read (`last` = 1, `prev` = 2, the judged card only = 0);
     /// `None` when the rule reads the main line without bound (`count`/`sum` over

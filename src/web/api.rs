@@ -19,7 +19,7 @@ use indicatif::ProgressBar;
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 
-use crate::rule::analyse::{self, CheckOptions, Reads};
+use crate::rule::analyse::{self, CheckOptions};
 use crate::rule::Rule;
 use crate::store::audit::audit;
 use crate::store::history::export_log;
@@ -304,7 +304,7 @@ async fn rule_check(
         }),
         Ok(_) if !analyse_it => json!({"ok": true}),
         Ok(rule) => {
-            let reads = Reads::from(rule.footprint());
+            let reads = rule.footprint();
             let report = analyse::check(
                 &rule,
                 reads,
