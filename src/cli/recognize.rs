@@ -118,7 +118,7 @@ fn frame_text(file: &str, read: &FrameRead) -> String {
         .iter()
         .map(|c| {
             format!(
-                "{} ({:.0}%{})",
+                "{} ({:.2}%{})",
                 c.card,
                 100.0 * c.confidence,
                 if c.needs_confirmation {
