@@ -421,15 +421,7 @@ impl Round {
                 if let Some(card) = chosen {
                     self.take_from_hand(actor, card, "God", &mut out);
                 }
-                self.penalize(
-                    actor,
-                    self.params.wrong_no_play_penalty,
-                    "wrong no play".to_string(),
-                    &mut out,
-                );
-                if sudden {
-                    self.eliminate(actor, &mut out);
-                }
+                self.wrong_no_play(actor, sudden, &mut out);
             }
             // The prophet said right, God disagrees: overthrown; God takes an
             // acceptable card; the player is not penalised.
@@ -447,15 +439,7 @@ impl Round {
                 match card {
                     Some(card) if acceptable => {
                         self.take_from_hand(actor, card, "prophet", &mut out);
-                        self.penalize(
-                            actor,
-                            self.params.wrong_no_play_penalty,
-                            "wrong no play".to_string(),
-                            &mut out,
-                        );
-                        if sudden {
-                            self.eliminate(actor, &mut out);
-                        }
+                        self.wrong_no_play(actor, sudden, &mut out);
                     }
                     Some(card) => {
                         // The card goes back to the hand, nothing is placed, no penalty.
@@ -737,6 +721,20 @@ impl Round {
             accepted: true,
         });
         self.place(&[card], true, out);
+    }
+
+    /// The cost of a wrong "no play" (section 3): the variant's penalty cards, and in
+    /// sudden death the player is out.
+    fn wrong_no_play(&mut self, seat: usize, sudden: bool, out: &mut Outcome) {
+        self.penalize(
+            seat,
+            self.params.wrong_no_play_penalty,
+            "wrong no play".to_string(),
+            out,
+        );
+        if sudden {
+            self.eliminate(seat, out);
+        }
     }
 
     /// A right "no play": the hand goes back to the stock; with 4 cards or fewer the
