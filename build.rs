@@ -18,7 +18,14 @@ fn main() {
                 .filter(|n| !n.starts_with('.'))
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_else(|e| panic!("cannot read the page assets in {}: {e}", dir.display()));
+    // An empty table would build a service whose pages all answer 404: refuse it.
+    if !names.iter().any(|n| n == "tablet.html") {
+        panic!(
+            "{} has no tablet.html: the tablet page is missing",
+            dir.display()
+        );
+    }
     names.sort();
     let mut code = String::from(
         "/// Every file of `static/`, by name.\npub static ASSETS: &[(&str, &[u8])] = &[\n",
