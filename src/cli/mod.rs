@@ -34,7 +34,7 @@ pub enum Command {
     Audit(audit::AuditArgs),
     /// Export a round's table log, or a game's score sheet.
     Export(export::ExportArgs),
-    /// Work with a secret rule: judge cards against it.
+    /// Work with a secret rule: check it before sealing, judge cards against it.
     Rule(rule::RuleArgs),
     /// Read the cards in camera frames (JSON lines with --json; --check compares
     /// with labelled sidecars).
