@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod audit;
+pub mod demo;
 pub mod export;
 pub mod recognize;
 pub mod record;
@@ -41,6 +42,9 @@ pub enum Command {
     Recognize(recognize::RecognizeArgs),
     /// Run the live service: tablet page, God console, audit pages and JSON API.
     Serve(serve::ServeArgs),
+    /// Run the service and play a simulated round into it, to see the product
+    /// without cards or camera.
+    Demo(demo::DemoArgs),
 }
 
 /// Parses the arguments and runs the chosen subcommand.
@@ -54,5 +58,6 @@ pub fn main() -> ExitCode {
         Command::Rule(args) => rule::run(&args),
         Command::Recognize(args) => recognize::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Demo(args) => demo::run(&args),
     }
 }

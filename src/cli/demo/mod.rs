@@ -1,0 +1,269 @@
+//! `eleusis demo`: the product without cards or camera. It starts the real service
+//! (the same [`Service`] as `eleusis serve`, on a fresh database) and plays a whole
+//! simulated New Eleusis round into it, one event every `--pace-ms`, through the
+//! desk's recorder — the gate every God-console event goes through — so the tablet,
+//! the God console and the audit pages fill up exactly as at a real table.
+//! The round itself comes from [`round::demo_round`], a pure function of the seed.
+
+pub mod round;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use serde_json::{Map, Value};
+
+use crate::referee::LogEvent;
+use crate::web::desk::{spool_dir, Desk};
+use crate::web::{AppState, Service, ServiceOptions};
+
+use round::{demo_round, DemoSetup, DEFAULT_RULE};
+
+/// Arguments of `eleusis demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Address to listen on (port 0: any free port, printed at start).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// The database file (default: a temporary one, removed on exit). An existing
+    /// database is kept; the demo round opens a new game in it.
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// The secret rule, in the rule language.
+    #[arg(long, default_value = DEFAULT_RULE)]
+    pub rule: String,
+    /// Decides the deal and every choice of the simulated players (default: from
+    /// the clock; printed at start so a round can be shown again).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Milliseconds between two events.
+    #[arg(long, default_value_t = 1500)]
+    pub pace_ms: u64,
+    /// Stop after this many plays and "no plays" (default: until the round ends).
+    #[arg(long)]
+    pub plays: Option<usize>,
+}
+
+/// Runs the demo until Ctrl-C or SIGTERM.
+pub fn run(args: &DemoArgs) -> ExitCode {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    let mut setup = DemoSetup::new(seed, &args.rule);
+    setup.max_plays = args.plays;
+    let events = match demo_round(&setup) {
+        Ok(events) => events,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let (db, temporary) = match &args.db {
+        Some(db) => (db.clone(), false),
+        None => (temp_db(seed), true),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = runtime.block_on(demo(args, &db, seed, events));
+    drop(runtime);
+    if temporary {
+        remove_db(&db);
+    }
+    code
+}
+
+async fn demo(args: &DemoArgs, db: &Path, seed: u64, events: Vec<LogEvent>) -> ExitCode {
+    let options = ServiceOptions {
+        db: db.to_path_buf(),
+        models: None,
+        god_token: None,
+        no_recognizer: true,
+    };
+    let service = match Service::open(&options) {
+        Ok(service) => service,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(args.addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: cannot listen on {}: {e}", args.addr);
+            return ExitCode::from(2);
+        }
+    };
+    let addr = listener.local_addr().unwrap_or(args.addr);
+    let urls = service.urls(addr);
+    println!(
+        "eleusis demo: listening on {addr}, database {}",
+        db.display()
+    );
+    println!("  tablet:       {}", urls.tablet);
+    println!("  God console:  {}", urls.god);
+    println!("  audit:        {}", urls.audit);
+    println!(
+        "  round:        seed {seed}, {} events, one every {} ms (Ctrl-C stops)",
+        events.len(),
+        args.pace_ms
+    );
+    flush();
+    let state = Arc::clone(&service.state);
+    let pace = Duration::from_millis(args.pace_ms);
+    tokio::spawn(async move { feed(state, events, pace).await });
+    match service.serve(listener, shutdown_signal()).await {
+        Ok(()) => {
+            println!("eleusis demo: stopped");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: the server failed: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Records the events one by one on the table's desk, `pace` apart.
+async fn feed(state: Arc<AppState>, events: Vec<LogEvent>, pace: Duration) {
+    for (i, event) in events.into_iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(pace).await;
+        }
+        let summary = summary(&event);
+        let object = match serde_json::to_value(&event) {
+            Ok(Value::Object(object)) => object,
+            _ => Map::new(),
+        };
+        let new_game = i == 0;
+        let recorded = state
+            .table
+            .run(move |desk: &mut Desk<'_>| desk.record(object, "eleusis demo", new_game))
+            .await;
+        match recorded {
+            Ok(Ok(ack)) => {
+                let verdict = match ack.right {
+                    Some(true) => " → right",
+                    Some(false) => " → wrong",
+                    None => "",
+                };
+                println!("  {:>3}  {summary}{verdict}", ack.seq);
+            }
+            Ok(Err(e)) => {
+                eprintln!("error: the table refused the demo's event {summary}: {e}");
+                return;
+            }
+            // The service is shutting down.
+            Err(_) => return,
+        }
+        flush();
+    }
+    let ended = {
+        let views = state.table.views();
+        let view = views.borrow();
+        view.public["state"]["end_reason"]
+            .as_str()
+            .map(|reason| format!("the round has ended: {reason}"))
+    };
+    println!(
+        "eleusis demo: all events played ({}); the pages stay up until Ctrl-C",
+        ended.unwrap_or_else(|| "the round goes on".to_string())
+    );
+    flush();
+}
+
+/// One line for the terminal, e.g. `Alain plays 4S 9D JC`.
+fn summary(event: &LogEvent) -> String {
+    let cards = |cards: &[crate::cards::Card]| {
+        cards
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    match event {
+        LogEvent::Round(r) => format!(
+            "round: God {}, players {}, starter {}",
+            r.god,
+            r.players.join(", "),
+            r.starter
+        ),
+        LogEvent::Play(p) => format!(
+            "{} plays {}",
+            p.player.as_deref().unwrap_or("?"),
+            cards(&p.cards)
+        ),
+        LogEvent::NoPlay(n) => format!(
+            "{} declares no play ({} cards)",
+            n.player.as_deref().unwrap_or("?"),
+            n.hand.len()
+        ),
+        LogEvent::Prophet(p) => format!("{} declares himself Prophet", p.player),
+        other => other.name().to_string(),
+    }
+}
+
+fn flush() {
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+}
+
+/// A seed from the clock, for a different round at every start.
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() ^ u64::from(d.subsec_nanos()))
+        .unwrap_or(0)
+}
+
+/// A fresh database path in the temporary directory.
+fn temp_db(seed: u64) -> PathBuf {
+    std::env::temp_dir().join(format!("eleusis-demo-{}-{seed}.db", std::process::id()))
+}
+
+/// Removes a temporary database, its SQLite side files and its frame spool.
+fn remove_db(db: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut name = db.as_os_str().to_os_string();
+        name.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(name));
+    }
+    let _ = std::fs::remove_dir_all(spool_dir(db));
+}
+
+/// Resolves on Ctrl-C or (on Unix) SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
