@@ -109,8 +109,8 @@ async fn serve(args: &ServeArgs) -> ExitCode {
     }
 }
 
-/// Resolves on Ctrl-C or (on Unix) SIGTERM.
-async fn shutdown_signal() {
+/// Resolves on Ctrl-C or (on Unix) SIGTERM; `demo` stops the same way.
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

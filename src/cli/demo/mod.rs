@@ -127,7 +127,10 @@ async fn demo(args: &DemoArgs, db: &Path, seed: u64, events: Vec<LogEvent>) -> E
     let state = Arc::clone(&service.state);
     let pace = Duration::from_millis(args.pace_ms);
     tokio::spawn(async move { feed(state, events, pace).await });
-    match service.serve(listener, shutdown_signal()).await {
+    match service
+        .serve(listener, super::serve::shutdown_signal())
+        .await
+    {
         Ok(()) => {
             println!("eleusis demo: stopped");
             ExitCode::SUCCESS
@@ -244,26 +247,4 @@ fn remove_db(db: &Path) {
         let _ = std::fs::remove_file(PathBuf::from(name));
     }
     let _ = std::fs::remove_dir_all(spool_dir(db));
-}
-
-/// Resolves on Ctrl-C or (on Unix) SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
-    }
 }
