@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use tokio::net::TcpListener;
 
 use crate::store::DEFAULT_DB;
 use crate::web::{Service, ServiceOptions};
@@ -36,24 +37,11 @@ pub struct ServeArgs {
 
 /// Runs the service until Ctrl-C or SIGTERM.
 pub fn run(args: &ServeArgs) -> ExitCode {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .try_init();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    runtime.block_on(serve(args))
+    init_logging("info");
+    match runtime() {
+        Ok(runtime) => runtime.block_on(serve(args)),
+        Err(code) => code,
+    }
 }
 
 async fn serve(args: &ServeArgs) -> ExitCode {
@@ -66,40 +54,83 @@ async fn serve(args: &ServeArgs) -> ExitCode {
             .or_else(|| std::env::var("ELEUSIS_GOD_TOKEN").ok()),
         no_recognizer: args.no_recognizer,
     };
-    let service = match Service::open(&options) {
-        Ok(service) => service,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+    let (service, listener, addr) = match start("serve", &options, args.addr).await {
+        Ok(started) => started,
+        Err(code) => return code,
     };
-    let listener = match tokio::net::TcpListener::bind(args.addr).await {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: cannot listen on {}: {e}", args.addr);
-            return ExitCode::from(2);
-        }
-    };
-    let addr = listener.local_addr().unwrap_or(args.addr);
-    let urls = service.urls(addr);
-    println!(
-        "eleusis serve: listening on {addr}, database {}",
-        args.db.display()
-    );
-    println!("  tablet:       {}", urls.tablet);
-    println!("  God console:  {}", urls.god);
-    println!("  audit:        {}", urls.audit);
     println!("  recognizer:   {}", service.state.camera.note);
     if addr.ip().is_unspecified() {
         println!(
             "  (from a tablet on the network, use this machine's address instead of localhost)"
         );
     }
-    use std::io::Write as _;
-    let _ = std::io::stdout().flush();
+    flush_stdout();
+    serve_until_stopped(
+        service,
+        listener,
+        "eleusis serve: stopped; the database is closed",
+    )
+    .await
+}
+
+/// Logs to standard error at `level` unless `RUST_LOG` says otherwise.
+pub(crate) fn init_logging(level: &str) {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// The async runtime the service runs on, or the exit code after saying why not.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("error: cannot start the async runtime: {e}");
+            ExitCode::from(2)
+        })
+}
+
+/// Opens the service, binds `addr` and prints the URLs a table needs (`serve` and
+/// `demo` start the same way); on failure, says why and gives the exit code.
+pub(crate) async fn start(
+    name: &str,
+    options: &ServiceOptions,
+    addr: SocketAddr,
+) -> Result<(Service, TcpListener, SocketAddr), ExitCode> {
+    let service = Service::open(options).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })?;
+    let listener = TcpListener::bind(addr).await.map_err(|e| {
+        eprintln!("error: cannot listen on {addr}: {e}");
+        ExitCode::from(2)
+    })?;
+    let addr = listener.local_addr().unwrap_or(addr);
+    let urls = service.urls(addr);
+    println!(
+        "eleusis {name}: listening on {addr}, database {}",
+        options.db.display()
+    );
+    println!("  tablet:       {}", urls.tablet);
+    println!("  God console:  {}", urls.god);
+    println!("  audit:        {}", urls.audit);
+    Ok((service, listener, addr))
+}
+
+/// Serves until Ctrl-C or SIGTERM, then prints `stopped`.
+pub(crate) async fn serve_until_stopped(
+    service: Service,
+    listener: TcpListener,
+    stopped: &str,
+) -> ExitCode {
     match service.serve(listener, shutdown_signal()).await {
         Ok(()) => {
-            println!("eleusis serve: stopped; the database is closed");
+            println!("{stopped}");
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -107,6 +138,12 @@ async fn serve(args: &ServeArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Flushes standard output so that scripts reading the URLs see them at once.
+pub(crate) fn flush_stdout() {
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
 }
 
 /// Resolves on Ctrl-C or (on Unix) SIGTERM; `demo` stops the same way.

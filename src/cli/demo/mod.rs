@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::referee::LogEvent;
 use crate::web::desk::{spool_dir, Desk};
-use crate::web::{AppState, Service, ServiceOptions};
+use crate::web::{AppState, ServiceOptions};
 
 use round::{demo_round, DemoSetup, DEFAULT_RULE};
 
@@ -49,13 +49,7 @@ pub struct DemoArgs {
 
 /// Runs the demo until Ctrl-C or SIGTERM.
 pub fn run(args: &DemoArgs) -> ExitCode {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .try_init();
+    super::serve::init_logging("warn");
     let seed = args.seed.unwrap_or_else(clock_seed);
     let mut setup = DemoSetup::new(seed, &args.rule);
     setup.max_plays = args.plays;
@@ -70,15 +64,9 @@ pub fn run(args: &DemoArgs) -> ExitCode {
         Some(db) => (db.clone(), false),
         None => (temp_db(seed), true),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return ExitCode::from(2);
-        }
+    let runtime = match super::serve::runtime() {
+        Ok(runtime) => runtime,
+        Err(code) => return code,
     };
     let code = runtime.block_on(demo(args, &db, seed, events));
     drop(runtime);
@@ -95,51 +83,20 @@ async fn demo(args: &DemoArgs, db: &Path, seed: u64, events: Vec<LogEvent>) -> E
         god_token: None,
         no_recognizer: true,
     };
-    let service = match Service::open(&options) {
-        Ok(service) => service,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+    let (service, listener, _) = match super::serve::start("demo", &options, args.addr).await {
+        Ok(started) => started,
+        Err(code) => return code,
     };
-    let listener = match tokio::net::TcpListener::bind(args.addr).await {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: cannot listen on {}: {e}", args.addr);
-            return ExitCode::from(2);
-        }
-    };
-    let addr = listener.local_addr().unwrap_or(args.addr);
-    let urls = service.urls(addr);
-    println!(
-        "eleusis demo: listening on {addr}, database {}",
-        db.display()
-    );
-    println!("  tablet:       {}", urls.tablet);
-    println!("  God console:  {}", urls.god);
-    println!("  audit:        {}", urls.audit);
     println!(
         "  round:        seed {seed}, {} events, one every {} ms (Ctrl-C stops)",
         events.len(),
         args.pace_ms
     );
-    flush();
+    super::serve::flush_stdout();
     let state = Arc::clone(&service.state);
     let pace = Duration::from_millis(args.pace_ms);
     tokio::spawn(async move { feed(state, events, pace).await });
-    match service
-        .serve(listener, super::serve::shutdown_signal())
-        .await
-    {
-        Ok(()) => {
-            println!("eleusis demo: stopped");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: the server failed: {e}");
-            ExitCode::from(2)
-        }
-    }
+    super::serve::serve_until_stopped(service, listener, "eleusis demo: stopped").await
 }
 
 /// Records the events one by one on the table's desk, `pace` apart.
@@ -174,7 +131,7 @@ async fn feed(state: Arc<AppState>, events: Vec<LogEvent>, pace: Duration) {
             // The service is shutting down.
             Err(_) => return,
         }
-        flush();
+        super::serve::flush_stdout();
     }
     let ended = {
         let views = state.table.views();
@@ -187,7 +144,7 @@ async fn feed(state: Arc<AppState>, events: Vec<LogEvent>, pace: Duration) {
         "eleusis demo: all events played ({}); the pages stay up until Ctrl-C",
         ended.unwrap_or_else(|| "the round goes on".to_string())
     );
-    flush();
+    super::serve::flush_stdout();
 }
 
 /// One line for the terminal, e.g. `Alain plays 4S 9D JC`.
@@ -219,11 +176,6 @@ fn summary(event: &LogEvent) -> String {
         LogEvent::Prophet(p) => format!("{} declares himself Prophet", p.player),
         other => other.name().to_string(),
     }
-}
-
-fn flush() {
-    use std::io::Write as _;
-    let _ = std::io::stdout().flush();
 }
 
 /// A seed from the clock, for a different round at every start.
