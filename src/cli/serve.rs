@@ -73,12 +73,15 @@ async fn serve(args: &ServeArgs) -> ExitCode {
     .await
 }
 
-/// Logs to standard error at `level` unless `RUST_LOG` says otherwise.
+/// Logs to standard error at `level` unless `RUST_LOG` says otherwise. The
+/// inference library's notes about the CPU kernels it picked are kept to warnings:
+/// they would bury the URLs God needs at start.
 pub(crate) fn init_logging(level: &str) {
+    let default = format!("{level},tract_linalg=warn,tract_core=warn,tract_onnx=warn");
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default)),
         )
         .with_writer(std::io::stderr)
         .try_init();
