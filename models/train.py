@@ -67,7 +67,42 @@ def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     grey = r(n) < 0.1
     if grey.any():
         x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
-    return geometric(x.clamp_(0, 1), g)
+    hue = r(n) < 0.25
+    if hue.any():
+        x[hue] = rotate_hue(x[hue], r(int(hue.sum())) * 2 * torch.pi)
+    return degrade(geometric(x.clamp_(0, 1), g), g)
+
+
+# RGB <-> YIQ: a hue turn is a rotation of the (I, Q) chroma plane.
+_YIQ = torch.tensor([[0.299, 0.587, 0.114], [0.596, -0.274, -0.322], [0.211, -0.523, 0.312]])
+_RGB = torch.linalg.inv(_YIQ)
+
+
+def rotate_hue(x: torch.Tensor, angle: torch.Tensor) -> torch.Tensor:
+    """Turns each crop's hue by its own angle: suits printed in colours no training
+    deck uses (yellow diamonds, green clubs of four-colour decks) keep their shape."""
+    c, s = torch.cos(angle), torch.sin(angle)
+    one, zero = torch.ones_like(c), torch.zeros_like(c)
+    rot = torch.stack([torch.stack([one, zero, zero], 1), torch.stack([zero, c, -s], 1),
+                       torch.stack([zero, s, c], 1)], 1)  # n x 3 x 3
+    m = _RGB @ rot @ _YIQ
+    return torch.einsum("nij,njhw->nihw", m, x).clamp_(0, 1)
+
+
+def degrade(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """A third of the crops lose resolution: shrunk to 35-80 % and enlarged back (an
+    index a few pixels tall on a far or small card, as the rectifier enlarges it)."""
+    n = x.shape[0]
+    pick = torch.rand(n, generator=g) < 0.33
+    if not pick.any():
+        return x
+    scale = float(0.35 + 0.45 * torch.rand(1, generator=g))
+    sub = x[pick]
+    h, w = sub.shape[2:]
+    small = F.interpolate(sub, size=(max(8, round(h * scale)), max(5, round(w * scale))),
+                          mode="area")
+    x[pick] = F.interpolate(small, size=(h, w), mode="bilinear", align_corners=False)
+    return x
 
 
 def geometric(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
@@ -113,7 +148,7 @@ def fit_temperature(logits: torch.Tensor, y: torch.Tensor) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
-    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--width", type=int, default=32)

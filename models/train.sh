@@ -5,13 +5,13 @@
 # Writes models/recognizer.onnx, models/recognizer.json, models/eval/report.json;
 # models/.cache/steps.log gets the time of every step.
 # Knobs (environment): PER_CARD (renders per card per training design, default 40),
-# FONT_PER_CARD (per font deck, default 10), EPOCHS (default 12), SCENES=1 also
+# FONT_PER_CARD (per font deck, default 10), EPOCHS (default 20), SCENES=1 also
 # re-renders tests/data/scenes (deterministic).
 set -euo pipefail
 cd "$(dirname "$0")"
 PER_CARD=${PER_CARD:-40}
 FONT_PER_CARD=${FONT_PER_CARD:-10}
-EPOCHS=${EPOCHS:-12}
+EPOCHS=${EPOCHS:-20}
 FONTS=(fonts-dejavu-core fonts-dejavu-extra fonts-freefont-ttf fonts-liberation2 fonts-urw-base35
        fonts-linuxlibertine fonts-crosextra-caladea fonts-crosextra-carlito)
 mkdir -p .cache data
