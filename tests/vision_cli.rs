@@ -172,3 +172,48 @@ fn check_mode_reads_the_committed_scenes() {
     // Each scene line carries its own check.
     assert!(l[0]["check"]["labelled"].is_u64());
 }
+
+#[test]
+fn check_mode_takes_card_names_alone_for_a_photo_of_a_known_layout() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let dir = tempfile::tempdir().unwrap();
+    let photo = dir.path().join("our-table.jpg");
+    std::fs::copy(scene("08-seq4-dark.jpg"), &photo).unwrap();
+    let labelled: Value =
+        serde_json::from_slice(&std::fs::read(scene("08-seq4-dark.json")).unwrap()).unwrap();
+    let names: Vec<&str> = labelled["cards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["card"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 4);
+    // What a table writes down: the cards left to right, no corners.
+    std::fs::write(
+        dir.path().join("our-table.json"),
+        serde_json::json!({ "cards": names }).to_string(),
+    )
+    .unwrap();
+    let out = eleusis(&["recognize", "--check", "--json", photo.to_str().unwrap()]);
+    let l = lines(&out);
+    assert_eq!(l[0]["check"]["by_order"], Value::Bool(true), "{}", l[0]);
+    assert_eq!(l[0]["check"]["correct"].as_u64(), Some(4), "{}", l[0]);
+    assert_eq!(l[1]["summary"]["accuracy"].as_f64(), Some(1.0));
+    assert!(out.status.success());
+
+    // A wrong name is a misread at its place, and the check fails.
+    let mut wrong = names.clone();
+    wrong[1] = if names[1] == "AS" { "2S" } else { "AS" };
+    std::fs::write(
+        dir.path().join("our-table.json"),
+        serde_json::json!({ "cards": wrong }).to_string(),
+    )
+    .unwrap();
+    let out = eleusis(&["recognize", "--check", photo.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("FAIL") && text.contains("misread 1") && text.contains("by order"),
+        "{text}"
+    );
+    assert!(!out.status.success());
+}

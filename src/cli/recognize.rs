@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::{json, Value};
 
-use crate::vision::scene::{score, CheckSummary, SceneLabels, SceneScore};
+use crate::vision::scene::{CheckSummary, Labels, SceneScore};
 use crate::vision::{
     load_frame, locate_cards, Classifier, FrameRead, LocaliserConfig, Quad, Recognizer,
 };
@@ -149,8 +149,13 @@ fn check_text(file: &str, s: &SceneScore) -> String {
             .join(" ")
     };
     let ok = s.sequence_ok && s.spurious == 0 && s.correct == s.labelled;
+    let corner = if s.by_order {
+        "by order".to_string()
+    } else {
+        format!("worst corner {:.1} px", s.max_corner_error)
+    };
     format!(
-        "{} {file}: read [{}], expected [{}]; located {}/{}, right {}, misread {}, spurious {}, worst corner {:.1} px",
+        "{} {file}: read [{}], expected [{}]; located {}/{}, right {}, misread {}, spurious {}, {corner}",
         if ok { "ok  " } else { "FAIL" },
         list(&s.read),
         list(&s.expected),
@@ -159,7 +164,6 @@ fn check_text(file: &str, s: &SceneScore) -> String {
         s.correct,
         s.misread,
         s.spurious,
-        s.max_corner_error
     )
 }
 
@@ -241,7 +245,7 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
             Ok(())
         };
         let labels = if args.check {
-            match SceneLabels::for_image(path) {
+            match Labels::for_image(path) {
                 Ok(l) => Some(l),
                 Err(e) => {
                     fail(out, e.to_string())?;
@@ -281,7 +285,7 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
         let read = recognizer.recognise(&frame).context("running the model")?;
         match &labels {
             Some(labels) => {
-                let s = score(labels, &read.cards);
+                let s = labels.score(&read.cards);
                 summary.add(&s);
                 if args.json {
                     let mut line = frame_json(&file, &read);

@@ -60,6 +60,152 @@ impl SceneLabels {
     }
 }
 
+/// The labels of a frame as a sidecar may give them: every card with its outline
+/// (rendered scenes, carefully labelled photos), or only the card names left to right
+/// (`{"cards":["QH","10S"]}`: a photo of a layout the table laid out and wrote down,
+/// which is how a club checks its own camera and deck without measuring corners).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Labels {
+    Outlined(SceneLabels),
+    Ordered(Vec<Card>),
+}
+
+/// A sidecar entry: an outlined card, or a card named with no outline.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Entry {
+    Outlined { card: Card, corners: Quad },
+    Named { card: Card },
+    Name(Card),
+}
+
+#[derive(Deserialize)]
+struct RawLabels {
+    cards: Vec<Entry>,
+    #[serde(default)]
+    distractors: Vec<serde_json::Value>,
+}
+
+impl Labels {
+    /// Reads the sidecar of an image: outlined when every card has corners, ordered
+    /// when none has; a mix is refused (it would be scored neither way sensibly).
+    pub fn for_image(image: &Path) -> Result<Labels, LabelError> {
+        let path = sidecar_path(image);
+        let name = path.display().to_string();
+        let text = std::fs::read(&path).map_err(|source| LabelError::Io {
+            path: name.clone(),
+            source,
+        })?;
+        let raw: RawLabels = serde_json::from_slice(&text).map_err(|e| LabelError::Parse {
+            path: name.clone(),
+            message: e.to_string(),
+        })?;
+        let outlined = raw
+            .cards
+            .iter()
+            .filter(|e| matches!(e, Entry::Outlined { .. }))
+            .count();
+        if outlined == raw.cards.len() {
+            let cards = raw
+                .cards
+                .into_iter()
+                .filter_map(|e| match e {
+                    Entry::Outlined { card, corners } => Some(LabelledCard { card, corners }),
+                    _ => None,
+                })
+                .collect();
+            return Ok(Labels::Outlined(SceneLabels {
+                cards,
+                distractors: raw.distractors,
+            }));
+        }
+        if outlined > 0 {
+            return Err(LabelError::Parse {
+                path: name,
+                message: format!(
+                    "{outlined} of {} cards have corners: give corners for every card or for none",
+                    raw.cards.len()
+                ),
+            });
+        }
+        Ok(Labels::Ordered(
+            raw.cards
+                .into_iter()
+                .map(|e| match e {
+                    Entry::Outlined { card, .. } | Entry::Named { card } | Entry::Name(card) => {
+                        card
+                    }
+                })
+                .collect(),
+        ))
+    }
+
+    /// Scores reads against these labels (by outline, or by order).
+    pub fn score(&self, reads: &[CardRead]) -> SceneScore {
+        match self {
+            Labels::Outlined(l) => score(l, reads),
+            Labels::Ordered(cards) => score_by_order(cards, reads),
+        }
+    }
+}
+
+/// Scores reads against card names left to right: the two sequences are aligned
+/// (edit distance; a missed card or a spurious read costs 2, a misread 3, so a
+/// misread is preferred to a miss plus a spurious read only when no right read is
+/// lost), and a card the camera missed does not shift every later card into a
+/// "misread".
+pub fn score_by_order(expected: &[Card], reads: &[CardRead]) -> SceneScore {
+    const GAP: usize = 2;
+    let pair_cost = |a: Card, b: Card| if a == b { 0 } else { 3 };
+    let (n, m) = (expected.len(), reads.len());
+    // cost[i][j]: best cost of aligning expected[i..] with reads[j..].
+    let mut cost = vec![vec![0usize; m + 1]; n + 1];
+    for i in (0..=n).rev() {
+        for j in (0..=m).rev() {
+            cost[i][j] = if i == n {
+                GAP * (m - j)
+            } else if j == m {
+                GAP * (n - i)
+            } else {
+                let pair = cost[i + 1][j + 1] + pair_cost(expected[i], reads[j].card);
+                pair.min(cost[i + 1][j] + GAP).min(cost[i][j + 1] + GAP)
+            };
+        }
+    }
+    let mut s = SceneScore {
+        labelled: n,
+        read: reads.iter().map(|r| r.card).collect(),
+        expected: expected.to_vec(),
+        by_order: true,
+        ..SceneScore::default()
+    };
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        let same = expected[i] == reads[j].card;
+        if cost[i][j] == cost[i + 1][j + 1] + pair_cost(expected[i], reads[j].card) {
+            let r = &reads[j];
+            s.located += 1;
+            if same {
+                s.correct += 1;
+                s.correct_unsure += usize::from(r.needs_confirmation);
+            } else {
+                s.misread += 1;
+                s.misread_confident += usize::from(!r.needs_confirmation);
+            }
+            i += 1;
+            j += 1;
+        } else if cost[i][j] == cost[i + 1][j] + GAP {
+            i += 1; // a labelled card with no read
+        } else {
+            s.spurious += 1;
+            j += 1;
+        }
+    }
+    s.spurious += m - j;
+    s.sequence_ok = s.read == s.expected;
+    s
+}
+
 /// Corners further than this from the label (in pixels) do not count as found.
 pub const CORNER_TOLERANCE: f64 = 8.0;
 
@@ -88,6 +234,9 @@ pub struct SceneScore {
     pub read: Vec<Card>,
     /// What the labels say, left to right.
     pub expected: Vec<Card>,
+    /// Scored by order (the labels give no corners): "located" means a read stands
+    /// at the card's place in the sequence, and there is no corner error.
+    pub by_order: bool,
 }
 
 /// Scores reads against labels. Each labelled card is matched to the read with the
@@ -238,6 +387,68 @@ mod tests {
         let mut sum = CheckSummary::default();
         sum.add(&s);
         assert_eq!(sum.accuracy(), 1.0);
+    }
+
+    #[test]
+    fn names_only_sidecars_are_scored_by_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let image = dir.path().join("photo.jpg");
+        let cards = |v: &[&str]| v.iter().map(|c| c.parse().unwrap()).collect::<Vec<Card>>();
+        std::fs::write(
+            dir.path().join("photo.json"),
+            r#"{"cards":["QH",{"card":"10S"},"2C"]}"#,
+        )
+        .unwrap();
+        let labels = Labels::for_image(&image).unwrap();
+        assert_eq!(labels, Labels::Ordered(cards(&["QH", "10S", "2C"])));
+        // The middle card was missed and a coaster read as a card at the end: QH and
+        // 2C still count as right, not shifted into misreads.
+        let s = labels.score(&[
+            read("QH", 0.0, false),
+            read("2C", 100.0, true),
+            read("5D", 200.0, false),
+        ]);
+        assert!(s.by_order);
+        assert_eq!(
+            (
+                s.located,
+                s.correct,
+                s.correct_unsure,
+                s.misread,
+                s.spurious
+            ),
+            (2, 2, 1, 0, 1)
+        );
+        let s = labels.score(&[
+            read("QH", 0.0, false),
+            read("9S", 100.0, false),
+            read("2C", 200.0, false),
+        ]);
+        assert_eq!(
+            (s.located, s.correct, s.misread, s.misread_confident),
+            (3, 2, 1, 1)
+        );
+        assert!(!s.sequence_ok);
+        let s = labels.score(&[]);
+        assert_eq!((s.located, s.correct, s.spurious, s.labelled), (0, 0, 0, 3));
+    }
+
+    #[test]
+    fn a_sidecar_mixing_outlined_and_named_cards_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("x.json"),
+            r#"{"cards":["QH",{"card":"10S","corners":[[0,0],[1,0],[1,1],[0,1]]}]}"#,
+        )
+        .unwrap();
+        let err = Labels::for_image(&dir.path().join("x.jpg")).unwrap_err();
+        assert!(
+            err.to_string().contains("1 of 2 cards have corners"),
+            "{err}"
+        );
+        std::fs::write(dir.path().join("y.json"), r#"{"cards":["QX"]}"#).unwrap();
+        let err = Labels::for_image(&dir.path().join("y.jpg")).unwrap_err();
+        assert!(err.to_string().contains("y.json: bad labels"), "{err}");
     }
 
     #[test]
