@@ -87,7 +87,7 @@ def committed(seed: int) -> None:
         json.dump({"scenes": index}, f, indent=1)
 
 
-def random_set(out: str, count: int, split: str, seed: int) -> None:
+def random_set(out: str, count: int, split: str, seed: int, cloth: str | None = None) -> None:
     os.makedirs(out, exist_ok=True)
     designs = synth.load_split(split)
     index = []
@@ -106,6 +106,8 @@ def random_set(out: str, count: int, split: str, seed: int) -> None:
         layout.n_distractors = int(rng.integers(0, 3)) if kind != "distractors" else int(rng.integers(1, 5))
         layout.tilt = float(rng.uniform(0, 0.25))
         layout.max_rot = float(rng.uniform(5, 20))
+        if cloth:  # one cloth for the whole set (random per scene when None)
+            layout.cloth = cloth
         img, side = synth.compose_scene(rng, design, layout, jpeg=False)
         fname = f"{i:04d}"
         write(out, fname, img, side)
@@ -122,12 +124,14 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--designs", default="heldout", help="split name(s) or design names, comma separated")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--cloth", help="one cloth for every scene of a random set (felt, wood, pattern "
+                    "or a colour of synth.CLOTH_COLOURS); random per scene by default")
     a = ap.parse_args()
     t0 = time.time()
     if a.committed:
         committed(a.seed)
     elif a.out:
-        random_set(a.out, a.count, a.designs, a.seed)
+        random_set(a.out, a.count, a.designs, a.seed, a.cloth)
     else:
         ap.error("give --committed or --out DIR")
     print(f"render_scenes: {time.time() - t0:.0f} s")
