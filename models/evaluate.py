@@ -64,8 +64,11 @@ def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
     return r
 
 
-def eval_scenes(rec: Recognizer, folder: str) -> dict:
-    rng = np.random.default_rng(11)
+def scene_crops(folder: str, seed: int = 11):
+    """The index crops of every labelled card of a scene folder, rectified with the
+    labelled corners jittered by up to 2 % of the card height: (top-left crops,
+    bottom-right crops, labels, design names, scene count)."""
+    rng = np.random.default_rng(seed)
     tls, brs, labels, names = [], [], [], []
     files = sorted(f for f in os.listdir(folder) if f.endswith(".json") and f != "index.json")
     for f in files:
@@ -82,13 +85,20 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
             brs.append(br)
             labels.append(readout.CLASS_NAMES.index(c["card"]))
             names.append(side.get("meta", {}).get("design", "?"))
-    if not labels:
+    empty = np.zeros((0, synth.CROP_H, synth.CROP_W, 3), np.uint8)
+    return (np.stack(tls) if tls else empty, np.stack(brs) if brs else empty,
+            np.array(labels, np.int64), names, len(files))
+
+
+def eval_scenes(rec: Recognizer, folder: str) -> dict:
+    tls, brs, labels, names, n_files = scene_crops(folder)
+    if not len(labels):
         return {"reads": 0}
-    probs = rec.read(np.stack(tls), np.stack(brs))
+    probs = rec.read(tls, brs)
     uniq = sorted(set(names))
     groups = np.array([uniq.index(n) for n in names])
-    r = readout.report(probs, np.array(labels), rec.meta["confirm_threshold"], groups, uniq)
-    r["scenes"] = len(files)
+    r = readout.report(probs, labels, rec.meta["confirm_threshold"], groups, uniq)
+    r["scenes"] = n_files
     return r
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rebuilds the card recognizer from the package registries, end to end, on CPU:
-#   deps -> fetch (deck artwork) -> font decks -> render (index crops) -> train +
-#   export (ONNX, temperature, threshold) -> evaluate (held-out designs, scenes).
+#   deps -> fetch (deck artwork) -> font decks -> render (index crops, validation and
+#   held-out table scenes, camera views) -> train + export (ONNX) -> calibrate
+#   (temperature, threshold) -> evaluate (held-out designs, scenes, camera views).
 # Writes models/recognizer.onnx, models/recognizer.json, models/eval/report.json;
 # models/.cache/steps.log gets the time of every step.
 # Knobs (environment): PER_CARD (renders per card per training design, default 40),
@@ -48,9 +49,13 @@ step render-fonts $PY render_crops.py --split fonts --per-card "$FONT_PER_CARD" 
 step render-fonts-big $PY render_crops.py --split fonts_big --per-card 8 --out data/fonts_big.npz --seed 6
 step render-val $PY render_crops.py --split val --per-card 8 --out data/val.npz --seed 2
 step render-heldout $PY render_crops.py --split heldout --per-card 16 --out data/heldout.npz --seed 3
+step render-val-scenes $PY render_scenes.py --out data/val-scenes --count 200 --designs val --seed 22
+step render-eval-scenes $PY render_scenes.py --out data/eval-scenes --count 200 --designs heldout --seed 21
+step render-views $PY render_views.py --out data/views --count 150 --designs heldout --seed 41
 step train $PY train.py --epochs "$EPOCHS"
+step calibrate $PY calibrate.py --scenes data/val-scenes
 if [ "${SCENES:-0}" = 1 ]; then
   step scenes $PY render_scenes.py --committed
 fi
-step evaluate $PY evaluate.py --scenes ../tests/data/scenes
+step evaluate $PY evaluate.py --scenes ../tests/data/scenes --scenes data/eval-scenes --scenes data/views
 cat .cache/steps.log

@@ -1,0 +1,69 @@
+"""Step 5, calibrate: fit the exported model's temperature and confirmation threshold
+on the validation designs and write them into recognizer.json.
+
+Two kinds of validation reads are used, both of designs never trained on:
+
+* the index crops of `data/val.npz` (rendered around single targets), and
+* the labelled cards of full table scenes of the validation designs
+  (`render_scenes.py --out data/val-scenes --designs val`), which hold what crops
+  alone under-represent: spread hands of small cards, blurred frames, glare.
+
+The temperature minimises the negative log-likelihood of single crops; the threshold
+is the lowest confidence that no validation misread reaches (readout.choose_threshold).
+The model itself (recognizer.onnx) is run by onnxruntime, so the artefact is what is
+calibrated.
+
+    calibrate.py [--scenes data/val-scenes]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+import numpy as np
+import torch
+
+import evaluate
+import readout
+from train import fit_temperature
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", default=HERE)
+    ap.add_argument("--data", default=os.path.join(HERE, "data"))
+    ap.add_argument("--scenes", default=os.path.join(HERE, "data", "val-scenes"))
+    a = ap.parse_args()
+    rec = evaluate.Recognizer(a.model)
+    d = np.load(os.path.join(a.data, "val.npz"))
+    tl, br, y = d["tl"], d["br"], d["label"]
+    n_crop_reads = len(y)
+    if os.path.isdir(a.scenes):
+        stl, sbr, sy, _, n_scenes = evaluate.scene_crops(a.scenes, seed=12)
+        tl, br, y = np.concatenate([tl, stl]), np.concatenate([br, sbr]), np.concatenate([y, sy])
+    else:
+        raise SystemExit(f"calibrate: no validation scenes in {a.scenes} (render_scenes.py --designs val)")
+    l1, l2 = rec.logits(tl), rec.logits(br)
+    temperature = fit_temperature(torch.from_numpy(np.concatenate([l1, l2])),
+                                  torch.from_numpy(np.concatenate([y, y])))
+    reads = readout.combine(l1, l2, temperature)
+    threshold, stats = readout.choose_threshold(reads, y)
+    stats["crop_reads"] = int(n_crop_reads)
+    stats["scene_reads"] = int(len(y) - n_crop_reads)
+    stats["scenes"] = int(n_scenes)
+    path = os.path.join(a.model, "recognizer.json")
+    with open(path) as f:
+        meta = json.load(f)
+    meta["temperature"] = round(temperature, 6)
+    meta["confirm_threshold"] = round(threshold, 6)
+    meta["validation"] = stats
+    with open(path, "w") as f:
+        json.dump(meta, f, indent=1)
+    print(f"calibrate: temperature {temperature:.4f}, confirm_threshold {threshold:.6f}, validation {stats}")
+
+
+if __name__ == "__main__":
+    main()
