@@ -217,3 +217,21 @@ fn check_mode_takes_card_names_alone_for_a_photo_of_a_known_layout() {
     );
     assert!(!out.status.success());
 }
+
+#[test]
+fn cards_seen_at_a_slant_are_read_the_right_way_up() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let out = eleusis(&[
+        "recognize",
+        "--check",
+        "--json",
+        root().join("tests/data/views").to_str().unwrap(),
+    ]);
+    let l = lines(&out);
+    let summary = &l.last().unwrap()["summary"];
+    // Eleven cards, most of them looking square or landscape in the frame.
+    assert_eq!(summary["labelled"].as_u64(), Some(11), "{summary}");
+    assert_eq!(summary["correct"].as_u64(), Some(11), "{summary}");
+    assert_eq!(summary["spurious"].as_u64(), Some(0), "{summary}");
+    assert!(out.status.success());
+}

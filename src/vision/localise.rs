@@ -64,13 +64,13 @@ impl Default for LocaliserConfig {
     fn default() -> Self {
         LocaliserConfig {
             work_long_side: 800,
-            levels: (0..5).map(|i| 60 + 40 * i).collect(),
+            levels: vec![80, 140, 200],
             local_margins: vec![4, 8, 20],
             local_radius_frac: 0.03,
             cloth_distances: vec![35, 50, 90],
             min_area_frac: 0.0015,
             max_area_frac: 0.3,
-            aspect: (0.5, 0.92),
+            aspect: (0.5, 1.0),
             hull_fill: (0.9, 1.03),
             min_margin_white: 0.6,
             max_angle_skew: 28.0,

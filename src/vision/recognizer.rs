@@ -4,8 +4,8 @@
 use image::RgbImage;
 use serde::Serialize;
 
-use super::classify::{Classifier, ModelError};
-use super::geometry::Quad;
+use super::classify::{ClassRead, Classifier, ModelError};
+use super::geometry::{Point, Quad};
 use super::localise::{locate_cards, LocaliserConfig};
 use super::rectify::{index_crops, CROP_LEN};
 use crate::cards::Card;
@@ -52,21 +52,41 @@ impl Recognizer {
         }
     }
 
-    /// Reads every card in the frame.
+    /// Reads every card in the frame. An outline close to square
+    /// ([`AMBIGUOUS_ASPECT`]) is read both ways up — as located and turned by a
+    /// quarter — and the better read kept: a card seen at a slant with its long side
+    /// pointing away from the camera looks square or even wider than tall, and its
+    /// outline alone cannot say which sides are the long ones.
     pub fn recognise(&self, frame: &RgbImage) -> Result<FrameRead, ModelError> {
         let quads = locate_cards(frame, &self.localiser);
-        let mut crops = vec![0.0f32; quads.len() * 2 * CROP_LEN];
-        let mut usable = Vec::with_capacity(quads.len());
+        // Each outline's readings: one, or two for a near-square outline.
+        let mut readings: Vec<Vec<Quad>> = Vec::with_capacity(quads.len());
+        for q in quads {
+            if q.aspect() >= AMBIGUOUS_ASPECT {
+                readings.push(vec![q, quarter_turn(&q)]);
+            } else {
+                readings.push(vec![q]);
+            }
+        }
+        let total: usize = readings.iter().map(Vec::len).sum();
+        let mut crops = vec![0.0f32; total * 2 * CROP_LEN];
+        let mut usable: Vec<Vec<Quad>> = Vec::with_capacity(readings.len());
         let mut filled = 0;
-        for q in &quads {
-            let slot = &mut crops[filled * 2 * CROP_LEN..(filled + 1) * 2 * CROP_LEN];
-            if index_crops(frame, q, slot) {
-                usable.push(*q);
-                filled += 1;
+        for ways in readings {
+            let mut ok = Vec::with_capacity(ways.len());
+            for q in ways {
+                let slot = &mut crops[filled * 2 * CROP_LEN..(filled + 1) * 2 * CROP_LEN];
+                if index_crops(frame, &q, slot) {
+                    ok.push(q);
+                    filled += 1;
+                }
+            }
+            if !ok.is_empty() {
+                usable.push(ok);
             }
         }
         crops.truncate(filled * 2 * CROP_LEN);
-        let reads = self.classifier.read(&crops, filled)?;
+        let mut reads = self.classifier.read(&crops, filled)?.into_iter();
         let threshold = self.classifier.settings().confirm_threshold;
         let mut out = FrameRead {
             width: frame.width(),
@@ -74,7 +94,14 @@ impl Recognizer {
             cards: Vec::new(),
             rejected: Vec::new(),
         };
-        for (quad, read) in usable.into_iter().zip(reads) {
+        for ways in usable {
+            let Some((quad, read)) = ways
+                .into_iter()
+                .filter_map(|q| reads.next().map(|r| (q, r)))
+                .reduce(|best, next| if better(&next.1, &best.1) { next } else { best })
+            else {
+                continue;
+            };
             match read.card {
                 Some(card) => out.cards.push(CardRead {
                     card,
@@ -86,5 +113,73 @@ impl Recognizer {
             }
         }
         Ok(out)
+    }
+}
+
+/// Outlines whose short/long side ratio is at least this are read both ways up (a
+/// card from straight above is about 0.7; a slanted view foreshortens one pair of
+/// sides).
+pub const AMBIGUOUS_ASPECT: f64 = 0.8;
+
+/// The same outline with the other pair of sides taken as the long ones, in the
+/// contract's corner order (clockwise; of the two equivalent orderings, the one whose
+/// first corner is nearer the image's top-left).
+pub fn quarter_turn(q: &Quad) -> Quad {
+    let p = q.0;
+    let key = |c: Point| c.x + c.y;
+    let first = if key(p[1]) <= key(p[3]) { 1 } else { 3 };
+    Quad(std::array::from_fn(|k| p[(first + k) % 4]))
+}
+
+/// Whether read `a` beats read `b` of the same outline: any card over "not a card",
+/// then the higher confidence.
+fn better(a: &ClassRead, b: &ClassRead) -> bool {
+    match (a.card.is_some(), b.card.is_some()) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => a.confidence > b.confidence,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quad(pts: [(f64, f64); 4]) -> Quad {
+        Quad(pts.map(|(x, y)| Point::new(x, y)))
+    }
+
+    #[test]
+    fn a_quarter_turn_swaps_the_long_sides_and_keeps_the_contract_order() {
+        // A card seen with its long side foreshortened: 100 wide, 90 tall.
+        let q = quad([(0.0, 0.0), (100.0, 0.0), (100.0, 90.0), (0.0, 90.0)]);
+        let t = quarter_turn(&q);
+        // Clockwise, first corner nearest the top-left of the two portrait orderings
+        // of the turned card: (100, 0) → (100, 90) → (0, 90) → (0, 0) or its 180°
+        // twin starting at (0, 90); x + y is 100 vs 90, so (0, 90) comes first.
+        assert_eq!(
+            t,
+            quad([(0.0, 90.0), (0.0, 0.0), (100.0, 0.0), (100.0, 90.0)])
+        );
+        // Its "top" side (corner 0 to 1) is now one of the 90-long sides.
+        assert!((t.0[0].dist(t.0[1]) - 90.0).abs() < 1e-9);
+        // Turning twice gives the original outline back (as one of its orderings).
+        assert!(quarter_turn(&t).corner_error(&q) < 1e-9);
+    }
+
+    #[test]
+    fn a_card_read_beats_not_a_card_and_confidence_decides_between_cards() {
+        let card = |c: &str, p: f32| ClassRead {
+            card: Some(c.parse().unwrap()),
+            confidence: p,
+        };
+        let none = ClassRead {
+            card: None,
+            confidence: 0.99,
+        };
+        assert!(better(&card("QH", 0.4), &none));
+        assert!(!better(&none, &card("QH", 0.4)));
+        assert!(better(&card("QH", 0.9), &card("KH", 0.6)));
+        assert!(!better(&card("QH", 0.5), &card("KH", 0.6)));
     }
 }
