@@ -70,7 +70,7 @@ impl Default for LocaliserConfig {
             cloth_distances: vec![35, 50, 90],
             min_area_frac: 0.0015,
             max_area_frac: 0.3,
-            aspect: (0.5, 1.0),
+            aspect: (0.42, 1.0),
             hull_fill: (0.9, 1.03),
             min_margin_white: 0.6,
             max_angle_skew: 28.0,

@@ -56,52 +56,61 @@ impl Recognizer {
     /// ([`AMBIGUOUS_ASPECT`]) is read both ways up — as located and turned by a
     /// quarter — and the better read kept: a card seen at a slant with its long side
     /// pointing away from the camera looks square or even wider than tall, and its
-    /// outline alone cannot say which sides are the long ones.
+    /// outline alone cannot say which sides are the long ones. Any other outline whose
+    /// read is "not a card" or asks for confirmation is read turned as well, in a
+    /// second, usually empty batch (a strong slant can make a card look landscape).
     pub fn recognise(&self, frame: &RgbImage) -> Result<FrameRead, ModelError> {
         let quads = locate_cards(frame, &self.localiser);
-        // Each outline's readings: one, or two for a near-square outline.
-        let mut readings: Vec<Vec<Quad>> = Vec::with_capacity(quads.len());
-        for q in quads {
+        let threshold = self.classifier.settings().confirm_threshold;
+        let mut first: Vec<Quad> = Vec::with_capacity(quads.len() * 2);
+        for q in &quads {
+            first.push(*q);
             if q.aspect() >= AMBIGUOUS_ASPECT {
-                readings.push(vec![q, quarter_turn(&q)]);
-            } else {
-                readings.push(vec![q]);
+                first.push(quarter_turn(q));
             }
         }
-        let total: usize = readings.iter().map(Vec::len).sum();
-        let mut crops = vec![0.0f32; total * 2 * CROP_LEN];
-        let mut usable: Vec<Vec<Quad>> = Vec::with_capacity(readings.len());
-        let mut filled = 0;
-        for ways in readings {
-            let mut ok = Vec::with_capacity(ways.len());
-            for q in ways {
-                let slot = &mut crops[filled * 2 * CROP_LEN..(filled + 1) * 2 * CROP_LEN];
-                if index_crops(frame, &q, slot) {
-                    ok.push(q);
-                    filled += 1;
+        let mut reads = self.read_quads(frame, &first)?.into_iter();
+        // The best read of each outline so far.
+        let mut best: Vec<Option<(Quad, ClassRead)>> = Vec::with_capacity(quads.len());
+        for q in &quads {
+            let ways = if q.aspect() >= AMBIGUOUS_ASPECT { 2 } else { 1 };
+            let mut pick: Option<(Quad, ClassRead)> = None;
+            for (k, read) in reads.by_ref().take(ways).enumerate() {
+                let quad = if k == 0 { *q } else { quarter_turn(q) };
+                if let Some(r) = read {
+                    if !pick.as_ref().is_some_and(|(_, b)| !better(&r, b)) {
+                        pick = Some((quad, r));
+                    }
                 }
             }
-            if !ok.is_empty() {
-                usable.push(ok);
+            best.push(pick);
+        }
+        // Second look, turned, at outlines read once and found wanting.
+        let retry: Vec<usize> = (0..quads.len())
+            .filter(|&i| quads[i].aspect() < AMBIGUOUS_ASPECT)
+            .filter(|&i| match &best[i] {
+                Some((_, r)) => r.card.is_none() || r.confidence < threshold,
+                None => false,
+            })
+            .collect();
+        if !retry.is_empty() {
+            let turned: Vec<Quad> = retry.iter().map(|&i| quarter_turn(&quads[i])).collect();
+            let again = self.read_quads(frame, &turned)?;
+            for ((&i, quad), read) in retry.iter().zip(turned).zip(again) {
+                if let (Some(r), Some((_, b))) = (read, &best[i]) {
+                    if better(&r, b) {
+                        best[i] = Some((quad, r));
+                    }
+                }
             }
         }
-        crops.truncate(filled * 2 * CROP_LEN);
-        let mut reads = self.classifier.read(&crops, filled)?.into_iter();
-        let threshold = self.classifier.settings().confirm_threshold;
         let mut out = FrameRead {
             width: frame.width(),
             height: frame.height(),
             cards: Vec::new(),
             rejected: Vec::new(),
         };
-        for ways in usable {
-            let Some((quad, read)) = ways
-                .into_iter()
-                .filter_map(|q| reads.next().map(|r| (q, r)))
-                .reduce(|best, next| if better(&next.1, &best.1) { next } else { best })
-            else {
-                continue;
-            };
+        for (quad, read) in best.into_iter().flatten() {
             match read.card {
                 Some(card) => out.cards.push(CardRead {
                     card,
@@ -113,6 +122,30 @@ impl Recognizer {
             }
         }
         Ok(out)
+    }
+
+    /// Reads outlines in one model batch; `None` for an outline whose crops cannot
+    /// be cut (degenerate corners).
+    fn read_quads(
+        &self,
+        frame: &RgbImage,
+        quads: &[Quad],
+    ) -> Result<Vec<Option<ClassRead>>, ModelError> {
+        let mut crops = vec![0.0f32; quads.len() * 2 * CROP_LEN];
+        let mut usable = Vec::with_capacity(quads.len());
+        let mut filled = 0;
+        for q in quads {
+            let slot = &mut crops[filled * 2 * CROP_LEN..(filled + 1) * 2 * CROP_LEN];
+            let ok = index_crops(frame, q, slot);
+            usable.push(ok);
+            filled += usize::from(ok);
+        }
+        crops.truncate(filled * 2 * CROP_LEN);
+        let mut reads = self.classifier.read(&crops, filled)?.into_iter();
+        Ok(usable
+            .into_iter()
+            .map(|ok| if ok { reads.next() } else { None })
+            .collect())
     }
 }
 
