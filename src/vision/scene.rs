@@ -44,19 +44,27 @@ pub fn sidecar_path(image: &Path) -> PathBuf {
     image.with_extension("json")
 }
 
+/// Reads and parses the sidecar of an image; errors name the sidecar's path.
+fn read_sidecar<T: serde::de::DeserializeOwned>(image: &Path) -> Result<(T, String), LabelError> {
+    let path = sidecar_path(image);
+    let name = path.display().to_string();
+    let text = std::fs::read(&path).map_err(|source| LabelError::Io {
+        path: name.clone(),
+        source,
+    })?;
+    match serde_json::from_slice(&text) {
+        Ok(v) => Ok((v, name)),
+        Err(e) => Err(LabelError::Parse {
+            path: name,
+            message: e.to_string(),
+        }),
+    }
+}
+
 impl SceneLabels {
     /// Reads the sidecar of an image.
     pub fn for_image(image: &Path) -> Result<SceneLabels, LabelError> {
-        let path = sidecar_path(image);
-        let name = path.display().to_string();
-        let text = std::fs::read(&path).map_err(|source| LabelError::Io {
-            path: name.clone(),
-            source,
-        })?;
-        serde_json::from_slice(&text).map_err(|e| LabelError::Parse {
-            path: name,
-            message: e.to_string(),
-        })
+        read_sidecar(image).map(|(labels, _)| labels)
     }
 }
 
@@ -90,16 +98,7 @@ impl Labels {
     /// Reads the sidecar of an image: outlined when every card has corners, ordered
     /// when none has; a mix is refused (it would be scored neither way sensibly).
     pub fn for_image(image: &Path) -> Result<Labels, LabelError> {
-        let path = sidecar_path(image);
-        let name = path.display().to_string();
-        let text = std::fs::read(&path).map_err(|source| LabelError::Io {
-            path: name.clone(),
-            source,
-        })?;
-        let raw: RawLabels = serde_json::from_slice(&text).map_err(|e| LabelError::Parse {
-            path: name.clone(),
-            message: e.to_string(),
-        })?;
+        let (raw, name): (RawLabels, String) = read_sidecar(image)?;
         let outlined = raw
             .cards
             .iter()
