@@ -6,13 +6,15 @@
 # Writes models/recognizer.onnx, models/recognizer.json, models/eval/report.json;
 # models/.cache/steps.log gets the time of every step.
 # Knobs (environment): PER_CARD (renders per card per training design, default 40),
-# FONT_PER_CARD (per font deck, default 10), EPOCHS (default 20), SCENES=1 also
-# re-renders tests/data/scenes (deterministic).
+# FONT_PER_CARD (per font deck, default 10), EPOCHS (default 20), THREADS (training
+# threads, default 1; 2 on an otherwise idle 2-core machine nearly halves training),
+# SCENES=1 also re-renders tests/data/scenes (deterministic).
 set -euo pipefail
 cd "$(dirname "$0")"
 PER_CARD=${PER_CARD:-40}
 FONT_PER_CARD=${FONT_PER_CARD:-10}
 EPOCHS=${EPOCHS:-20}
+THREADS=${THREADS:-1}
 FONTS=(fonts-dejavu-core fonts-dejavu-extra fonts-freefont-ttf fonts-liberation2 fonts-urw-base35
        fonts-linuxlibertine fonts-crosextra-caladea fonts-crosextra-carlito)
 mkdir -p .cache data
@@ -52,7 +54,7 @@ step render-heldout $PY render_crops.py --split heldout --per-card 16 --out data
 step render-val-scenes $PY render_scenes.py --out data/val-scenes --count 200 --designs val --seed 22
 step render-eval-scenes $PY render_scenes.py --out data/eval-scenes --count 200 --designs heldout --seed 21
 step render-views $PY render_views.py --out data/views --count 150 --designs heldout --seed 41
-step train $PY train.py --epochs "$EPOCHS"
+step train $PY train.py --epochs "$EPOCHS" --threads "$THREADS"
 step calibrate $PY calibrate.py --scenes data/val-scenes
 if [ "${SCENES:-0}" = 1 ]; then
   step scenes $PY render_scenes.py --committed
