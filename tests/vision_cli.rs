@@ -235,3 +235,47 @@ fn cards_seen_at_a_slant_are_read_the_right_way_up() {
     assert_eq!(summary["spurious"].as_u64(), Some(0), "{summary}");
     assert!(out.status.success());
 }
+
+#[test]
+fn cards_that_look_landscape_at_a_strong_slant_are_turned_and_read() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // A camera far off vertical squashes the table: four portrait cards, squashed to
+    // 45 % of their height, look wider than tall, so their outlines name the wrong
+    // sides as the long ones until the recognizer reads them turned.
+    let frame = image::open(scene("08-seq4-dark.jpg")).unwrap().to_rgb8();
+    let squashed =
+        image::imageops::resize(&frame, 1280, 324, image::imageops::FilterType::Triangle);
+    let dir = tempfile::tempdir().unwrap();
+    let photo = dir.path().join("slant.png");
+    squashed.save(&photo).unwrap();
+    let labelled: Value =
+        serde_json::from_slice(&std::fs::read(scene("08-seq4-dark.json")).unwrap()).unwrap();
+    let names: Vec<&str> = labelled["cards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["card"].as_str().unwrap())
+        .collect();
+    std::fs::write(
+        dir.path().join("slant.json"),
+        serde_json::json!({ "cards": names }).to_string(),
+    )
+    .unwrap();
+    let out = eleusis(&["recognize", "--check", "--json", photo.to_str().unwrap()]);
+    let l = lines(&out);
+    assert_eq!(l[0]["check"]["correct"].as_u64(), Some(4), "{}", l[0]);
+    // The corners come back for the card as it lies: its long sides are the short
+    // ones in the frame.
+    for card in l[0]["cards"].as_array().unwrap() {
+        let c = &card["corners"];
+        let len = |a: usize, b: usize| {
+            let (x0, y0) = (c[a][0].as_f64().unwrap(), c[a][1].as_f64().unwrap());
+            let (x1, y1) = (c[b][0].as_f64().unwrap(), c[b][1].as_f64().unwrap());
+            (x1 - x0).hypot(y1 - y0)
+        };
+        assert!(
+            len(0, 1) > len(1, 2),
+            "top side longer than the left side: {card}"
+        );
+    }
+}

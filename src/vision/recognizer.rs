@@ -77,10 +77,13 @@ impl Recognizer {
             let mut pick: Option<(Quad, ClassRead)> = None;
             for (k, read) in reads.by_ref().take(ways).enumerate() {
                 let quad = if k == 0 { *q } else { quarter_turn(q) };
-                if let Some(r) = read {
-                    if !pick.as_ref().is_some_and(|(_, b)| !better(&r, b)) {
-                        pick = Some((quad, r));
-                    }
+                let Some(r) = read else { continue };
+                let wins = match &pick {
+                    Some((_, b)) => better(&r, b),
+                    None => true,
+                };
+                if wins {
+                    pick = Some((quad, r));
                 }
             }
             best.push(pick);
