@@ -35,6 +35,33 @@ fn has_model() -> bool {
     root().join("models/recognizer.onnx").is_file()
 }
 
+/// `recognize --check --json` over a folder of the repository: its lines, the last
+/// one the summary, and whether it succeeded.
+fn check_folder(folder: &str, extra: &[&str]) -> (Vec<Value>, bool) {
+    let dir = root().join(folder);
+    let mut args = vec!["recognize", "--check", "--json"];
+    args.extend_from_slice(extra);
+    args.push(dir.to_str().unwrap());
+    let out = eleusis(&args);
+    (lines(&out), out.status.success())
+}
+
+/// The card names, left to right, of a committed scene's sidecar.
+fn scene_cards(name: &str) -> Vec<String> {
+    let labelled: Value = serde_json::from_slice(&std::fs::read(scene(name)).unwrap()).unwrap();
+    labelled["cards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["card"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Writes a names-only sidecar (what a table writes down for a photo).
+fn write_names(path: &Path, names: &[String]) {
+    std::fs::write(path, serde_json::json!({ "cards": names }).to_string()).unwrap();
+}
+
 /// The largest corner distance between a JSON quad and a labelled one, either
 /// portrait ordering.
 fn corner_error(a: &Value, b: &Value) -> f64 {
@@ -146,15 +173,7 @@ fn a_missing_model_is_a_clear_error_with_status_2() {
 #[test]
 fn check_mode_reads_the_committed_scenes() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
-    let out = eleusis(&[
-        "recognize",
-        "--check",
-        "--json",
-        "--min-accuracy",
-        "0.85",
-        root().join("tests/data/scenes").to_str().unwrap(),
-    ]);
-    let l = lines(&out);
+    let (l, ok) = check_folder("tests/data/scenes", &["--min-accuracy", "0.85"]);
     let summary = &l.last().unwrap()["summary"];
     assert_eq!(summary["scenes"].as_u64(), Some(28), "{summary}");
     assert!(summary["labelled"].as_u64().unwrap() >= 120);
@@ -168,7 +187,7 @@ fn check_mode_reads_the_committed_scenes() {
             assert_eq!(line["cards"].as_array().map(Vec::len), Some(0), "{line}");
         }
     }
-    assert!(out.status.success(), "accuracy {accuracy} met the minimum");
+    assert!(ok, "accuracy {accuracy} met the minimum");
     // Each scene line carries its own check.
     assert!(l[0]["check"]["labelled"].is_u64());
 }
@@ -179,21 +198,10 @@ fn check_mode_takes_card_names_alone_for_a_photo_of_a_known_layout() {
     let dir = tempfile::tempdir().unwrap();
     let photo = dir.path().join("our-table.jpg");
     std::fs::copy(scene("08-seq4-dark.jpg"), &photo).unwrap();
-    let labelled: Value =
-        serde_json::from_slice(&std::fs::read(scene("08-seq4-dark.json")).unwrap()).unwrap();
-    let names: Vec<&str> = labelled["cards"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["card"].as_str().unwrap())
-        .collect();
+    let names = scene_cards("08-seq4-dark.json");
     assert_eq!(names.len(), 4);
     // What a table writes down: the cards left to right, no corners.
-    std::fs::write(
-        dir.path().join("our-table.json"),
-        serde_json::json!({ "cards": names }).to_string(),
-    )
-    .unwrap();
+    write_names(&dir.path().join("our-table.json"), &names);
     let out = eleusis(&["recognize", "--check", "--json", photo.to_str().unwrap()]);
     let l = lines(&out);
     assert_eq!(l[0]["check"]["by_order"], Value::Bool(true), "{}", l[0]);
@@ -203,12 +211,8 @@ fn check_mode_takes_card_names_alone_for_a_photo_of_a_known_layout() {
 
     // A wrong name is a misread at its place, and the check fails.
     let mut wrong = names.clone();
-    wrong[1] = if names[1] == "AS" { "2S" } else { "AS" };
-    std::fs::write(
-        dir.path().join("our-table.json"),
-        serde_json::json!({ "cards": wrong }).to_string(),
-    )
-    .unwrap();
+    wrong[1] = if names[1] == "AS" { "2S" } else { "AS" }.to_string();
+    write_names(&dir.path().join("our-table.json"), &wrong);
     let out = eleusis(&["recognize", "--check", photo.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -221,19 +225,13 @@ fn check_mode_takes_card_names_alone_for_a_photo_of_a_known_layout() {
 #[test]
 fn cards_seen_at_a_slant_are_read_the_right_way_up() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
-    let out = eleusis(&[
-        "recognize",
-        "--check",
-        "--json",
-        root().join("tests/data/views").to_str().unwrap(),
-    ]);
-    let l = lines(&out);
+    let (l, ok) = check_folder("tests/data/views", &[]);
     let summary = &l.last().unwrap()["summary"];
     // Eleven cards, most of them looking square or landscape in the frame.
     assert_eq!(summary["labelled"].as_u64(), Some(11), "{summary}");
     assert_eq!(summary["correct"].as_u64(), Some(11), "{summary}");
     assert_eq!(summary["spurious"].as_u64(), Some(0), "{summary}");
-    assert!(out.status.success());
+    assert!(ok);
 }
 
 #[test]
@@ -248,19 +246,10 @@ fn cards_that_look_landscape_at_a_strong_slant_are_turned_and_read() {
     let dir = tempfile::tempdir().unwrap();
     let photo = dir.path().join("slant.png");
     squashed.save(&photo).unwrap();
-    let labelled: Value =
-        serde_json::from_slice(&std::fs::read(scene("08-seq4-dark.json")).unwrap()).unwrap();
-    let names: Vec<&str> = labelled["cards"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["card"].as_str().unwrap())
-        .collect();
-    std::fs::write(
-        dir.path().join("slant.json"),
-        serde_json::json!({ "cards": names }).to_string(),
-    )
-    .unwrap();
+    write_names(
+        &dir.path().join("slant.json"),
+        &scene_cards("08-seq4-dark.json"),
+    );
     let out = eleusis(&["recognize", "--check", "--json", photo.to_str().unwrap()]);
     let l = lines(&out);
     assert_eq!(l[0]["check"]["correct"].as_u64(), Some(4), "{}", l[0]);
