@@ -107,11 +107,7 @@ impl DelphosRound {
                 return Err(FlowError::RuleReadsRejected.into());
             }
         }
-        let mut out = Outcome {
-            round: number,
-            event: "round",
-            ..Outcome::default()
-        };
+        let mut out = Outcome::new(number, "round", None);
         for &card in &event.refused_starters {
             let v = judge_after(&judge, &[], card);
             if v.accepted {
@@ -334,12 +330,7 @@ impl DelphosRound {
     }
 
     fn outcome(&self, event: &'static str, player: Option<String>) -> Outcome {
-        Outcome {
-            round: self.number,
-            event,
-            player,
-            ..Outcome::default()
-        }
+        Outcome::new(self.number, event, player)
     }
 
     fn actor(&self, named: Option<&str>) -> Result<usize, RefereeError> {

@@ -174,11 +174,7 @@ impl Game {
                 .into());
             }
             LogEvent::EndGame(_) => {
-                let mut out = Outcome {
-                    round: self.rounds_started,
-                    event: "end_game",
-                    ..Outcome::default()
-                };
+                let mut out = Outcome::new(self.rounds_started, "end_game", None);
                 if let Some(round) = self.round.as_ref().filter(|r| r.end.is_none()) {
                     // RULES.md scores a round at its end; a round cut short has none.
                     out.warnings.push(format!(

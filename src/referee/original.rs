@@ -401,12 +401,7 @@ impl OriginalRound {
     // ----- helpers -----
 
     fn outcome(&self, event: &'static str, player: Option<String>) -> Outcome {
-        Outcome {
-            round: self.number,
-            event,
-            player,
-            ..Outcome::default()
-        }
+        Outcome::new(self.number, event, player)
     }
 
     /// The player whose turn it is, checked against the optional `player` field.

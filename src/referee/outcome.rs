@@ -162,6 +162,16 @@ pub enum Effect<'a> {
 }
 
 impl Outcome {
+    /// An outcome with nothing in it yet: the event of a round, and who acted.
+    pub fn new(round: u32, event: &'static str, player: Option<String>) -> Outcome {
+        Outcome {
+            round,
+            event,
+            player,
+            ..Outcome::default()
+        }
+    }
+
     /// What the outcome did after the event's verdicts — the prophet's call, placement,
     /// markers, penalties, eliminations, phases, warnings, the round's end and the game's
     /// totals — in the order a reader follows them. Whose turn is next is not an effect.

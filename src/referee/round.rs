@@ -610,12 +610,7 @@ impl Round {
     // ----- changes (infallible) -----
 
     fn outcome(&self, event: &'static str, seat: usize) -> Outcome {
-        Outcome {
-            round: self.number,
-            event,
-            player: Some(self.seats[seat].name.clone()),
-            ..Outcome::default()
-        }
+        Outcome::new(self.number, event, Some(self.seats[seat].name.clone()))
     }
 
     /// Lays cards: on the main line, or as one entry of the sideline under the last
