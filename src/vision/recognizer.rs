@@ -62,35 +62,29 @@ impl Recognizer {
     pub fn recognise(&self, frame: &RgbImage) -> Result<FrameRead, ModelError> {
         let quads = locate_cards(frame, &self.localiser);
         let threshold = self.classifier.settings().confirm_threshold;
-        let mut first: Vec<Quad> = Vec::with_capacity(quads.len() * 2);
-        for q in &quads {
-            first.push(*q);
-            if q.aspect() >= AMBIGUOUS_ASPECT {
-                first.push(quarter_turn(q));
-            }
-        }
+        // Each outline's readings: as located, and turned when it is near square.
+        let ways: Vec<Vec<Quad>> = quads
+            .iter()
+            .map(|q| {
+                if q.aspect() >= AMBIGUOUS_ASPECT {
+                    vec![*q, quarter_turn(q)]
+                } else {
+                    vec![*q]
+                }
+            })
+            .collect();
+        let first: Vec<Quad> = ways.iter().flatten().copied().collect();
         let mut reads = self.read_quads(frame, &first)?.into_iter();
         // The best read of each outline so far.
-        let mut best: Vec<Option<(Quad, ClassRead)>> = Vec::with_capacity(quads.len());
-        for q in &quads {
-            let ways = if q.aspect() >= AMBIGUOUS_ASPECT { 2 } else { 1 };
-            let mut pick: Option<(Quad, ClassRead)> = None;
-            for (k, read) in reads.by_ref().take(ways).enumerate() {
-                let quad = if k == 0 { *q } else { quarter_turn(q) };
-                let Some(r) = read else { continue };
-                let wins = match &pick {
-                    Some((_, b)) => better(&r, b),
-                    None => true,
-                };
-                if wins {
-                    pick = Some((quad, r));
-                }
+        let mut best: Vec<Option<(Quad, ClassRead)>> = vec![None; quads.len()];
+        for (slot, readings) in best.iter_mut().zip(&ways) {
+            for q in readings {
+                keep_better(slot, *q, reads.next().flatten());
             }
-            best.push(pick);
         }
         // Second look, turned, at outlines read once and found wanting.
         let retry: Vec<usize> = (0..quads.len())
-            .filter(|&i| quads[i].aspect() < AMBIGUOUS_ASPECT)
+            .filter(|&i| ways[i].len() == 1)
             .filter(|&i| match &best[i] {
                 Some((_, r)) => r.card.is_none() || r.confidence < threshold,
                 None => false,
@@ -100,11 +94,7 @@ impl Recognizer {
             let turned: Vec<Quad> = retry.iter().map(|&i| quarter_turn(&quads[i])).collect();
             let again = self.read_quads(frame, &turned)?;
             for ((&i, quad), read) in retry.iter().zip(turned).zip(again) {
-                if let (Some(r), Some((_, b))) = (read, &best[i]) {
-                    if better(&r, b) {
-                        best[i] = Some((quad, r));
-                    }
-                }
+                keep_better(&mut best[i], quad, read);
             }
         }
         let mut out = FrameRead {
@@ -165,6 +155,19 @@ pub fn quarter_turn(q: &Quad) -> Quad {
     let key = |c: Point| c.x + c.y;
     let first = if key(p[1]) <= key(p[3]) { 1 } else { 3 };
     Quad(std::array::from_fn(|k| p[(first + k) % 4]))
+}
+
+/// Puts `read` of outline `quad` in `slot` when the slot is empty or holds a worse
+/// read of the same card outline.
+fn keep_better(slot: &mut Option<(Quad, ClassRead)>, quad: Quad, read: Option<ClassRead>) {
+    let Some(read) = read else { return };
+    let wins = match slot {
+        Some((_, held)) => better(&read, held),
+        None => true,
+    };
+    if wins {
+        *slot = Some((quad, read));
+    }
 }
 
 /// Whether read `a` beats read `b` of the same outline: any card over "not a card",

@@ -180,17 +180,8 @@ pub fn score_by_order(expected: &[Card], reads: &[CardRead]) -> SceneScore {
     };
     let (mut i, mut j) = (0, 0);
     while i < n && j < m {
-        let same = expected[i] == reads[j].card;
         if cost[i][j] == cost[i + 1][j + 1] + pair_cost(expected[i], reads[j].card) {
-            let r = &reads[j];
-            s.located += 1;
-            if same {
-                s.correct += 1;
-                s.correct_unsure += usize::from(r.needs_confirmation);
-            } else {
-                s.misread += 1;
-                s.misread_confident += usize::from(!r.needs_confirmation);
-            }
+            s.count_located(expected[i], &reads[j]);
             i += 1;
             j += 1;
         } else if cost[i][j] == cost[i + 1][j] + GAP {
@@ -238,6 +229,21 @@ pub struct SceneScore {
     pub by_order: bool,
 }
 
+impl SceneScore {
+    /// Counts a labelled card matched with a read: located, and read right or not
+    /// (each split by whether the read asked for confirmation).
+    fn count_located(&mut self, expected: Card, read: &CardRead) {
+        self.located += 1;
+        if read.card == expected {
+            self.correct += 1;
+            self.correct_unsure += usize::from(read.needs_confirmation);
+        } else {
+            self.misread += 1;
+            self.misread_confident += usize::from(!read.needs_confirmation);
+        }
+    }
+}
+
 /// Scores reads against labels. Each labelled card is matched to the read with the
 /// smallest corner error (0° and 180° orderings count as the same outline).
 pub fn score(labels: &SceneLabels, reads: &[CardRead]) -> SceneScore {
@@ -260,20 +266,8 @@ pub fn score(labels: &SceneLabels, reads: &[CardRead]) -> SceneScore {
             continue;
         }
         used[i] = true;
-        s.located += 1;
         s.max_corner_error = s.max_corner_error.max(err);
-        let r = &reads[i];
-        if r.card == label.card {
-            s.correct += 1;
-            if r.needs_confirmation {
-                s.correct_unsure += 1;
-            }
-        } else {
-            s.misread += 1;
-            if !r.needs_confirmation {
-                s.misread_confident += 1;
-            }
-        }
+        s.count_located(label.card, &reads[i]);
     }
     s.spurious = used.iter().filter(|u| !**u).count();
     s.sequence_ok = s.read == s.expected;
