@@ -37,15 +37,14 @@ def main() -> None:
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
     ap.add_argument("--scenes", default=os.path.join(HERE, "data", "val-scenes"))
     a = ap.parse_args()
+    if not os.path.isdir(a.scenes):
+        raise SystemExit(f"calibrate: no validation scenes in {a.scenes} (render_scenes.py --designs val)")
     rec = evaluate.Recognizer(a.model)
     d = np.load(os.path.join(a.data, "val.npz"))
-    tl, br, y = d["tl"], d["br"], d["label"]
-    n_crop_reads = len(y)
-    if os.path.isdir(a.scenes):
-        stl, sbr, sy, _, n_scenes = evaluate.scene_crops(a.scenes, seed=12)
-        tl, br, y = np.concatenate([tl, stl]), np.concatenate([br, sbr]), np.concatenate([y, sy])
-    else:
-        raise SystemExit(f"calibrate: no validation scenes in {a.scenes} (render_scenes.py --designs val)")
+    n_crop_reads = len(d["label"])
+    stl, sbr, sy, _, n_scenes = evaluate.scene_crops(a.scenes, seed=12)
+    tl, br = np.concatenate([d["tl"], stl]), np.concatenate([d["br"], sbr])
+    y = np.concatenate([d["label"], sy])
     l1, l2 = rec.logits(tl), rec.logits(br)
     temperature = fit_temperature(torch.from_numpy(np.concatenate([l1, l2])),
                                   torch.from_numpy(np.concatenate([y, y])))

@@ -152,8 +152,9 @@ def render_view(rng, design: synth.Design, kind: str, view: str):
     for key, q in zip(keys, quads_cm):
         synth.paste_rgba(tex, design.faces[key], to_tex(q), rng)
     tex = cv2.GaussianBlur(tex, (0, 0), 0.5)  # against aliasing where the view shrinks it
-    mx, my = to_tex(table_pts)[..., 0], to_tex(table_pts)[..., 1]
-    img = cv2.remap(tex, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    tex_pts = to_tex(table_pts)
+    img = cv2.remap(tex, tex_pts[..., 0], tex_pts[..., 1], cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REFLECT)
     out = synth.camera(img, rng, strength=float(rng.uniform(0.5, 1.0)), jpeg=False)
     cards = [{"card": key, "corners": np.round(synth.normalise_corners(q).astype(np.float64), 1).tolist()}
              for key, q in sorted(zip(keys, img_quads), key=lambda kq: float(kq[1][:, 0].mean()))]
