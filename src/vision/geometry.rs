@@ -222,7 +222,7 @@ fn solve8(mut a: [[f64; 9]; 8]) -> Option<[f64; 8]> {
 /// The convex hull of a point set (Andrew's monotone chain), clockwise on screen,
 /// without collinear points.
 pub fn convex_hull(mut pts: Vec<Point>) -> Vec<Point> {
-    pts.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+    pts.sort_unstable_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
     pts.dedup();
     if pts.len() < 3 {
         return pts;

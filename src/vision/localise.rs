@@ -145,14 +145,15 @@ impl WorkImage {
         const K: usize = 4;
         let (cw, ch) = (self.w.div_ceil(CELL), self.h.div_ceil(CELL));
         let mut cells = vec![[0u32; 4]; cw * ch];
-        for y in 0..self.h {
-            for x in 0..self.w {
-                let c = &mut cells[(y / CELL) * cw + x / CELL];
-                let p = self.rgb[y * self.w + x];
-                c[0] += u32::from(p[0]);
-                c[1] += u32::from(p[1]);
-                c[2] += u32::from(p[2]);
-                c[3] += 1;
+        for (y, row) in self.rgb.chunks_exact(self.w).enumerate() {
+            let cell_row = &mut cells[(y / CELL) * cw..(y / CELL + 1) * cw];
+            for (c, px) in cell_row.iter_mut().zip(row.chunks(CELL)) {
+                for p in px {
+                    c[0] += u32::from(p[0]);
+                    c[1] += u32::from(p[1]);
+                    c[2] += u32::from(p[2]);
+                }
+                c[3] += px.len() as u32;
             }
         }
         let means: Vec<[f32; 3]> = cells
@@ -180,11 +181,18 @@ impl WorkImage {
             }
         }
         let mut out = vec![0i16; self.w * self.h];
-        for (i, (o, p)) in out.iter_mut().zip(&self.rgb).enumerate() {
-            let (x, y) = (i % self.w, i / self.w);
-            let c = cloth[(y / CELL) * cw + x / CELL];
-            let d: f32 = (0..3).map(|k| (f32::from(p[k]) - c[k]).abs()).sum();
-            *o = d as i16;
+        for (y, (orow, prow)) in out
+            .chunks_exact_mut(self.w)
+            .zip(self.rgb.chunks_exact(self.w))
+            .enumerate()
+        {
+            let cloth_row = &cloth[(y / CELL) * cw..(y / CELL + 1) * cw];
+            for ((os, ps), c) in orow.chunks_mut(CELL).zip(prow.chunks(CELL)).zip(cloth_row) {
+                for (o, p) in os.iter_mut().zip(ps) {
+                    let d: f32 = (0..3).map(|k| (f32::from(p[k]) - c[k]).abs()).sum();
+                    *o = d as i16;
+                }
+            }
         }
         out
     }
@@ -209,7 +217,12 @@ impl WorkImage {
                 let sum = sat[y1 * (w + 1) + x1] - sat[y0 * (w + 1) + x1] - sat[y1 * (w + 1) + x0]
                     + sat[y0 * (w + 1) + x0];
                 let n = ((y1 - y0) * (x1 - x0)) as i64;
-                out[y * w + x] = (sum / n) as i16;
+                // i32 division (several times cheaper than i64's) whenever the
+                // sum fits, which it does at the working scale.
+                out[y * w + x] = match i32::try_from(sum) {
+                    Ok(s32) => (s32 / n as i32) as i16,
+                    Err(_) => (sum / n) as i16,
+                };
             }
         }
         out
@@ -386,14 +399,25 @@ fn card_candidate<F: Fn(usize) -> bool>(
     cfg: &LocaliserConfig,
 ) -> Option<Candidate> {
     let (w, h) = (mask.w as u32, mask.h as u32);
-    let mut pts = Vec::with_capacity(runs.len() * 4);
+    // The hull only needs each row's outermost run ends (runs come row by row).
+    let mut rows: Vec<(u32, u32, u32)> = Vec::with_capacity(runs.len());
     for r in runs {
         // A card cut by the frame's edge cannot be read reliably.
         if r.x0 == 0 || r.x1 >= w || r.y == 0 || r.y + 1 >= h {
             return None;
         }
-        let (y0, y1) = (f64::from(r.y), f64::from(r.y) + 1.0);
-        let (x0, x1) = (f64::from(r.x0), f64::from(r.x1));
+        match rows.last_mut() {
+            Some((y, x0, x1)) if *y == r.y => {
+                *x0 = (*x0).min(r.x0);
+                *x1 = (*x1).max(r.x1);
+            }
+            _ => rows.push((r.y, r.x0, r.x1)),
+        }
+    }
+    let mut pts = Vec::with_capacity(rows.len() * 4);
+    for (y, x0, x1) in rows {
+        let (y0, y1) = (f64::from(y), f64::from(y) + 1.0);
+        let (x0, x1) = (f64::from(x0), f64::from(x1));
         pts.extend([
             Point::new(x0, y0),
             Point::new(x1, y0),
