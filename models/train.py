@@ -186,7 +186,7 @@ def main() -> None:
             loss.backward()
             opt.step()
             sched.step()
-            tot += float(loss) * len(yb)
+            tot += float(loss.detach()) * len(yb)
             correct += int((out.argmax(1) == yb).sum())
             seen += len(yb)
             if b % 20 == 0:
