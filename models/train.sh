@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Rebuilds the card recognizer from the package registries, end to end, on CPU:
 #   deps -> fetch (deck artwork) -> font decks -> render (index crops, validation and
-#   held-out table scenes, camera views) -> train + export (ONNX) -> calibrate
-#   (temperature, threshold) -> evaluate (held-out designs, scenes, camera views).
+#   held-out table scenes, camera views, rows of touching cards) -> train + export
+#   (ONNX) -> calibrate (temperature, threshold) -> evaluate (held-out designs,
+#   scenes, camera views, touching rows).
 # Writes models/recognizer.onnx, models/recognizer.json, models/eval/report.json;
 # models/.cache/steps.log gets the time of every step.
 # Knobs (environment): PER_CARD (renders per card per training design, default 40),
@@ -54,10 +55,12 @@ step render-heldout $PY render_crops.py --split heldout --per-card 16 --out data
 step render-val-scenes $PY render_scenes.py --out data/val-scenes --count 200 --designs val --seed 22
 step render-eval-scenes $PY render_scenes.py --out data/eval-scenes --count 200 --designs heldout --seed 21
 step render-views $PY render_views.py --out data/views --count 150 --designs heldout --seed 41
+step render-touching $PY render_touching.py --out data/touching --count 120 --designs heldout --seed 51
 step train $PY train.py --epochs "$EPOCHS" --threads "$THREADS"
 step calibrate $PY calibrate.py --scenes data/val-scenes
 if [ "${SCENES:-0}" = 1 ]; then
   step scenes $PY render_scenes.py --committed
 fi
-step evaluate $PY evaluate.py --scenes ../tests/data/scenes --scenes data/eval-scenes --scenes data/views
+step evaluate $PY evaluate.py --scenes ../tests/data/scenes --scenes data/eval-scenes --scenes data/views \
+  --scenes data/touching
 cat .cache/steps.log

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::classify::{ClassRead, Classifier, ModelError};
 use super::geometry::{Point, Quad};
 use super::localise::{locate_cards, LocaliserConfig};
-use super::rectify::{index_crops, CROP_LEN};
+use super::rectify::{card_to_frame, index_crops, CARD_H, CARD_W, CROP_LEN};
 use crate::cards::Card;
 
 /// One card read from a frame.
@@ -59,6 +59,13 @@ impl Recognizer {
     /// outline alone cannot say which sides are the long ones. Any other outline whose
     /// read is "not a card" or asks for confirmation is read turned as well, in a
     /// second, usually empty batch (a strong slant can make a card look landscape).
+    ///
+    /// Cards laid side by side and touching, in a deck with no printed border, merge
+    /// into one outline that reads as no card or as an unsure one. An outline with
+    /// the proportions of two or three touching cards ([`touching_cards`]) whose read
+    /// is not a confident card is cut into that many cards and read again (a third,
+    /// usually empty batch); the cut replaces the outline only when every part reads
+    /// as a card above the confirmation threshold.
     pub fn recognise(&self, frame: &RgbImage) -> Result<FrameRead, ModelError> {
         let quads = locate_cards(frame, &self.localiser);
         let threshold = self.classifier.settings().confirm_threshold;
@@ -97,13 +104,37 @@ impl Recognizer {
                 keep_better(&mut best[i], quad, read);
             }
         }
+        // Third look: outlines that may be touching cards, cut into cards.
+        let unsure = |b: &Option<(Quad, ClassRead)>| match b {
+            Some((_, r)) => r.card.is_none() || r.confidence < threshold,
+            None => true,
+        };
+        let cuts: Vec<(usize, Vec<Quad>)> = (0..quads.len())
+            .filter(|&i| unsure(&best[i]))
+            .filter_map(|i| Some((i, split_row(&quads[i], touching_cards(&quads[i])?)?)))
+            .collect();
+        let mut parts: Vec<(Quad, ClassRead)> = Vec::new();
+        if !cuts.is_empty() {
+            let all: Vec<Quad> = cuts.iter().flat_map(|(_, p)| p.iter().copied()).collect();
+            let mut reads = self.read_quads(frame, &all)?.into_iter();
+            for (i, cut) in cuts {
+                let read: Vec<Option<ClassRead>> = reads.by_ref().take(cut.len()).collect();
+                let sure = read
+                    .iter()
+                    .all(|r| r.is_some_and(|r| r.card.is_some() && r.confidence >= threshold));
+                if sure {
+                    best[i] = None;
+                    parts.extend(cut.into_iter().zip(read.into_iter().flatten()));
+                }
+            }
+        }
         let mut out = FrameRead {
             width: frame.width(),
             height: frame.height(),
             cards: Vec::new(),
             rejected: Vec::new(),
         };
-        for (quad, read) in best.into_iter().flatten() {
+        for (quad, read) in best.into_iter().flatten().chain(parts) {
             match read.card {
                 Some(card) => out.cards.push(CardRead {
                     card,
@@ -114,6 +145,8 @@ impl Recognizer {
                 None => out.rejected.push(quad),
             }
         }
+        out.cards
+            .sort_by(|a, b| a.corners.centre().x.total_cmp(&b.corners.centre().x));
         Ok(out)
     }
 
@@ -155,6 +188,42 @@ pub fn quarter_turn(q: &Quad) -> Quad {
     let key = |c: Point| c.x + c.y;
     let first = if key(p[1]) <= key(p[3]) { 1 } else { 3 };
     Quad(std::array::from_fn(|k| p[(first + k) % 4]))
+}
+
+/// How many portrait cards lying side by side and touching an outline may hold,
+/// from its short/long ratio: two cards of a 0.62–0.74 deck make 0.68–0.81 (the
+/// proportions of one card turned, so the model decides), three make 0.45–0.54.
+/// Four make about 0.36, which the localiser does not take for a card.
+pub fn touching_cards(q: &Quad) -> Option<usize> {
+    let a = q.aspect();
+    if (0.62..=0.84).contains(&a) {
+        Some(2)
+    } else if (0.43..=0.57).contains(&a) {
+        Some(3)
+    } else {
+        None
+    }
+}
+
+/// The outline cut across its long sides into `k` equal cards (equal in the
+/// outline's own perspective), each in the contract's corner order; `None` for a
+/// degenerate outline.
+pub fn split_row(q: &Quad, k: usize) -> Option<Vec<Quad>> {
+    let h = card_to_frame(q)?;
+    let (w, len) = (f64::from(CARD_W), f64::from(CARD_H));
+    (0..k)
+        .map(|i| {
+            let y0 = len * i as f64 / k as f64;
+            let y1 = len * (i + 1) as f64 / k as f64;
+            let c = [(0.0, y0), (w, y0), (w, y1), (0.0, y1)];
+            let mut pts = [Point::new(0.0, 0.0); 4];
+            for (p, (x, y)) in pts.iter_mut().zip(c) {
+                *p = h.apply(x, y)?;
+            }
+            // The part's first side (across the row) is its long one: turn it.
+            Some(quarter_turn(&Quad(pts)))
+        })
+        .collect()
 }
 
 /// Puts `read` of outline `quad` in `slot` when the slot is empty or holds a worse
@@ -204,6 +273,36 @@ mod tests {
         assert!((t.0[0].dist(t.0[1]) - 90.0).abs() < 1e-9);
         // Turning twice gives the original outline back (as one of its orderings).
         assert!(quarter_turn(&t).corner_error(&q) < 1e-9);
+    }
+
+    #[test]
+    fn a_row_of_touching_cards_is_cut_into_portrait_cards() {
+        // Three 60 × 84 cards side by side: one 180 × 84 outline, located in portrait
+        // order (its first side is a short one).
+        let row = quad([(180.0, 0.0), (180.0, 84.0), (0.0, 84.0), (0.0, 0.0)]);
+        assert_eq!(touching_cards(&row), Some(3));
+        let parts = split_row(&row, 3).unwrap();
+        assert_eq!(parts.len(), 3);
+        let mut xs: Vec<f64> = parts.iter().map(|p| p.centre().x).collect();
+        xs.sort_by(f64::total_cmp);
+        for (x, want) in xs.iter().zip([30.0, 90.0, 150.0]) {
+            assert!((x - want).abs() < 1e-6, "{xs:?}");
+        }
+        for p in &parts {
+            // Each part is a portrait card: its first side is the 60-long one.
+            assert!((p.0[0].dist(p.0[1]) - 60.0).abs() < 1e-6, "{p:?}");
+            assert!((p.0[1].dist(p.0[2]) - 84.0).abs() < 1e-6, "{p:?}");
+            assert!((p.aspect() - 60.0 / 84.0).abs() < 1e-9);
+        }
+        // Two touching cards look like one card turned; a single card lying in
+        // the frame has the same proportions, so the model decides.
+        let pair = quad([(120.0, 0.0), (120.0, 84.0), (0.0, 84.0), (0.0, 0.0)]);
+        assert_eq!(touching_cards(&pair), Some(2));
+        // Near-square outlines and four-card rows are not cut.
+        let square = quad([(0.0, 0.0), (90.0, 0.0), (90.0, 100.0), (0.0, 100.0)]);
+        assert_eq!(touching_cards(&square), None);
+        let four = quad([(240.0, 0.0), (240.0, 84.0), (0.0, 84.0), (0.0, 0.0)]);
+        assert_eq!(touching_cards(&four), None);
     }
 
     #[test]
