@@ -7,7 +7,7 @@ design's cards with no gap (or a hair's gap) between them, turned by up to 12
 degrees, on a random cloth, through the shared camera model.
 
     render_touching.py --out data/touching --count 120 --designs heldout --seed 51
-    render_touching.py --committed     # tests/data/touching (four frames)
+    render_touching.py --committed     # tests/data/touching (five frames)
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def main() -> None:
     a = ap.parse_args()
     if a.committed:
         # Borderless held-out decks (the ones whose touching cards merge), green
-        # felt and wood, two and three cards.
+        # felt and wood, rows of two to four cards.
         folder = os.path.join(HERE, "..", "tests", "data", "touching")
         os.makedirs(folder, exist_ok=True)
         plan = [("cardsJS", "green", 2), ("younestouati", "wood", 3), ("younestouati", "green", 2),
@@ -76,6 +76,9 @@ def main() -> None:
         for k, (name, cloth, n) in enumerate(plan):
             img, side = render(rng, synth.load_design(name), n, cloth)
             write(folder, f"{k + 1:02d}-{name}-{cloth}-{n}", img, side)
+        # A row of four that merges into one outline as thin as the localiser takes.
+        img, side = render(np.random.default_rng(101), synth.load_design("younestouati"), 4, "green")
+        write(folder, "05-younestouati-green-4", img, side)
         return
     if not a.out:
         raise SystemExit("render_touching: give --out DIR or --committed")

@@ -43,7 +43,8 @@ pub struct LocaliserConfig {
     /// Largest card, as a fraction of the frame area.
     pub max_area_frac: f64,
     /// Accepted short/long side ratio (a poker card is 0.71, a bridge card 0.64;
-    /// perspective stretches it either way).
+    /// perspective stretches it either way; down to about 0.34 for up to four
+    /// touching borderless cards in a row, which the recognizer cuts apart).
     pub aspect: (f64, f64),
     /// Accepted blob-hull area over fitted-quad area: just under 1 for a card (its
     /// rounded corners), far from it for discs, blobs and merged shapes.
@@ -70,7 +71,7 @@ impl Default for LocaliserConfig {
             cloth_distances: vec![35, 50, 90],
             min_area_frac: 0.0015,
             max_area_frac: 0.3,
-            aspect: (0.42, 1.0),
+            aspect: (0.31, 1.0),
             hull_fill: (0.9, 1.03),
             min_margin_white: 0.6,
             max_angle_skew: 28.0,

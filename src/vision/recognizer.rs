@@ -62,7 +62,7 @@ impl Recognizer {
     ///
     /// Cards laid side by side and touching, in a deck with no printed border, merge
     /// into one outline that reads as no card or as an unsure one. An outline with
-    /// the proportions of two or three touching cards ([`touching_cards`]) whose read
+    /// the proportions of two to four touching cards ([`touching_cards`]) whose read
     /// is not a confident card is cut into that many cards and read again (a third,
     /// usually empty batch); the cut replaces the outline only when every part reads
     /// as a card above the confirmation threshold.
@@ -192,14 +192,16 @@ pub fn quarter_turn(q: &Quad) -> Quad {
 
 /// How many portrait cards lying side by side and touching an outline may hold,
 /// from its short/long ratio: two cards of a 0.62–0.74 deck make 0.68–0.81 (the
-/// proportions of one card turned, so the model decides), three make 0.45–0.54.
-/// Four make about 0.36, which the localiser does not take for a card.
+/// proportions of one card turned, so the model decides), three make 0.45–0.54,
+/// four 0.34–0.40.
 pub fn touching_cards(q: &Quad) -> Option<usize> {
     let a = q.aspect();
     if (0.62..=0.84).contains(&a) {
         Some(2)
     } else if (0.43..=0.57).contains(&a) {
         Some(3)
+    } else if (0.31..=0.42).contains(&a) {
+        Some(4)
     } else {
         None
     }
@@ -298,11 +300,13 @@ mod tests {
         // the frame has the same proportions, so the model decides.
         let pair = quad([(120.0, 0.0), (120.0, 84.0), (0.0, 84.0), (0.0, 0.0)]);
         assert_eq!(touching_cards(&pair), Some(2));
-        // Near-square outlines and four-card rows are not cut.
+        let four = quad([(240.0, 0.0), (240.0, 84.0), (0.0, 84.0), (0.0, 0.0)]);
+        assert_eq!(touching_cards(&four), Some(4));
+        // Near-square outlines and longer rows are not cut.
         let square = quad([(0.0, 0.0), (90.0, 0.0), (90.0, 100.0), (0.0, 100.0)]);
         assert_eq!(touching_cards(&square), None);
-        let four = quad([(240.0, 0.0), (240.0, 84.0), (0.0, 84.0), (0.0, 0.0)]);
-        assert_eq!(touching_cards(&four), None);
+        let five = quad([(300.0, 0.0), (300.0, 84.0), (0.0, 84.0), (0.0, 0.0)]);
+        assert_eq!(touching_cards(&five), None);
     }
 
     #[test]
