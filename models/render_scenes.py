@@ -59,9 +59,10 @@ COMMITTED = [
 ]
 
 
-def write(out_dir, name, img, sidecar):
+def write(out_dir, name, img, sidecar, quality=85):
+    """A frame as JPEG and its labels as the sidecar `name.json`."""
     cv2.imwrite(os.path.join(out_dir, name + ".jpg"), cv2.cvtColor(img, cv2.COLOR_RGB2BGR),
-                [cv2.IMWRITE_JPEG_QUALITY, 85])
+                [cv2.IMWRITE_JPEG_QUALITY, quality])
     with open(os.path.join(out_dir, name + ".json"), "w") as f:
         json.dump(sidecar, f, indent=1)
 

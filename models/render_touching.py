@@ -12,13 +12,12 @@ degrees, on a random cloth, through the shared camera model.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 
-import cv2
 import numpy as np
 from tqdm import tqdm
 
+import render_scenes
 import synth
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,10 +50,7 @@ def render(rng, design: synth.Design, n: int, cloth: str | None = None):
 
 
 def write(folder: str, name: str, img: np.ndarray, side: dict) -> None:
-    cv2.imwrite(os.path.join(folder, name + ".jpg"), cv2.cvtColor(img, cv2.COLOR_RGB2BGR),
-                [cv2.IMWRITE_JPEG_QUALITY, 90])
-    with open(os.path.join(folder, name + ".json"), "w") as f:
-        json.dump(side, f, indent=1)
+    render_scenes.write(folder, name, img, side, quality=90)
 
 
 def main() -> None:
