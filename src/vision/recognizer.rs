@@ -69,65 +69,8 @@ impl Recognizer {
     pub fn recognise(&self, frame: &RgbImage) -> Result<FrameRead, ModelError> {
         let quads = locate_cards(frame, &self.localiser);
         let threshold = self.classifier.settings().confirm_threshold;
-        // Each outline's readings: as located, and turned when it is near square.
-        let ways: Vec<Vec<Quad>> = quads
-            .iter()
-            .map(|q| {
-                if q.aspect() >= AMBIGUOUS_ASPECT {
-                    vec![*q, quarter_turn(q)]
-                } else {
-                    vec![*q]
-                }
-            })
-            .collect();
-        let first: Vec<Quad> = ways.iter().flatten().copied().collect();
-        let mut reads = self.read_quads(frame, &first)?.into_iter();
-        // The best read of each outline so far.
-        let mut best: Vec<Option<(Quad, ClassRead)>> = vec![None; quads.len()];
-        for (slot, readings) in best.iter_mut().zip(&ways) {
-            for q in readings {
-                keep_better(slot, *q, reads.next().flatten());
-            }
-        }
-        // Second look, turned, at outlines read once and found wanting.
-        let retry: Vec<usize> = (0..quads.len())
-            .filter(|&i| ways[i].len() == 1)
-            .filter(|&i| match &best[i] {
-                Some((_, r)) => r.card.is_none() || r.confidence < threshold,
-                None => false,
-            })
-            .collect();
-        if !retry.is_empty() {
-            let turned: Vec<Quad> = retry.iter().map(|&i| quarter_turn(&quads[i])).collect();
-            let again = self.read_quads(frame, &turned)?;
-            for ((&i, quad), read) in retry.iter().zip(turned).zip(again) {
-                keep_better(&mut best[i], quad, read);
-            }
-        }
-        // Third look: outlines that may be touching cards, cut into cards.
-        let unsure = |b: &Option<(Quad, ClassRead)>| match b {
-            Some((_, r)) => r.card.is_none() || r.confidence < threshold,
-            None => true,
-        };
-        let cuts: Vec<(usize, Vec<Quad>)> = (0..quads.len())
-            .filter(|&i| unsure(&best[i]))
-            .filter_map(|i| Some((i, split_row(&quads[i], touching_cards(&quads[i])?)?)))
-            .collect();
-        let mut parts: Vec<(Quad, ClassRead)> = Vec::new();
-        if !cuts.is_empty() {
-            let all: Vec<Quad> = cuts.iter().flat_map(|(_, p)| p.iter().copied()).collect();
-            let mut reads = self.read_quads(frame, &all)?.into_iter();
-            for (i, cut) in cuts {
-                let read: Vec<Option<ClassRead>> = reads.by_ref().take(cut.len()).collect();
-                let sure = read
-                    .iter()
-                    .all(|r| r.is_some_and(|r| r.card.is_some() && r.confidence >= threshold));
-                if sure {
-                    best[i] = None;
-                    parts.extend(cut.into_iter().zip(read.into_iter().flatten()));
-                }
-            }
-        }
+        let mut best = self.read_both_ways(frame, &quads, threshold)?;
+        let parts = self.cut_touching(frame, &quads, &mut best, threshold)?;
         let mut out = FrameRead {
             width: frame.width(),
             height: frame.height(),
@@ -148,6 +91,78 @@ impl Recognizer {
         out.cards
             .sort_by(|a, b| a.corners.centre().x.total_cmp(&b.corners.centre().x));
         Ok(out)
+    }
+
+    /// The best read of each outline, with the outline it was read as: first as
+    /// located (and turned, for a near-square outline), then, in a second batch,
+    /// turned, for the other outlines whose first read is unsure.
+    fn read_both_ways(
+        &self,
+        frame: &RgbImage,
+        quads: &[Quad],
+        threshold: f32,
+    ) -> Result<Vec<Option<(Quad, ClassRead)>>, ModelError> {
+        let ways: Vec<Vec<Quad>> = quads
+            .iter()
+            .map(|q| {
+                if q.aspect() >= AMBIGUOUS_ASPECT {
+                    vec![*q, quarter_turn(q)]
+                } else {
+                    vec![*q]
+                }
+            })
+            .collect();
+        let first: Vec<Quad> = ways.iter().flatten().copied().collect();
+        let mut reads = self.read_quads(frame, &first)?.into_iter();
+        let mut best: Vec<Option<(Quad, ClassRead)>> = vec![None; quads.len()];
+        for (slot, readings) in best.iter_mut().zip(&ways) {
+            for q in readings {
+                keep_better(slot, *q, reads.next().flatten());
+            }
+        }
+        let retry: Vec<usize> = (0..quads.len())
+            .filter(|&i| ways[i].len() == 1)
+            .filter(|&i| best[i].as_ref().is_some_and(|(_, r)| !sure(r, threshold)))
+            .collect();
+        if !retry.is_empty() {
+            let turned: Vec<Quad> = retry.iter().map(|&i| quarter_turn(&quads[i])).collect();
+            let again = self.read_quads(frame, &turned)?;
+            for ((&i, quad), read) in retry.iter().zip(turned).zip(again) {
+                keep_better(&mut best[i], quad, read);
+            }
+        }
+        Ok(best)
+    }
+
+    /// The third look: outlines with the proportions of touching cards whose best
+    /// read is unsure, cut into cards and read in one batch. A cut whose every part
+    /// is a sure card replaces its outline (the outline's slot in `best` is
+    /// emptied); the parts and their reads are returned.
+    fn cut_touching(
+        &self,
+        frame: &RgbImage,
+        quads: &[Quad],
+        best: &mut [Option<(Quad, ClassRead)>],
+        threshold: f32,
+    ) -> Result<Vec<(Quad, ClassRead)>, ModelError> {
+        let cuts: Vec<(usize, Vec<Quad>)> = (0..quads.len())
+            .filter(|&i| !best[i].as_ref().is_some_and(|(_, r)| sure(r, threshold)))
+            .filter_map(|i| Some((i, split_row(&quads[i], touching_cards(&quads[i])?)?)))
+            .collect();
+        let mut parts = Vec::new();
+        if cuts.is_empty() {
+            return Ok(parts);
+        }
+        let all: Vec<Quad> = cuts.iter().flat_map(|(_, p)| p.iter().copied()).collect();
+        let mut reads = self.read_quads(frame, &all)?.into_iter();
+        for (i, cut) in cuts {
+            let read: Vec<Option<ClassRead>> = reads.by_ref().take(cut.len()).collect();
+            if read.iter().all(|r| r.is_some_and(|r| sure(&r, threshold))) {
+                best[i] = None;
+                parts.extend(cut.into_iter().zip(read.into_iter().flatten()));
+            }
+        }
+        Ok(parts)
     }
 
     /// Reads outlines in one model batch; `None` for an outline whose crops cannot
@@ -226,6 +241,11 @@ pub fn split_row(q: &Quad, k: usize) -> Option<Vec<Quad>> {
             Some(quarter_turn(&Quad(pts)))
         })
         .collect()
+}
+
+/// A card read at or above the confirmation threshold.
+fn sure(read: &ClassRead, threshold: f32) -> bool {
+    read.card.is_some() && read.confidence >= threshold
 }
 
 /// Puts `read` of outline `quad` in `slot` when the slot is empty or holds a worse
