@@ -107,8 +107,8 @@ pub fn rectify(frame: &RgbImage, quad: &Quad) -> Option<RgbImage> {
     for y in 0..CARD_H {
         for x in 0..CARD_W {
             let p = h.apply(f64::from(x), f64::from(y))?;
-            let v = sampler.sample(p.x, p.y);
-            out.put_pixel(x, y, Rgb(v.map(|c| c.round().clamp(0.0, 255.0) as u8)));
+            let v = sampler.rounded(p.x, p.y);
+            out.put_pixel(x, y, Rgb(v.map(|c| c as u8)));
         }
     }
     Some(out)
