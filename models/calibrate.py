@@ -9,11 +9,12 @@ Two kinds of validation reads are used, both of designs never trained on:
   alone under-represent: spread hands of small cards, blurred frames, glare.
 
 The temperature minimises the negative log-likelihood of single crops; the threshold
-is the lowest confidence that no validation misread reaches (readout.choose_threshold).
+is the confidence of the surest validation misread with a margin on its odds (ten
+times by default: readout.choose_threshold, readout.ODDS_MARGIN).
 The model itself (recognizer.onnx) is run by onnxruntime, so the artefact is what is
 calibrated.
 
-    calibrate.py [--scenes data/val-scenes]
+    calibrate.py [--scenes data/val-scenes] [--odds-margin 10]
 """
 from __future__ import annotations
 
@@ -36,7 +37,11 @@ def main() -> None:
     ap.add_argument("--model", default=HERE)
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
     ap.add_argument("--scenes", default=os.path.join(HERE, "data", "val-scenes"))
+    ap.add_argument("--odds-margin", type=float, default=readout.ODDS_MARGIN,
+                    help="how many times surer than the surest validation misread (odds)")
     a = ap.parse_args()
+    if not a.odds_margin >= 1.0:
+        raise SystemExit(f"calibrate: --odds-margin must be at least 1, not {a.odds_margin}")
     if not os.path.isdir(a.scenes):
         raise SystemExit(f"calibrate: no validation scenes in {a.scenes} (render_scenes.py --designs val)")
     rec = evaluate.Recognizer(a.model)
@@ -49,7 +54,7 @@ def main() -> None:
     temperature = fit_temperature(torch.from_numpy(np.concatenate([l1, l2])),
                                   torch.from_numpy(np.concatenate([y, y])))
     reads = readout.combine(l1, l2, temperature)
-    threshold, stats = readout.choose_threshold(reads, y)
+    threshold, stats = readout.choose_threshold(reads, y, a.odds_margin)
     stats["crop_reads"] = int(n_crop_reads)
     stats["scene_reads"] = int(len(y) - n_crop_reads)
     stats["scenes"] = int(n_scenes)

@@ -22,7 +22,7 @@ class IndexNet(nn.Module):
     9 x 5 feature maps, then a linear read-out that keeps the layout (rank above suit)
     instead of pooling it away."""
 
-    def __init__(self, width: int = 32, dropout: float = 0.2):
+    def __init__(self, width: int = 40, dropout: float = 0.2):
         super().__init__()
         w = width
         self.features = nn.Sequential(

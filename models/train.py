@@ -151,7 +151,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--width", type=int, default=32)
+    ap.add_argument("--width", type=int, default=40)
     # One thread: on a shared 2-core machine two OpenMP threads oversubscribe and crawl.
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
