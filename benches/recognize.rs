@@ -2,7 +2,9 @@
 //! `08-seq4-dark`): localisation alone, the model alone on the eight index crops,
 //! the whole read (localise, crop, one model
 //! batch of eight crops), and loading the model. Goals: ≤ 15 ms for the whole read
-//! on one core, ≤ 100 ms to load the model. tract runs single-threaded.
+//! on one core, ≤ 100 ms to load the model. tract runs single-threaded. Also
+//! localisation on a light cloth (`tests/data/white`), where the localiser tries
+//! its neutral-paper masks as well.
 //!
 //! Run: `cargo bench --bench recognize` (the model benches are skipped, with a
 //! note, when `models/recognizer.onnx` is not there).
@@ -15,13 +17,13 @@ use eleusis::vision::{decode_frame, locate_cards, Classifier, LocaliserConfig, R
 
 fn scene(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/scenes")
+        .join("tests/data")
         .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn bench(c: &mut Criterion) {
-    let bytes = scene("08-seq4-dark.jpg");
+    let bytes = scene("scenes/08-seq4-dark.jpg");
     let frame = decode_frame(&bytes, "08-seq4-dark.jpg").expect("scene decodes");
     let cfg = LocaliserConfig::default();
     assert_eq!(
@@ -35,6 +37,16 @@ fn bench(c: &mut Criterion) {
     });
     c.bench_function("locate 4 cards 1280x720", |b| {
         b.iter(|| locate_cards(black_box(&frame), &cfg).len())
+    });
+    let light = decode_frame(&scene("white/seq3-tinted-white-cloth.jpg"), "white cloth")
+        .expect("scene decodes");
+    assert_eq!(
+        locate_cards(&light, &cfg).len(),
+        3,
+        "the scene has three cards"
+    );
+    c.bench_function("locate 3 cards on a white cloth", |b| {
+        b.iter(|| locate_cards(black_box(&light), &cfg).len())
     });
 
     let model_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");

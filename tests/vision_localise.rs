@@ -165,3 +165,26 @@ fn corner_order_is_the_contract_order() {
         }
     }
 }
+
+#[test]
+fn cards_on_a_tinted_white_cloth_are_found_by_their_neutral_paper() {
+    // A row of three on a pink-tinted white cloth with bright speckles: in the
+    // whiteness masks the queen's outline takes in speckles of the cloth around
+    // her (a loose outline, read as another card); the paper's neutral colour
+    // sets her apart.
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/white/seq3-tinted-white-cloth.jpg");
+    let cfg = LocaliserConfig::default();
+    let r = check_scene(&path, &cfg);
+    assert!(r.missed.is_empty(), "not located: {}", r.missed.join("; "));
+    assert!(!r.out_of_order, "cards out of left-to-right order");
+    assert!(r.spurious.is_empty(), "spurious outlines {:?}", r.spurious);
+    let without = LocaliserConfig {
+        neutral_spreads: Vec::new(),
+        ..LocaliserConfig::default()
+    };
+    assert!(
+        !check_scene(&path, &without).missed.is_empty(),
+        "the frame no longer needs the neutral-paper masks: pick a harder one"
+    );
+}

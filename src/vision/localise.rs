@@ -5,8 +5,10 @@
 //! black felt to a white tablecloth lit unevenly, so no single threshold separates
 //! cards from it. The frame is reduced to a "whiteness" map (bright and grey score
 //! high; colours and dark score low) at a working scale of about 800 pixels across,
-//! and the map is thresholded at a ladder of levels. At each level every connected
-//! blob is a candidate; a candidate is a card when its convex hull is nearly the
+//! and the map is thresholded at a ladder of levels (on a light cloth, where
+//! whiteness barely separates paper from cloth, also masked for grey-neutral
+//! pixels: paper is neutral, a light cloth is usually tinted). At each level every
+//! connected blob is a candidate; a candidate is a card when its convex hull is nearly the
 //! largest quadrilateral inscribed in it (a rectangle seen in perspective), with a
 //! card's proportions and a white margin along its edges. The same card is found at
 //! several levels: the most complete outline (largest) wins, unless it swallows two
@@ -35,6 +37,16 @@ pub struct LocaliserConfig {
     pub local_margins: Vec<i16>,
     /// Half-width of that neighbourhood, as a fraction of the working long side.
     pub local_radius_frac: f64,
+    /// On a light cloth, the largest colour spread (`max − min` of R, G, B) of a
+    /// pixel that is also a little whiter than its neighbourhood, tried in turn:
+    /// card paper is grey-neutral where a light cloth is tinted (pink, cream), and
+    /// the cloth's bright speckles that join a card to its surroundings in the
+    /// whiteness masks are tinted too.
+    pub neutral_spreads: Vec<u8>,
+    /// The median whiteness of a frame from which its cloth counts as light: the
+    /// neutral-paper masks are tried only then (they cost time, and on a dark or
+    /// coloured cloth the other masks already find every card they would).
+    pub light_cloth_whiteness: i16,
     /// Colour distances from the surrounding cloth tried (sum over R, G, B): finds
     /// court cards whose art reaches their edge.
     pub cloth_distances: Vec<i16>,
@@ -68,6 +80,8 @@ impl Default for LocaliserConfig {
             levels: vec![80, 140, 200],
             local_margins: vec![4, 8, 20],
             local_radius_frac: 0.03,
+            neutral_spreads: vec![10],
+            light_cloth_whiteness: 80,
             cloth_distances: vec![35, 50, 90],
             min_area_frac: 0.0015,
             max_area_frac: 0.3,
@@ -196,6 +210,17 @@ impl WorkImage {
             }
         }
         out
+    }
+
+    /// The median whiteness of the working image, from every seventh pixel: the
+    /// cloth's, since cards cover a minority of a frame.
+    fn median_whiteness(&self) -> i16 {
+        let mut sample: Vec<i16> = self.data.iter().step_by(7).copied().collect();
+        if sample.is_empty() {
+            return 0;
+        }
+        let mid = sample.len() / 2;
+        *sample.select_nth_unstable(mid).1
     }
 
     /// The mean whiteness over a `(2r + 1)²` box around every pixel (clipped at the
@@ -570,6 +595,18 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
         for &m in &cfg.local_margins {
             let on = |i: usize| data[i] >= mean[i].saturating_add(m);
             candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
+        }
+        if !cfg.neutral_spreads.is_empty() && work.median_whiteness() >= cfg.light_cloth_whiteness {
+            let rgb = &work.rgb;
+            let margin = cfg.local_margins.first().copied().unwrap_or(0);
+            for &s in &cfg.neutral_spreads {
+                let on = |i: usize| {
+                    let [r, g, b] = rgb[i];
+                    r.max(g).max(b) - r.min(g).min(b) <= s
+                        && data[i] >= mean[i].saturating_add(margin)
+                };
+                candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
+            }
         }
     }
     if !cfg.cloth_distances.is_empty() {
