@@ -120,6 +120,40 @@ impl WorkImage {
         // Division by the block size as a multiplication (exact for these sums).
         let inv = (1u64 << 32).div_ceil((f * f) as u64);
         let mean = |sum: u32| ((u64::from(sum) * inv) >> 32) as i16;
+        let score = |r: i16, g: i16, b: i16| {
+            let (lo, hi) = (r.min(g).min(b), r.max(g).max(b));
+            lo - (hi - lo)
+        };
+        if f == 2 {
+            // The usual case (a 1280 × 720 or 1920 × 1080 frame ... up to 1600
+            // across): 2 × 2 blocks, the mean a shift, in one tight pass.
+            for y in 0..h {
+                let r0 = &raw[2 * y * stride..2 * y * stride + w * 6];
+                let r1 = &raw[(2 * y + 1) * stride..(2 * y + 1) * stride + w * 6];
+                let out = rgb[y * w..(y + 1) * w]
+                    .iter_mut()
+                    .zip(&mut data[y * w..(y + 1) * w]);
+                for ((o, d), (a, b)) in out.zip(r0.chunks_exact(6).zip(r1.chunks_exact(6))) {
+                    let m = |c: usize| {
+                        (u16::from(a[c])
+                            + u16::from(a[c + 3])
+                            + u16::from(b[c])
+                            + u16::from(b[c + 3]))
+                            >> 2
+                    };
+                    let (r, g, bl) = (m(0), m(1), m(2));
+                    *o = [r as u8, g as u8, bl as u8];
+                    *d = score(r as i16, g as i16, bl as i16);
+                }
+            }
+            return WorkImage {
+                w,
+                h,
+                scale: 2.0,
+                data,
+                rgb,
+            };
+        }
         let mut acc = vec![[0u32; 3]; w];
         for y in 0..h {
             acc.iter_mut().for_each(|a| *a = [0; 3]);
@@ -136,9 +170,7 @@ impl WorkImage {
             for (x, a) in acc.iter().enumerate() {
                 let (r, g, b) = (mean(a[0]), mean(a[1]), mean(a[2]));
                 rgb[y * w + x] = [r as u8, g as u8, b as u8];
-                let lo = r.min(g).min(b);
-                let hi = r.max(g).max(b);
-                data[y * w + x] = lo - (hi - lo);
+                data[y * w + x] = score(r, g, b);
             }
         }
         WorkImage {
@@ -179,19 +211,22 @@ impl WorkImage {
             })
             .collect();
         let mut cloth = vec![[0f32; 3]; cw * ch];
-        let mut window: Vec<f32> = Vec::with_capacity((2 * K + 1) * (2 * K + 1));
+        // Means are never negative, so their bit patterns order like the values:
+        // the medians are found among integers, which is faster.
+        let keys: [Vec<u32>; 3] =
+            std::array::from_fn(|c| means.iter().map(|m| m[c].to_bits()).collect());
+        let mut window: Vec<u32> = Vec::with_capacity((2 * K + 1) * (2 * K + 1));
         for cy in 0..ch {
+            let rows = cy.saturating_sub(K)..(cy + K + 1).min(ch);
             for cx in 0..cw {
-                for c in 0..3 {
+                let cols = cx.saturating_sub(K)..(cx + K + 1).min(cw);
+                for (c, key) in keys.iter().enumerate() {
                     window.clear();
-                    for yy in cy.saturating_sub(K)..(cy + K + 1).min(ch) {
-                        for xx in cx.saturating_sub(K)..(cx + K + 1).min(cw) {
-                            window.push(means[yy * cw + xx][c]);
-                        }
+                    for yy in rows.clone() {
+                        window.extend_from_slice(&key[yy * cw + cols.start..yy * cw + cols.end]);
                     }
                     let mid = window.len() / 2;
-                    window.select_nth_unstable_by(mid, f32::total_cmp);
-                    cloth[cy * cw + cx][c] = window[mid];
+                    cloth[cy * cw + cx][c] = f32::from_bits(*window.select_nth_unstable(mid).1);
                 }
             }
         }
@@ -224,31 +259,57 @@ impl WorkImage {
     }
 
     /// The mean whiteness over a `(2r + 1)²` box around every pixel (clipped at the
-    /// frame's edges), from an integral image.
+    /// frame's edges), truncated toward zero like an integer division. Box sums
+    /// are separable (a running sum along each row, then down each column) and
+    /// each division is a multiplication by the box size's reciprocal, nudged by
+    /// far less than the gap between two quotients (at least 1 / box size) so that
+    /// exact quotients stay exact.
     fn local_mean(&self, r: usize) -> Vec<i16> {
         let (w, h) = (self.w, self.h);
-        let mut sat = vec![0i64; (w + 1) * (h + 1)];
-        for y in 0..h {
-            let mut row = 0i64;
+        if w == 0 || h == 0 {
+            return Vec::new();
+        }
+        let span = |i: usize, n: usize| (i.saturating_sub(r), (i + r + 1).min(n));
+        // Row sums of the box's width around every pixel.
+        let mut rows = vec![0i32; w * h];
+        for (src, dst) in self.data.chunks_exact(w).zip(rows.chunks_exact_mut(w)) {
+            let mut sum: i32 = src[..(r + 1).min(w)].iter().map(|&v| i32::from(v)).sum();
             for x in 0..w {
-                row += i64::from(self.data[y * w + x]);
-                sat[(y + 1) * (w + 1) + x + 1] = sat[y * (w + 1) + x + 1] + row;
+                dst[x] = sum;
+                if x + r + 1 < w {
+                    sum += i32::from(src[x + r + 1]);
+                }
+                if x >= r {
+                    sum -= i32::from(src[x - r]);
+                }
             }
+        }
+        let inv_w: Vec<f64> = (0..w)
+            .map(|x| {
+                let (x0, x1) = span(x, w);
+                1.0 / (x1 - x0) as f64
+            })
+            .collect();
+        // Column sums of those, one row of running sums at a time.
+        let mut col: Vec<i32> = vec![0; w];
+        for row in rows.chunks_exact(w).take((r + 1).min(h)) {
+            col.iter_mut().zip(row).for_each(|(c, &v)| *c += v);
         }
         let mut out = vec![0i16; w * h];
         for y in 0..h {
-            let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
-            for x in 0..w {
-                let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
-                let sum = sat[y1 * (w + 1) + x1] - sat[y0 * (w + 1) + x1] - sat[y1 * (w + 1) + x0]
-                    + sat[y0 * (w + 1) + x0];
-                let n = ((y1 - y0) * (x1 - x0)) as i64;
-                // i32 division (several times cheaper than i64's) whenever the
-                // sum fits, which it does at the working scale.
-                out[y * w + x] = match i32::try_from(sum) {
-                    Ok(s32) => (s32 / n as i32) as i16,
-                    Err(_) => (sum / n) as i16,
-                };
+            let (y0, y1) = span(y, h);
+            let inv_h = 1.0 / (y1 - y0) as f64;
+            for ((o, &c), &iw) in out[y * w..(y + 1) * w].iter_mut().zip(&col).zip(&inv_w) {
+                let q = f64::from(c) * iw * inv_h;
+                *o = (q + 1e-9f64.copysign(q)) as i16;
+            }
+            if y + r + 1 < h {
+                let add = &rows[(y + r + 1) * w..(y + r + 2) * w];
+                col.iter_mut().zip(add).for_each(|(c, &v)| *c += v);
+            }
+            if y >= r {
+                let sub = &rows[(y - r) * w..(y - r + 1) * w];
+                col.iter_mut().zip(sub).for_each(|(c, &v)| *c -= v);
             }
         }
         out
@@ -296,14 +357,20 @@ fn blobs<F: Fn(usize) -> bool>(mask: &Mask<F>, min_px: u32, max_px: u32) -> Vec<
     let mut runs: Vec<Run> = Vec::new();
     let mut parent: Vec<u32> = Vec::new();
     let mut prev = 0..0;
+    // One row of the mask at a time, evaluated in a straight loop (which the
+    // compiler vectorises), then scanned for runs.
+    let mut bits = vec![false; mask.w];
     for y in 0..mask.h {
         let row = y * mask.w;
+        bits.iter_mut()
+            .enumerate()
+            .for_each(|(x, b)| *b = (mask.on)(row + x));
         let start = runs.len();
         let mut x = 0;
         while x < mask.w {
-            if (mask.on)(row + x) {
+            if bits[x] {
                 let x0 = x;
-                while x < mask.w && (mask.on)(row + x) {
+                while x < mask.w && bits[x] {
                     x += 1;
                 }
                 runs.push(Run {
@@ -847,6 +914,86 @@ mod tests {
     use super::*;
     use crate::vision::geometry::Homography;
     use image::Rgb;
+
+    /// A working image of pseudo-random whiteness in the map's whole range
+    /// (negative for colours), from a fixed linear congruential sequence.
+    fn noisy_work(w: usize, h: usize, seed: u64) -> WorkImage {
+        let mut state = seed;
+        let data = (0..w * h)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((state >> 33) % 511) as i16 - 255
+            })
+            .collect();
+        WorkImage {
+            w,
+            h,
+            scale: 1.0,
+            data,
+            rgb: vec![[0; 3]; w * h],
+        }
+    }
+
+    #[test]
+    fn local_mean_is_the_truncated_mean_of_the_clipped_box() {
+        for (w, h, r, seed) in [
+            (37, 23, 4, 1),
+            (64, 40, 19, 2),
+            (5, 90, 7, 3),
+            (9, 9, 30, 4),
+        ] {
+            let work = noisy_work(w, h, seed);
+            let fast = work.local_mean(r);
+            for y in 0..h {
+                for x in 0..w {
+                    let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
+                    let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
+                    let mut sum = 0i64;
+                    for yy in y0..y1 {
+                        for xx in x0..x1 {
+                            sum += i64::from(work.data[yy * w + xx]);
+                        }
+                    }
+                    let n = ((y1 - y0) * (x1 - x0)) as i64;
+                    assert_eq!(
+                        fast[y * w + x],
+                        (sum / n) as i16,
+                        "{w}x{h} r={r} at ({x}, {y})"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn working_image_of_two_by_two_blocks_matches_the_general_block_mean() {
+        let (fw, fh) = (61u32, 33u32);
+        let frame = RgbImage::from_fn(fw, fh, |x, y| {
+            Rgb([
+                (x * 37 % 256) as u8,
+                (y * 91 % 256) as u8,
+                ((x * y) % 256) as u8,
+            ])
+        });
+        // Long side 31 makes the block 2 × 2 (the fast path).
+        let work = WorkImage::new(&frame, 31);
+        assert_eq!((work.w, work.h, work.scale), (30, 16, 2.0));
+        for y in 0..work.h {
+            for x in 0..work.w {
+                let px: Vec<&Rgb<u8>> = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                    .iter()
+                    .map(|(dx, dy)| frame.get_pixel(2 * x as u32 + dx, 2 * y as u32 + dy))
+                    .collect();
+                let mean = |c: usize| px.iter().map(|p| u32::from(p[c])).sum::<u32>() / 4;
+                let (r, g, b) = (mean(0), mean(1), mean(2));
+                assert_eq!(work.rgb[y * work.w + x], [r as u8, g as u8, b as u8]);
+                let (lo, hi) = (r.min(g).min(b) as i16, r.max(g).max(b) as i16);
+                assert_eq!(work.data[y * work.w + x], lo - (hi - lo));
+            }
+        }
+    }
 
     /// Draws a white card with a black mark in its top-left corner onto `img`,
     /// through the homography from the 160 × 224 card to `quad`.
