@@ -4,7 +4,7 @@
 //! batch of eight crops), and loading the model. Goals: ≤ 15 ms for the whole read
 //! on one core, ≤ 100 ms to load the model. tract runs single-threaded. Also
 //! localisation on a light cloth (`tests/data/white`), where the localiser tries
-//! its neutral-paper masks as well.
+//! its neutral-paper masks as well, and the exposure check every read makes.
 //!
 //! Run: `cargo bench --bench recognize` (the model benches are skipped, with a
 //! note, when `models/recognizer.onnx` is not there).
@@ -13,7 +13,9 @@ use std::path::Path;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use eleusis::vision::rectify::{index_crops, CROP_LEN};
-use eleusis::vision::{decode_frame, locate_cards, Classifier, LocaliserConfig, Recognizer};
+use eleusis::vision::{
+    decode_frame, exposure_warnings, locate_cards, Classifier, LocaliserConfig, Recognizer,
+};
 
 fn scene(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -37,6 +39,9 @@ fn bench(c: &mut Criterion) {
     });
     c.bench_function("locate 4 cards 1280x720", |b| {
         b.iter(|| locate_cards(black_box(&frame), &cfg).len())
+    });
+    c.bench_function("exposure check 1280x720", |b| {
+        b.iter(|| exposure_warnings(black_box(&frame)).len())
     });
     let light = decode_frame(&scene("white/seq3-tinted-white-cloth.jpg"), "white cloth")
         .expect("scene decodes");

@@ -194,6 +194,8 @@
   function showReads(reply) {
     const box = $("reads");
     box.replaceChildren();
+    // Exposure problems first: they say why cards may be missing below.
+    for (const w of reply.warnings || []) box.append(E.el("div", { class: "error" }, "⚠ camera: " + w.text));
     if (!reply.recognized) box.append(E.el("div", { class: "muted" }, reply.recognizer + " — type the cards; the frame is kept as evidence."));
     else if (!reply.reads.length) box.append(E.el("div", { class: "muted" }, "no card found in the frame"));
     reply.reads.forEach((r, i) => {

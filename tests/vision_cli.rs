@@ -155,6 +155,40 @@ fn locate_only_needs_no_model() {
 }
 
 #[test]
+fn an_overexposed_frame_says_so_and_what_to_change() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // The committed sequence on its dark cloth, then the same frame blown out: the
+    // cloth pushed to pure white, as an auto-exposing webcam does over a white
+    // tablecloth.
+    let seq = scene("08-seq4-dark.jpg");
+    let frame = image::open(&seq).unwrap().to_rgb8();
+    let blown = image::RgbImage::from_fn(frame.width(), frame.height(), |x, y| {
+        let p = frame.get_pixel(x, y).0;
+        image::Rgb(p.map(|c| c.saturating_add(235)))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("blown.png");
+    blown.save(&path).unwrap();
+    let out = eleusis(&[
+        "recognize",
+        "--json",
+        seq.to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]);
+    let l = lines(&out);
+    assert_eq!(l.len(), 2, "{l:?}");
+    assert!(l[0].get("warnings").is_none(), "well exposed: {}", l[0]);
+    assert_eq!(l[1]["warnings"][0]["kind"], "overexposed", "{}", l[1]);
+    // The same, in text and without a model.
+    let out = eleusis(&["recognize", "--locate-only", path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("warning: overexposed") && text.contains("lower the camera's exposure"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_missing_model_is_a_clear_error_with_status_2() {
     let out = eleusis(&[
         "recognize",

@@ -126,6 +126,29 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     let frame_id = frame["frame"].as_str().expect("frame id").to_string();
     assert_eq!(frame["width"], 320);
     assert_eq!(frame["recognized"], false, "no recognizer in this test");
+    assert_eq!(
+        frame["warnings"],
+        json!([]),
+        "a well-exposed frame: {frame}"
+    );
+    // A blown-out white cloth is reported, recognizer or not.
+    let white = {
+        let image = image::RgbImage::from_pixel(320, 240, image::Rgb([255, 255, 254]));
+        let mut out = std::io::Cursor::new(Vec::new());
+        image
+            .write_to(&mut out, image::ImageFormat::Png)
+            .expect("png");
+        out.into_inner()
+    };
+    let blown = server.post_bytes("/api/frames", &white).expect(200);
+    assert_eq!(blown["warnings"][0]["kind"], "overexposed", "{blown}");
+    assert!(
+        blown["warnings"][0]["text"]
+            .as_str()
+            .expect("text")
+            .contains("lower the camera's exposure"),
+        "{blown}"
+    );
     let with_evidence = server
         .post(
             "/api/plays",

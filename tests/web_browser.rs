@@ -363,6 +363,22 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
     let jpeg = server.get(&format!("/api/frames/{frame}"));
     assert!(jpeg.body.starts_with(&[0xFF, 0xD8, 0xFF]));
 
+    // A blown-out frame: the console says what is wrong with the camera.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let blown = dir.path().join("blown.png");
+    image::RgbImage::from_pixel(640, 360, image::Rgb([255, 255, 255]))
+        .save(&blown)
+        .expect("png");
+    driver.send_keys("#upload", &blown.display().to_string());
+    driver.wait_for(
+        "the exposure warning",
+        "return document.getElementById('reads').innerText;",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.contains("camera: overexposed"))
+        },
+    );
+
     drop(driver);
     server.stop();
 }

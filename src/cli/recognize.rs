@@ -18,9 +18,12 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::{json, Value};
 
+use image::RgbImage;
+
 use crate::vision::scene::{CheckSummary, Labels, SceneScore};
 use crate::vision::{
-    load_frame, locate_cards, Classifier, FrameRead, LocaliserConfig, Quad, Recognizer,
+    exposure_warnings, load_frame, locate_cards, Classifier, ExposureWarning, FrameRead,
+    LocaliserConfig, Quad, Recognizer,
 };
 
 /// Arguments of `eleusis recognize`.
@@ -94,9 +97,9 @@ fn round(v: f64, places: i32) -> f64 {
     (v * f).round() / f
 }
 
-/// The JSON line of a read frame.
+/// The JSON line of a read frame; `warnings` only when there are some.
 fn frame_json(file: &str, read: &FrameRead) -> Value {
-    json!({
+    let mut line = json!({
         "file": file,
         "width": read.width,
         "height": read.height,
@@ -106,7 +109,23 @@ fn frame_json(file: &str, read: &FrameRead) -> Value {
             "corners": c.corners,
             "needs_confirmation": c.needs_confirmation,
         })).collect::<Vec<_>>(),
-    })
+    });
+    with_warnings(&mut line, &read.warnings);
+    line
+}
+
+fn with_warnings(line: &mut Value, warnings: &[ExposureWarning]) {
+    if !warnings.is_empty() {
+        line["warnings"] = json!(warnings);
+    }
+}
+
+/// The text lines of a frame's exposure warnings, one per warning.
+fn warnings_text(warnings: &[ExposureWarning]) -> String {
+    warnings
+        .iter()
+        .map(|w| format!("\n  warning: {w}"))
+        .collect()
 }
 
 fn frame_text(file: &str, read: &FrameRead) -> String {
@@ -132,13 +151,15 @@ fn frame_text(file: &str, read: &FrameRead) -> String {
     format!("{file}: {}", cards.join(" "))
 }
 
-fn locate_json(file: &str, width: u32, height: u32, quads: &[Quad]) -> Value {
-    json!({
+fn locate_json(file: &str, frame: &RgbImage, quads: &[Quad]) -> Value {
+    let mut line = json!({
         "file": file,
-        "width": width,
-        "height": height,
+        "width": frame.width(),
+        "height": frame.height(),
         "cards": quads.iter().map(|q| json!({"corners": q})).collect::<Vec<_>>(),
-    })
+    });
+    with_warnings(&mut line, &exposure_warnings(frame));
+    line
 }
 
 fn check_text(file: &str, s: &SceneScore) -> String {
@@ -269,13 +290,14 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
         let Some(recognizer) = &recognizer else {
             let quads = locate_cards(&frame, &localiser);
             if args.json {
+                writeln!(out, "{}", locate_json(&file, &frame, &quads))?;
+            } else {
                 writeln!(
                     out,
-                    "{}",
-                    locate_json(&file, frame.width(), frame.height(), &quads)
+                    "{file}: {} card outlines{}",
+                    quads.len(),
+                    warnings_text(&exposure_warnings(&frame))
                 )?;
-            } else {
-                writeln!(out, "{file}: {} card outlines", quads.len())?;
                 for q in &quads {
                     writeln!(out, "  {}", serde_json::to_string(q)?)?;
                 }
@@ -292,11 +314,21 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
                     line["check"] = serde_json::to_value(&s)?;
                     writeln!(out, "{line}")?;
                 } else {
-                    writeln!(out, "{}", check_text(&file, &s))?;
+                    writeln!(
+                        out,
+                        "{}{}",
+                        check_text(&file, &s),
+                        warnings_text(&read.warnings)
+                    )?;
                 }
             }
             None if args.json => writeln!(out, "{}", frame_json(&file, &read))?,
-            None => writeln!(out, "{}", frame_text(&file, &read))?,
+            None => writeln!(
+                out,
+                "{}{}",
+                frame_text(&file, &read),
+                warnings_text(&read.warnings)
+            )?,
         }
     }
     if args.check {

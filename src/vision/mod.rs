@@ -1,7 +1,8 @@
 //! Reading cards from a camera frame: load the frame ([`frame`]), find each card's
 //! outline ([`localise`]), warp its two index corners upright ([`rectify`]), and
 //! classify them with the ONNX recognizer ([`classify`]). [`Recognizer`] runs the
-//! whole pipeline; [`scene`] compares reads with labelled scenes.
+//! whole pipeline; [`exposure`] says when a frame is too bright or too dark to find
+//! cards in; [`scene`] compares reads with labelled scenes.
 //!
 //! The recognizer contract shared with the training pipeline (`models/README.md`):
 //! corners `[top-left, top-right, bottom-right, bottom-left]` of the portrait card,
@@ -9,6 +10,7 @@
 //! half turn, model input `[N, 3, 72, 40]` in [0, 1], output `[N, 53]` logits.
 
 pub mod classify;
+pub mod exposure;
 pub mod frame;
 pub mod geometry;
 pub mod localise;
@@ -17,6 +19,7 @@ pub mod rectify;
 pub mod scene;
 
 pub use classify::{Classifier, ModelError, ModelSettings};
+pub use exposure::{exposure_warnings, ExposureWarning};
 pub use frame::{decode_frame, load_frame, FrameError};
 pub use geometry::{Point, Quad};
 pub use localise::{locate_cards, LocaliserConfig};

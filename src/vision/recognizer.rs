@@ -5,6 +5,7 @@ use image::RgbImage;
 use serde::Serialize;
 
 use super::classify::{ClassRead, Classifier, ModelError};
+use super::exposure::{exposure_warnings, ExposureWarning};
 use super::geometry::{Point, Quad};
 use super::localise::{locate_cards, LocaliserConfig};
 use super::rectify::{card_to_frame, index_crops, CARD_H, CARD_W, CROP_LEN};
@@ -33,6 +34,9 @@ pub struct FrameRead {
     /// Card-shaped things the model turned away as "not a card".
     #[serde(skip)]
     pub rejected: Vec<Quad>,
+    /// What about the frame's exposure may have cost cards (empty when fine).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<ExposureWarning>,
 }
 
 /// The card recognizer: localiser settings plus the loaded model. Build it once and
@@ -76,6 +80,7 @@ impl Recognizer {
             height: frame.height(),
             cards: Vec::new(),
             rejected: Vec::new(),
+            warnings: exposure_warnings(frame),
         };
         for (quad, read) in best.into_iter().flatten().chain(parts) {
             match read.card {

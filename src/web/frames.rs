@@ -12,7 +12,7 @@ use image::codecs::jpeg::JpegEncoder;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::vision::{decode_frame, Recognizer};
+use crate::vision::{decode_frame, exposure_warnings, ExposureWarning, Recognizer};
 
 use super::error::ApiError;
 
@@ -77,6 +77,9 @@ pub struct FrameReply {
     pub recognizer: String,
     /// Whether the recognizer ran on the frame.
     pub recognized: bool,
+    /// The frame's exposure problems (`{"kind", "text"}`), checked with or without
+    /// a recognizer: why cards may be missing, and what to change.
+    pub warnings: Vec<ExposureWarning>,
 }
 
 /// Whether `id` is a frame id (64 lowercase hex digits); anything else could name a
@@ -118,6 +121,7 @@ pub fn process(bytes: &[u8], spool: &Path, camera: &Camera) -> Result<FrameReply
         confirm_threshold: None,
         recognizer: camera.note.clone(),
         recognized: false,
+        warnings: exposure_warnings(&image),
     };
     if let Some(recognizer) = &camera.recognizer {
         reply.confirm_threshold = Some(recognizer.classifier.settings().confirm_threshold);
