@@ -13,15 +13,16 @@ use serde::{Serialize, Serializer};
 /// Share of the frame clipped to white (every channel ≥ [`CLIPPED`]) from which
 /// the frame counts as overexposed. Card paper well exposed reads 200–240 and
 /// glare spots are small, so a quarter of the frame clipped is the cloth itself.
-/// Over 506 rendered evaluation frames it flags five, all on white cloth.
+/// Over 506 rendered frames (held-out scenes and views, a white-cloth development
+/// set, the committed test frames) it flags five, all on white cloth.
 pub const OVEREXPOSED_SHARE: f32 = 0.25;
 
 /// A channel value this high is clipped (JPEG noise keeps true 255 a little below).
 pub const CLIPPED: u8 = 250;
 
 /// Brightness (brightest channel) that the brightest 0.2 % of the frame must reach:
-/// below it, even the cards' paper and any glare are dim. Over the rendered
-/// evaluation frames the dimmest frame with cards reaches 100, and is read.
+/// below it, even the cards' paper and any glare are dim. Over the same rendered
+/// frames the dimmest frame with cards reaches 100, and is read.
 pub const DARK_LEVEL: u8 = 60;
 
 /// Every `STEP`-th pixel of every `STEP`-th row is looked at (a 1280 × 720 frame:
