@@ -16,9 +16,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use serde_json::{json, Value};
-
 use image::RgbImage;
+use serde_json::{json, Value};
 
 use crate::vision::scene::{CheckSummary, Labels, SceneScore};
 use crate::vision::{
