@@ -22,18 +22,23 @@ class IndexNet(nn.Module):
     9 x 5 feature maps, then a linear read-out that keeps the layout (rank above suit)
     instead of pooling it away."""
 
-    def __init__(self, width: int = 40, dropout: float = 0.2):
+    def __init__(self, width: int = 40, dropout: float = 0.2, mix: int = 0):
         super().__init__()
         w = width
-        self.features = nn.Sequential(
+        layers = [
             nn.Conv2d(3, w // 2, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(w // 2),
             nn.ReLU(inplace=True),                      # 36 x 20
             conv_bn(w // 2, w), nn.MaxPool2d(2),        # 18 x 10
             conv_bn(w, 2 * w), conv_bn(2 * w, 2 * w), nn.MaxPool2d(2),  # 9 x 5
             conv_bn(2 * w, 2 * w),
-        )
+        ]
+        out = 2 * w
+        if mix:  # a 1 x 1 convolution at 9 x 5: capacity where it is cheap
+            layers += [nn.Conv2d(out, mix, 1, bias=False), nn.BatchNorm2d(mix), nn.ReLU(inplace=True)]
+            out = mix
+        self.features = nn.Sequential(*layers)
         self.head = nn.Sequential(nn.Flatten(), nn.Dropout(dropout),
-                                  nn.Linear(2 * w * 9 * 5, NUM_CLASSES))
+                                  nn.Linear(out * 9 * 5, NUM_CLASSES))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features((x - 0.5) * 4.0))

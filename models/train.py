@@ -152,6 +152,7 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--width", type=int, default=40)
+    ap.add_argument("--mix", type=int, default=0, help="channels of a 1x1 convolution at 9x5 (0: none)")
     # One thread: on a shared 2-core machine two OpenMP threads oversubscribe and crawl.
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
@@ -164,8 +165,8 @@ def main() -> None:
     xtr, ytr = load_training([os.path.join(a.data, f) for f in ("train.npz", "fonts.npz", "fonts_big.npz")])
     xva, yva = load_crops(os.path.join(a.data, "val.npz"))
     print(f"train targets {len(ytr)} (crop pairs), val crops {len(yva)}")
-    net = M.IndexNet(a.width)
-    print(f"IndexNet width {a.width}: {M.count_params(net)} parameters")
+    net = M.IndexNet(a.width, mix=a.mix)
+    print(f"IndexNet width {a.width}, mix {a.mix}: {M.count_params(net)} parameters")
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     steps = a.epochs * (len(ytr) // a.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
@@ -229,7 +230,7 @@ def main() -> None:
         "classes": 53,
         "temperature": round(temperature, 6),
         "confirm_threshold": round(threshold, 6),
-        "version": time.strftime("%Y-%m-%d", time.gmtime()) + f"-w{a.width}-e{a.epochs}",
+        "version": time.strftime("%Y-%m-%d", time.gmtime()) + f"-w{a.width}" + (f"-m{a.mix}" if a.mix else "") + f"-e{a.epochs}",
         "class_names": readout.CLASS_NAMES,
         "rectified": [160, 224],
         "crop": {"x": [0, 40], "y": [0, 72]},
