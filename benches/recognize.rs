@@ -84,6 +84,13 @@ fn bench(c: &mut Criterion) {
                 .map(|r| r.cards.len())
         })
     });
+    c.bench_function("recognise 3 cards on a white cloth", |b| {
+        b.iter(|| {
+            recognizer
+                .recognise(black_box(&light))
+                .map(|r| r.cards.len())
+        })
+    });
 }
 
 criterion_group! {
