@@ -367,21 +367,15 @@ fn blobs<F: Fn(usize) -> bool>(mask: &Mask<F>, min_px: u32, max_px: u32) -> Vec<
             .for_each(|(x, b)| *b = (mask.on)(row + x));
         let start = runs.len();
         let mut x = 0;
-        while x < mask.w {
-            if bits[x] {
-                let x0 = x;
-                while x < mask.w && bits[x] {
-                    x += 1;
-                }
-                runs.push(Run {
-                    y: y as u32,
-                    x0: x0 as u32,
-                    x1: x as u32,
-                });
-                parent.push((runs.len() - 1) as u32);
-            } else {
-                x += 1;
-            }
+        while let Some(gap) = bits[x..].iter().position(|&b| b) {
+            let x0 = x + gap;
+            x = x0 + bits[x0..].iter().position(|&b| !b).unwrap_or(mask.w - x0);
+            runs.push(Run {
+                y: y as u32,
+                x0: x0 as u32,
+                x1: x as u32,
+            });
+            parent.push((runs.len() - 1) as u32);
         }
         // Union with the overlapping runs of the previous row (8-connectivity).
         let mut j = prev.start;
