@@ -38,7 +38,8 @@ pub struct LocaliserConfig {
     /// Half-width of that neighbourhood, as a fraction of the working long side.
     pub local_radius_frac: f64,
     /// On a light cloth, the largest colour spread (`max − min` of R, G, B) of a
-    /// pixel that is also a little whiter than its neighbourhood, tried in turn:
+    /// pixel that is also a little whiter than its neighbourhood (by the smallest of
+    /// `local_margins`; these masks need that neighbourhood mean), tried in turn:
     /// card paper is grey-neutral where a light cloth is tinted (pink, cream), and
     /// the cloth's bright speckles that join a card to its surroundings in the
     /// whiteness masks are tinted too.
@@ -117,16 +118,13 @@ impl WorkImage {
         let stride = fw as usize * 3;
         let mut data = vec![0i16; w * h];
         let mut rgb = vec![[0u8; 3]; w * h];
-        // Division by the block size as a multiplication (exact for these sums).
-        let inv = (1u64 << 32).div_ceil((f * f) as u64);
-        let mean = |sum: u32| ((u64::from(sum) * inv) >> 32) as i16;
         let score = |r: i16, g: i16, b: i16| {
             let (lo, hi) = (r.min(g).min(b), r.max(g).max(b));
             lo - (hi - lo)
         };
         if f == 2 {
-            // The usual case (a 1280 × 720 or 1920 × 1080 frame ... up to 1600
-            // across): 2 × 2 blocks, the mean a shift, in one tight pass.
+            // The usual case (a 1280 × 720 frame; any long side of 801–1600
+            // pixels): 2 × 2 blocks, the mean a shift, in one tight pass.
             for y in 0..h {
                 let r0 = &raw[2 * y * stride..2 * y * stride + w * 6];
                 let r1 = &raw[(2 * y + 1) * stride..(2 * y + 1) * stride + w * 6];
@@ -146,31 +144,28 @@ impl WorkImage {
                     *d = score(r as i16, g as i16, bl as i16);
                 }
             }
-            return WorkImage {
-                w,
-                h,
-                scale: 2.0,
-                data,
-                rgb,
-            };
-        }
-        let mut acc = vec![[0u32; 3]; w];
-        for y in 0..h {
-            acc.iter_mut().for_each(|a| *a = [0; 3]);
-            for dy in 0..f {
-                let row = &raw[(y * f + dy) * stride..(y * f + dy) * stride + w * f * 3];
-                for (x, a) in acc.iter_mut().enumerate() {
-                    for px in row[x * f * 3..(x + 1) * f * 3].chunks_exact(3) {
-                        a[0] += u32::from(px[0]);
-                        a[1] += u32::from(px[1]);
-                        a[2] += u32::from(px[2]);
+        } else {
+            // Division by the block size as a multiplication (exact for these sums).
+            let inv = (1u64 << 32).div_ceil((f * f) as u64);
+            let mean = |sum: u32| ((u64::from(sum) * inv) >> 32) as i16;
+            let mut acc = vec![[0u32; 3]; w];
+            for y in 0..h {
+                acc.iter_mut().for_each(|a| *a = [0; 3]);
+                for dy in 0..f {
+                    let row = &raw[(y * f + dy) * stride..(y * f + dy) * stride + w * f * 3];
+                    for (x, a) in acc.iter_mut().enumerate() {
+                        for px in row[x * f * 3..(x + 1) * f * 3].chunks_exact(3) {
+                            a[0] += u32::from(px[0]);
+                            a[1] += u32::from(px[1]);
+                            a[2] += u32::from(px[2]);
+                        }
                     }
                 }
-            }
-            for (x, a) in acc.iter().enumerate() {
-                let (r, g, b) = (mean(a[0]), mean(a[1]), mean(a[2]));
-                rgb[y * w + x] = [r as u8, g as u8, b as u8];
-                data[y * w + x] = score(r, g, b);
+                for (x, a) in acc.iter().enumerate() {
+                    let (r, g, b) = (mean(a[0]), mean(a[1]), mean(a[2]));
+                    rgb[y * w + x] = [r as u8, g as u8, b as u8];
+                    data[y * w + x] = score(r, g, b);
+                }
             }
         }
         WorkImage {
@@ -659,7 +654,7 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
         }
         if !cfg.neutral_spreads.is_empty() && work.median_whiteness() >= cfg.light_cloth_whiteness {
             let rgb = &work.rgb;
-            let margin = cfg.local_margins.first().copied().unwrap_or(0);
+            let margin = cfg.local_margins.iter().copied().min().unwrap_or(0);
             for &s in &cfg.neutral_spreads {
                 let on = |i: usize| {
                     let [r, g, b] = rgb[i];
