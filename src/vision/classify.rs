@@ -147,8 +147,8 @@ const MAX_SIZED_PLANS: usize = 24;
 
 /// The loaded model. It is optimised once for a batch of any size (`N`), which
 /// also proves at load time that the file is usable. tract runs a plan optimised
-/// for one concrete batch size faster (the model alone on a 4-card frame: 3.97 ms
-/// instead of 4.49), so the first batch of each size (a frame's crop count: two per
+/// for one concrete batch size faster (measured with the width-32 model, the model
+/// alone on a 4-card frame: 3.97 ms instead of 4.49), so the first batch of each size (a frame's crop count: two per
 /// outline) builds such a plan, about 5 ms once, and later batches of that size
 /// reuse it.
 pub struct Classifier {

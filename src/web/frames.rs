@@ -121,7 +121,7 @@ pub fn process(bytes: &[u8], spool: &Path, camera: &Camera) -> Result<FrameReply
         confirm_threshold: None,
         recognizer: camera.note.clone(),
         recognized: false,
-        warnings: exposure_warnings(&image),
+        warnings: Vec::new(),
     };
     if let Some(recognizer) = &camera.recognizer {
         reply.confirm_threshold = Some(recognizer.classifier.settings().confirm_threshold);
@@ -138,9 +138,14 @@ pub fn process(bytes: &[u8], spool: &Path, camera: &Camera) -> Result<FrameReply
                         needs_confirmation: c.needs_confirmation,
                     })
                     .collect();
+                reply.warnings = read.warnings;
             }
             Err(e) => reply.recognizer = format!("the recognizer failed on this frame: {e}"),
         }
+    }
+    // Without a read (no recognizer, or it failed) the exposure is checked here.
+    if !reply.recognized {
+        reply.warnings = exposure_warnings(&image);
     }
     Ok(reply)
 }
