@@ -223,6 +223,16 @@ fn solve8(mut a: [[f64; 9]; 8]) -> Option<[f64; 8]> {
 /// without collinear points.
 pub fn convex_hull(mut pts: Vec<Point>) -> Vec<Point> {
     pts.sort_unstable_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+    convex_hull_of_sorted(pts)
+}
+
+/// [`convex_hull`] of points already sorted by x, then y: for callers that can
+/// sort faster than a comparison sort (the localiser's blobs, whose points are
+/// integers).
+pub fn convex_hull_of_sorted(mut pts: Vec<Point>) -> Vec<Point> {
+    debug_assert!(pts
+        .windows(2)
+        .all(|p| p[0].x < p[1].x || (p[0].x == p[1].x && p[0].y <= p[1].y)));
     pts.dedup();
     if pts.len() < 3 {
         return pts;
