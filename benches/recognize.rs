@@ -4,7 +4,9 @@
 //! batch of eight crops), and loading the model. Goals: ≤ 15 ms for the whole read
 //! on one core, ≤ 100 ms to load the model. tract runs single-threaded. Also
 //! localisation on a light cloth (`tests/data/white`), where the localiser tries
-//! its neutral-paper masks as well, and the exposure check every read makes.
+//! its neutral-paper masks as well, the exposure check every read makes, and the
+//! whole read of a 4-card frame where one card's first read is unsure and gets the
+//! second look (`10-seq4-white`).
 //!
 //! Run: `cargo bench --bench recognize` (the model benches are skipped, with a
 //! note, when `models/recognizer.onnx` is not there).
@@ -88,6 +90,19 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             recognizer
                 .recognise(black_box(&light))
+                .map(|r| r.cards.len())
+        })
+    });
+    // A frame where one card's first read is unsure: the second look reads it
+    // again from seven cuts (fourteen more crops, one more batch).
+    let unsure = decode_frame(&scene("scenes/10-seq4-white.jpg"), "10-seq4-white.jpg")
+        .expect("scene decodes");
+    let read = recognizer.recognise(&unsure).expect("model runs");
+    assert_eq!(read.cards.len(), 4, "the scene has four cards");
+    c.bench_function("recognise 4 cards, one unsure (second look)", |b| {
+        b.iter(|| {
+            recognizer
+                .recognise(black_box(&unsure))
                 .map(|r| r.cards.len())
         })
     });

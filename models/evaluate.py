@@ -64,10 +64,12 @@ def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
     return r
 
 
-def scene_crops(folder: str, seed: int = 11):
+def scene_crops(folder: str, seed: int = 11, cuts: list[list] | None = None):
     """The index crops of every labelled card of a scene folder, rectified with the
     labelled corners jittered by up to 2 % of the card height: (top-left crops,
-    bottom-right crops, labels, design names, scene count)."""
+    bottom-right crops, labels, design names, scene count). With `cuts` (a list of
+    empty list per cut), also the crop pairs of the second look's cuts of the same
+    outline (`readout.second_look_cuts`), appended there per cut."""
     rng = np.random.default_rng(seed)
     tls, brs, labels, names = [], [], [], []
     files = sorted(f for f in os.listdir(folder) if f.endswith(".json") and f != "index.json")
@@ -81,6 +83,9 @@ def scene_crops(folder: str, seed: int = 11):
         for c in side["cards"]:
             q = synth.jitter_quad(rng, np.array(c["corners"], np.float32), 0.02)
             tl, br = synth.index_crops(synth.rectify(img, q))
+            if cuts is not None:
+                for out, cut in zip(cuts, readout.second_look_cuts(q)):
+                    out.append(synth.index_crops(synth.rectify(img, cut)))
             tls.append(tl)
             brs.append(br)
             labels.append(readout.CLASS_NAMES.index(c["card"]))
@@ -91,13 +96,26 @@ def scene_crops(folder: str, seed: int = 11):
 
 
 def eval_scenes(rec: Recognizer, folder: str) -> dict:
-    tls, brs, labels, names, n_files = scene_crops(folder)
+    """Scene reads as the model's first look, plus (`second_look`) the reads after
+    the service's second look at unsure card reads."""
+    cuts: list[list] = [[] for _ in readout.SECOND_LOOK_SCALE + readout.SECOND_LOOK_SHIFT]
+    tls, brs, labels, names, n_files = scene_crops(folder, cuts=cuts)
     if not len(labels):
         return {"reads": 0}
     probs = rec.read(tls, brs)
     uniq = sorted(set(names))
     groups = np.array([uniq.index(n) for n in names])
-    r = readout.report(probs, labels, rec.meta["confirm_threshold"], groups, uniq)
+    threshold = rec.meta["confirm_threshold"]
+    r = readout.report(probs, labels, threshold, groups, uniq)
+    looks = [(rec.logits(tls), rec.logits(brs))]
+    for pairs in cuts:
+        looks.append((rec.logits(np.stack([p[0] for p in pairs])),
+                      rec.logits(np.stack([p[1] for p in pairs]))))
+    second = readout.second_look(probs, readout.combine_looks(looks, rec.meta["temperature"]),
+                                 threshold)
+    s = readout.report(second, labels, threshold)
+    r["second_look"] = {k: s[k] for k in ("top1", "misreads", "misreads_above_threshold",
+                                          "correct_needing_confirmation")}
     r["scenes"] = n_files
     return r
 
@@ -122,6 +140,11 @@ def summary(name: str, r: dict) -> str:
          f"above threshold {r['misreads_above_threshold']}, "
          f"confirmations of correct reads {100 * r['correct_needing_confirmation']:.2f} %, "
          f"ECE {r['ece']:.4f}")
+    if r.get("second_look"):
+        t = r["second_look"]
+        s += (f"\n  with the second look: top-1 {100 * t['top1']:.2f} %, misreads {t['misreads']}, "
+              f"above threshold {t['misreads_above_threshold']}, "
+              f"confirmations of correct reads {100 * t['correct_needing_confirmation']:.2f} %")
     if r.get("confusions"):
         s += "\n  confusions: " + ", ".join(f"{c['true']}->{c['read']} x{c['count']}"
                                             for c in r["confusions"][:8])

@@ -32,6 +32,39 @@ def combine(tl_logits: np.ndarray, br_logits: np.ndarray, temperature: float) ->
     return np.exp(log_softmax(s))
 
 
+# The service's second look at an unsure card read (src/vision/recognizer.rs): its
+# outline as located, shrunk and grown by these factors about its centre, and moved
+# by these fractions of its top and left sides.
+SECOND_LOOK_SCALE = (0.96, 1.04)
+SECOND_LOOK_SHIFT = ((-0.02, -0.02), (0.02, 0.02), (0.02, -0.02), (-0.02, 0.02))
+
+
+def second_look_cuts(quad: np.ndarray) -> list[np.ndarray]:
+    """The cuts of the second look besides the outline itself (corners [TL, TR, BR, BL])."""
+    centre = quad.mean(0)
+    cuts = [centre + (quad - centre) * s for s in SECOND_LOOK_SCALE]
+    u, v = quad[1] - quad[0], quad[3] - quad[0]
+    cuts += [quad + du * u + dv * v for du, dv in SECOND_LOOK_SHIFT]
+    return [c.astype(np.float32) for c in cuts]
+
+
+def combine_looks(looks: list[tuple[np.ndarray, np.ndarray]], temperature: float) -> np.ndarray:
+    """Per card: several looks (each the two crops' logits of one cut of the card)
+    combined as the service's second look does: each look's summed log-probabilities,
+    averaged over the looks, normalised."""
+    s = sum(log_softmax(tl / temperature) + log_softmax(br / temperature) for tl, br in looks)
+    return np.exp(log_softmax(s / len(looks)))
+
+
+def second_look(first: np.ndarray, looks: np.ndarray, threshold: float) -> np.ndarray:
+    """The service's reads after its second look: `first` (probabilities of the first
+    look), replaced by `looks` (probabilities of the three cuts combined) where the
+    first read is a card below the threshold and the second look reads a card."""
+    unsure = (first.argmax(1) != NOT_A_CARD) & (first.max(1) < threshold)
+    take = unsure & (looks.argmax(1) != NOT_A_CARD)
+    return np.where(take[:, None], looks, first)
+
+
 def with_odds_margin(confidence: float, margin: float) -> float:
     """The confidence whose odds of being wrong are `margin` times smaller:
     p / (1 - p) multiplied by `margin`."""

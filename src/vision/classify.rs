@@ -110,13 +110,17 @@ fn log_softmax(z: &[f32], temperature: f32) -> Vec<f32> {
     scaled.iter().map(|v| v - log_sum).collect()
 }
 
-/// Combines the logits of a card's two crops per the contract: log-softmax of each
-/// at the temperature, summed, renormalised; the best class and its probability.
-pub fn combine(top_left: &[f32], bottom_right: &[f32], temperature: f32) -> ClassRead {
+/// One look at a card: the log-softmaxes of its two crops at the temperature,
+/// summed (a log-probability per class, not yet renormalised).
+fn look_score(top_left: &[f32], bottom_right: &[f32], temperature: f32) -> Vec<f32> {
     let a = log_softmax(top_left, temperature);
     let b = log_softmax(bottom_right, temperature);
-    let sum: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
-    let probs = log_softmax(&sum, 1.0);
+    a.iter().zip(&b).map(|(x, y)| x + y).collect()
+}
+
+/// A score renormalised: the best class and its probability.
+fn read_score(score: &[f32]) -> ClassRead {
+    let probs = log_softmax(score, 1.0);
     let (best, lp) =
         probs
             .iter()
@@ -136,6 +140,28 @@ pub fn combine(top_left: &[f32], bottom_right: &[f32], temperature: f32) -> Clas
         },
         confidence: if lp.is_finite() { lp.exp() } else { 0.0 },
     }
+}
+
+/// Combines the logits of a card's two crops per the contract: log-softmax of each
+/// at the temperature, summed, renormalised; the best class and its probability.
+pub fn combine(top_left: &[f32], bottom_right: &[f32], temperature: f32) -> ClassRead {
+    read_score(&look_score(top_left, bottom_right, temperature))
+}
+
+/// Combines several looks at one card (its crops cut from slightly different
+/// outlines), each a `(top-left, bottom-right)` pair of logits: the looks' summed
+/// log-probabilities ([`combine`]) are averaged, then renormalised. One look gives
+/// exactly [`combine`].
+pub fn combine_looks(looks: &[(&[f32], &[f32])], temperature: f32) -> ClassRead {
+    let mut mean = vec![0.0f32; CLASSES];
+    for (a, b) in looks {
+        for (m, v) in mean.iter_mut().zip(look_score(a, b, temperature)) {
+            *m += v;
+        }
+    }
+    let n = looks.len().max(1) as f32;
+    mean.iter_mut().for_each(|m| *m /= n);
+    read_score(&mean)
 }
 
 type Plan = TypedRunnableModel<TypedModel>;
@@ -305,12 +331,27 @@ impl Classifier {
     /// Reads cards from their crop pairs (`cards × 2 × [3, 72, 40]`, top-left crop
     /// first), all in one batch.
     pub fn read(&self, crops: &[f32], cards: usize) -> Result<Vec<ClassRead>, ModelError> {
-        let logits = self.logits(crops, 2 * cards)?;
+        self.read_looks(crops, cards, 1)
+    }
+
+    /// Reads cards from `looks` crop pairs each (`cards × looks × 2 × [3, 72, 40]`),
+    /// all in one batch, combining each card's looks by [`combine_looks`].
+    pub fn read_looks(
+        &self,
+        crops: &[f32],
+        cards: usize,
+        looks: usize,
+    ) -> Result<Vec<ClassRead>, ModelError> {
+        let looks = looks.max(1);
+        let logits = self.logits(crops, 2 * looks * cards)?;
         Ok(logits
-            .chunks_exact(2 * CLASSES)
-            .map(|pair| {
-                let (a, b) = pair.split_at(CLASSES);
-                combine(a, b, self.settings.temperature)
+            .chunks_exact(2 * CLASSES * looks)
+            .map(|card| {
+                let pairs: Vec<(&[f32], &[f32])> = card
+                    .chunks_exact(2 * CLASSES)
+                    .map(|pair| pair.split_at(CLASSES))
+                    .collect();
+                combine_looks(&pairs, self.settings.temperature)
             })
             .collect())
     }
@@ -404,6 +445,22 @@ mod tests {
         let r = combine(&logits(0, 5.0), &logits(14, 3.0), 1.0);
         assert_eq!(r.card, Card::from_index(0));
         assert!(r.confidence < 0.9);
+    }
+
+    #[test]
+    fn looks_are_averaged_so_one_look_is_the_plain_read_and_agreement_is_not_counted_twice() {
+        let (a, b) = (logits(7, 5.0), logits(7, 2.0));
+        let one = combine_looks(&[(&a, &b)], 0.8);
+        assert_eq!(one, combine(&a, &b, 0.8));
+        // The same look three times is the same read: averaging, not adding up.
+        let same = combine_looks(&[(&a, &b), (&a, &b), (&a, &b)], 0.8);
+        assert_eq!(same.card, one.card);
+        assert!((same.confidence - one.confidence).abs() < 1e-6);
+        // A look that disagrees pulls the read down; two that agree outvote it.
+        let (c, d) = (logits(20, 5.0), logits(20, 2.0));
+        let mixed = combine_looks(&[(&a, &b), (&c, &d), (&a, &b)], 0.8);
+        assert_eq!(mixed.card, Card::from_index(7));
+        assert!(mixed.confidence < one.confidence);
     }
 
     #[test]

@@ -1,0 +1,79 @@
+//! The recognizer's second look at unsure reads, on the committed scenes: a card
+//! whose first read is below the confirmation threshold is reported with the read
+//! of seven cuts of its outline (as located, shrunk, grown and moved a little), not
+//! the first one.
+
+use std::path::Path;
+
+use eleusis::vision::frame::load_frame;
+use eleusis::vision::recognizer::second_look_cuts;
+use eleusis::vision::rectify::{index_crops, CROP_LEN};
+use eleusis::vision::{Classifier, Recognizer};
+
+#[test]
+fn unsure_cards_are_reported_with_the_read_of_seven_cuts() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let classifier =
+        Classifier::load(&root.join("models/recognizer.onnx")).expect("the committed model loads");
+    let threshold = classifier.settings().confirm_threshold;
+    let recognizer = Recognizer::new(classifier);
+    let mut looked_again = 0;
+    let mut changed = 0;
+    let dir = root.join("tests/data/scenes");
+    let mut frames: Vec<_> = std::fs::read_dir(&dir)
+        .expect("scenes folder")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jpg"))
+        .collect();
+    frames.sort();
+    for path in frames {
+        let frame = load_frame(&path).expect("committed frame decodes");
+        let read = recognizer.recognise(&frame).expect("model runs");
+        for card in &read.cards {
+            let quad = card.corners;
+            let mut first = vec![0.0f32; 2 * CROP_LEN];
+            assert!(index_crops(&frame, &quad, &mut first));
+            let first = recognizer.classifier.read(&first, 1).expect("model runs")[0];
+            if first.card.is_none() || first.confidence >= threshold {
+                // A sure first read is reported as it is.
+                if first.card.is_some() {
+                    assert_eq!(Some(card.card), first.card, "{}", path.display());
+                    assert!((card.confidence - first.confidence).abs() < 1e-6);
+                }
+                continue;
+            }
+            let cuts = second_look_cuts(&quad);
+            let mut crops = vec![0.0f32; cuts.len() * 2 * CROP_LEN];
+            for (q, out) in cuts.iter().zip(crops.chunks_exact_mut(2 * CROP_LEN)) {
+                assert!(index_crops(&frame, q, out));
+            }
+            let again = recognizer
+                .classifier
+                .read_looks(&crops, 1, cuts.len())
+                .expect("model runs")[0];
+            let Some(again_card) = again.card else {
+                // "Not a card" on the second look keeps the first read.
+                assert_eq!(Some(card.card), first.card);
+                continue;
+            };
+            looked_again += 1;
+            assert_eq!(card.card, again_card, "{}", path.display());
+            assert!(
+                (card.confidence - again.confidence).abs() < 1e-6,
+                "{}",
+                path.display()
+            );
+            assert_eq!(card.needs_confirmation, again.confidence < threshold);
+            if (again.confidence - first.confidence).abs() > 1e-4 || again.card != first.card {
+                changed += 1;
+            }
+        }
+    }
+    // The committed scenes hold unsure cards (a tilted spread of small cards), and
+    // their second look reads differently from the first.
+    assert!(looked_again >= 3, "only {looked_again} unsure cards");
+    assert!(
+        changed >= 3,
+        "only {changed} reads changed by the second look"
+    );
+}
