@@ -94,7 +94,7 @@ fn bench(c: &mut Criterion) {
         })
     });
     // A frame where one card's first read is unsure: the second look reads it
-    // again from seven cuts (fourteen more crops, one more batch).
+    // again from six more cuts (twelve more crops, one more batch).
     let unsure = decode_frame(&scene("scenes/10-seq4-white.jpg"), "10-seq4-white.jpg")
         .expect("scene decodes");
     let read = recognizer.recognise(&unsure).expect("model runs");

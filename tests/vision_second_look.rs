@@ -47,9 +47,10 @@ fn unsure_cards_are_reported_with_the_read_of_seven_cuts() {
             for (q, out) in cuts.iter().zip(crops.chunks_exact_mut(2 * CROP_LEN)) {
                 assert!(index_crops(&frame, q, out));
             }
+            // All seven cuts read afresh, in one batch of their own.
             let again = recognizer
                 .classifier
-                .read_looks(&crops, 1, cuts.len())
+                .read_looks(&crops, 1, cuts.len(), &[])
                 .expect("model runs")[0];
             let Some(again_card) = again.card else {
                 // "Not a card" on the second look keeps the first read.

@@ -100,6 +100,11 @@ pub struct ClassRead {
     pub card: Option<Card>,
     /// Calibrated probability of that class.
     pub confidence: f32,
+    /// The per-class log-probabilities the read was taken from (each look's two
+    /// crops' log-probabilities summed, averaged over the looks; not
+    /// renormalised): a later look at the same card averages with it instead of
+    /// cutting and reading those crops again.
+    pub score: [f32; CLASSES],
 }
 
 fn log_softmax(z: &[f32], temperature: f32) -> Vec<f32> {
@@ -120,6 +125,10 @@ fn look_score(top_left: &[f32], bottom_right: &[f32], temperature: f32) -> Vec<f
 
 /// A score renormalised: the best class and its probability.
 fn read_score(score: &[f32]) -> ClassRead {
+    let mut kept = [0.0f32; CLASSES];
+    for (k, v) in kept.iter_mut().zip(score) {
+        *k = *v;
+    }
     let probs = log_softmax(score, 1.0);
     let (best, lp) =
         probs
@@ -139,6 +148,7 @@ fn read_score(score: &[f32]) -> ClassRead {
             Card::from_index(best)
         },
         confidence: if lp.is_finite() { lp.exp() } else { 0.0 },
+        score: kept,
     }
 }
 
@@ -153,13 +163,20 @@ pub fn combine(top_left: &[f32], bottom_right: &[f32], temperature: f32) -> Clas
 /// log-probabilities ([`combine`]) are averaged, then renormalised. One look gives
 /// exactly [`combine`].
 pub fn combine_looks(looks: &[(&[f32], &[f32])], temperature: f32) -> ClassRead {
+    mean_read(looks.iter().map(|(a, b)| look_score(a, b, temperature)))
+}
+
+/// The read of several looks' scores, averaged.
+fn mean_read(scores: impl Iterator<Item = Vec<f32>>) -> ClassRead {
     let mut mean = vec![0.0f32; CLASSES];
-    for (a, b) in looks {
-        for (m, v) in mean.iter_mut().zip(look_score(a, b, temperature)) {
+    let mut n = 0usize;
+    for score in scores {
+        for (m, v) in mean.iter_mut().zip(score) {
             *m += v;
         }
+        n += 1;
     }
-    let n = looks.len().max(1) as f32;
+    let n = n.max(1) as f32;
     mean.iter_mut().for_each(|m| *m /= n);
     read_score(&mean)
 }
@@ -342,27 +359,33 @@ impl Classifier {
     /// Reads cards from their crop pairs (`cards × 2 × [3, 72, 40]`, top-left crop
     /// first), all in one batch.
     pub fn read(&self, crops: &[f32], cards: usize) -> Result<Vec<ClassRead>, ModelError> {
-        self.read_looks(crops, cards, 1)
+        self.read_looks(crops, cards, 1, &[])
     }
 
     /// Reads cards from `looks` crop pairs each (`cards × looks × 2 × [3, 72, 40]`),
-    /// all in one batch, combining each card's looks by [`combine_looks`].
+    /// all in one batch, combining each card's looks by [`combine_looks`]. A read
+    /// in `earlier` (one per card, or none) counts as one more look at its card:
+    /// its crops need not be read again.
     pub fn read_looks(
         &self,
         crops: &[f32],
         cards: usize,
         looks: usize,
+        earlier: &[ClassRead],
     ) -> Result<Vec<ClassRead>, ModelError> {
         let looks = looks.max(1);
         let logits = self.logits(crops, 2 * looks * cards)?;
+        let temperature = self.settings.temperature;
         Ok(logits
             .chunks_exact(2 * CLASSES * looks)
-            .map(|card| {
-                let pairs: Vec<(&[f32], &[f32])> = card
-                    .chunks_exact(2 * CLASSES)
-                    .map(|pair| pair.split_at(CLASSES))
-                    .collect();
-                combine_looks(&pairs, self.settings.temperature)
+            .enumerate()
+            .map(|(k, card)| {
+                let first = earlier.get(k).map(|r| r.score.to_vec());
+                let new = card.chunks_exact(2 * CLASSES).map(|pair| {
+                    let (a, b) = pair.split_at(CLASSES);
+                    look_score(a, b, temperature)
+                });
+                mean_read(first.into_iter().chain(new))
             })
             .collect())
     }

@@ -179,7 +179,8 @@ impl Recognizer {
     /// about its centre, moved a little along its sides) and the seven looks'
     /// log-probabilities averaged
     /// ([`combine_looks`](super::classify::combine_looks)), in one batch for all
-    /// such cards (usually none). The localiser's outline is a few pixels off at
+    /// such cards (usually none; the first look's log-probabilities are kept from
+    /// its read, so 12 crops per card). The localiser's outline is a few pixels off at
     /// worst, and a crop that cuts an index's edge or catches the card's border is
     /// what most unsure reads are; the cuts disagree on those pixels and agree on
     /// the index. The new read replaces the first (its outline stays) unless it
@@ -203,13 +204,17 @@ impl Recognizer {
         if unsure.is_empty() {
             return Ok(());
         }
-        let looks = 1 + SECOND_LOOK_SCALE.len() + SECOND_LOOK_SHIFT.len();
+        // The first look is the read already held; only the other cuts are read.
+        let looks = SECOND_LOOK_SCALE.len() + SECOND_LOOK_SHIFT.len();
         let mut crops = vec![0.0f32; unsure.len() * looks * 2 * CROP_LEN];
         let mut cut = Vec::with_capacity(unsure.len());
+        let mut firsts = Vec::with_capacity(unsure.len());
         let mut filled = 0;
         for &i in &unsure {
-            let Some((quad, _)) = &best[i] else { continue };
-            let cuts = second_look_cuts(quad);
+            let Some((quad, first)) = &best[i] else {
+                continue;
+            };
+            let cuts = &second_look_cuts(quad)[1..];
             let slot = &mut crops[filled * looks * 2 * CROP_LEN..][..looks * 2 * CROP_LEN];
             let ok = cuts
                 .iter()
@@ -217,11 +222,12 @@ impl Recognizer {
                 .all(|(q, out)| index_crops(frame, q, out));
             if ok {
                 cut.push(i);
+                firsts.push(*first);
                 filled += 1;
             }
         }
         crops.truncate(filled * looks * 2 * CROP_LEN);
-        let reads = self.classifier.read_looks(&crops, filled, looks)?;
+        let reads = self.classifier.read_looks(&crops, filled, looks, &firsts)?;
         for (i, read) in cut.into_iter().zip(reads) {
             // An outline the first look read as a card stays a card: a second look
             // saying "not a card" would make it vanish from the read, where asking
@@ -459,10 +465,12 @@ mod tests {
         let card = |c: &str, p: f32| ClassRead {
             card: Some(c.parse().unwrap()),
             confidence: p,
+            score: [0.0; crate::vision::classify::CLASSES],
         };
         let none = ClassRead {
             card: None,
             confidence: 0.99,
+            score: [0.0; crate::vision::classify::CLASSES],
         };
         assert!(better(&card("QH", 0.4), &none));
         assert!(!better(&none, &card("QH", 0.4)));
