@@ -96,6 +96,13 @@ impl Default for LocaliserConfig {
     }
 }
 
+/// The localiser's whiteness score of a colour, `min − (max − min)` of R, G, B:
+/// high for white and light grey, low for colours and dark.
+fn whiteness(r: i16, g: i16, b: i16) -> i16 {
+    let (lo, hi) = (r.min(g).min(b), r.max(g).max(b));
+    lo - (hi - lo)
+}
+
 /// The whiteness map of a frame at the working scale.
 struct WorkImage {
     w: usize,
@@ -118,10 +125,6 @@ impl WorkImage {
         let stride = fw as usize * 3;
         let mut data = vec![0i16; w * h];
         let mut rgb = vec![[0u8; 3]; w * h];
-        let score = |r: i16, g: i16, b: i16| {
-            let (lo, hi) = (r.min(g).min(b), r.max(g).max(b));
-            lo - (hi - lo)
-        };
         if f == 2 {
             // The usual case (a 1280 × 720 frame; any long side of 801–1600
             // pixels): 2 × 2 blocks, the mean a shift, in one tight pass.
@@ -141,7 +144,7 @@ impl WorkImage {
                     };
                     let (r, g, bl) = (m(0), m(1), m(2));
                     *o = [r as u8, g as u8, bl as u8];
-                    *d = score(r as i16, g as i16, bl as i16);
+                    *d = whiteness(r as i16, g as i16, bl as i16);
                 }
             }
         } else {
@@ -164,7 +167,7 @@ impl WorkImage {
                 for (x, a) in acc.iter().enumerate() {
                     let (r, g, b) = (mean(a[0]), mean(a[1]), mean(a[2]));
                     rgb[y * w + x] = [r as u8, g as u8, b as u8];
-                    data[y * w + x] = score(r, g, b);
+                    data[y * w + x] = whiteness(r, g, b);
                 }
             }
         }
@@ -765,9 +768,7 @@ impl Luma<'_> {
     fn grey(&self, x: u32, y: u32) -> f32 {
         let at = (y as usize * self.frame.width() as usize + x as usize) * 3;
         let p = &self.frame.as_raw()[at..at + 3];
-        let lo = p[0].min(p[1]).min(p[2]);
-        let hi = p[0].max(p[1]).max(p[2]);
-        f32::from(lo) - f32::from(hi - lo)
+        f32::from(whiteness(p[0].into(), p[1].into(), p[2].into()))
     }
 
     /// The brightest channel at a pixel (nearest), `None` off the frame.
