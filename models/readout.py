@@ -58,7 +58,7 @@ def combine_looks(looks: list[tuple[np.ndarray, np.ndarray]], temperature: float
 
 def second_look(first: np.ndarray, looks: np.ndarray, threshold: float) -> np.ndarray:
     """The service's reads after its second look: `first` (probabilities of the first
-    look), replaced by `looks` (probabilities of the three cuts combined) where the
+    look), replaced by `looks` (probabilities of the seven cuts combined) where the
     first read is a card below the threshold and the second look reads a card."""
     unsure = (first.argmax(1) != NOT_A_CARD) & (first.max(1) < threshold)
     take = unsure & (looks.argmax(1) != NOT_A_CARD)

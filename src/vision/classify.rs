@@ -158,15 +158,9 @@ pub fn combine(top_left: &[f32], bottom_right: &[f32], temperature: f32) -> Clas
     read_score(&look_score(top_left, bottom_right, temperature))
 }
 
-/// Combines several looks at one card (its crops cut from slightly different
-/// outlines), each a `(top-left, bottom-right)` pair of logits: the looks' summed
-/// log-probabilities ([`combine`]) are averaged, then renormalised. One look gives
-/// exactly [`combine`].
-pub fn combine_looks(looks: &[(&[f32], &[f32])], temperature: f32) -> ClassRead {
-    mean_read(looks.iter().map(|(a, b)| look_score(a, b, temperature)))
-}
-
-/// The read of several looks' scores, averaged.
+/// The read of several looks at one card (its crops cut from slightly different
+/// outlines): the looks' scores ([`look_score`]) averaged, then renormalised. One
+/// look gives exactly [`combine`].
 fn mean_read(scores: impl Iterator<Item = Vec<f32>>) -> ClassRead {
     let mut mean = vec![0.0f32; CLASSES];
     let mut n = 0usize;
@@ -363,7 +357,8 @@ impl Classifier {
     }
 
     /// Reads cards from `looks` crop pairs each (`cards × looks × 2 × [3, 72, 40]`),
-    /// all in one batch, combining each card's looks by [`combine_looks`]. A read
+    /// all in one batch, averaging each card's looks (their summed crop
+    /// log-probabilities, then renormalised, as [`combine`] does for one). A read
     /// in `earlier` (one per card, or none) counts as one more look at its card:
     /// its crops need not be read again.
     pub fn read_looks(
@@ -484,15 +479,18 @@ mod tests {
     #[test]
     fn looks_are_averaged_so_one_look_is_the_plain_read_and_agreement_is_not_counted_twice() {
         let (a, b) = (logits(7, 5.0), logits(7, 2.0));
-        let one = combine_looks(&[(&a, &b)], 0.8);
+        let looks = |pairs: &[(&Vec<f32>, &Vec<f32>)]| {
+            mean_read(pairs.iter().map(|(a, b)| look_score(a, b, 0.8)))
+        };
+        let one = looks(&[(&a, &b)]);
         assert_eq!(one, combine(&a, &b, 0.8));
         // The same look three times is the same read: averaging, not adding up.
-        let same = combine_looks(&[(&a, &b), (&a, &b), (&a, &b)], 0.8);
+        let same = looks(&[(&a, &b), (&a, &b), (&a, &b)]);
         assert_eq!(same.card, one.card);
         assert!((same.confidence - one.confidence).abs() < 1e-6);
         // A look that disagrees pulls the read down; two that agree outvote it.
         let (c, d) = (logits(20, 5.0), logits(20, 2.0));
-        let mixed = combine_looks(&[(&a, &b), (&c, &d), (&a, &b)], 0.8);
+        let mixed = looks(&[(&a, &b), (&c, &d), (&a, &b)]);
         assert_eq!(mixed.card, Card::from_index(7));
         assert!(mixed.confidence < one.confidence);
     }

@@ -72,7 +72,7 @@ impl Recognizer {
     /// as a card above the confirmation threshold.
     ///
     /// Last, a card whose read is still unsure gets a second look
-    /// ([`Recognizer::second_look`]).
+    /// (`Recognizer::second_look`).
     pub fn recognise(&self, frame: &RgbImage) -> Result<FrameRead, ModelError> {
         let quads = locate_cards(frame, &self.localiser);
         let threshold = self.classifier.settings().confirm_threshold;
@@ -178,7 +178,7 @@ impl Recognizer {
     /// cuts of its outline ([`second_look_cuts`]: as located, shrunk and grown
     /// about its centre, moved a little along its sides) and the seven looks'
     /// log-probabilities averaged
-    /// ([`combine_looks`](super::classify::combine_looks)), in one batch for all
+    /// ([`Classifier::read_looks`]), in one batch for all
     /// such cards (usually none; the first look's log-probabilities are kept from
     /// its read, so 12 crops per card). The localiser's outline is a few pixels off at
     /// worst, and a crop that cuts an index's edge or catches the card's border is
