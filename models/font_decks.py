@@ -1,17 +1,25 @@
 """Step 1b, font decks: procedural card faces drawn with the system's fonts, added to the
 training designs only.
 
-Twelve real training designs teach few ways of printing an index; a club's deck may
+Fifteen real training designs teach few ways of printing an index; a club's deck may
 use any typeface, index size, placement and suit colours. Each procedural deck draws
 rank and suit with its own font, size, weight, squeeze, position, colours (two- or
 four-colour), border and centre decoration, and repeats the index upside down at the
 bottom-right. Validation and held-out designs stay real artwork only.
 
-Fonts come from Debian packages (fonts-dejavu-core, fonts-dejavu-extra,
-fonts-freefont-ttf, fonts-liberation2, fonts-urw-base35, fonts-linuxlibertine,
-fonts-crosextra-caladea, fonts-crosextra-carlito); `train.sh` installs them.
+Fonts come from Debian packages; `train.sh` installs them. Decks font-00..55 draw
+from the first nine (fonts-dejavu-core, fonts-dejavu-extra, fonts-freefont-ttf,
+fonts-liberation, fonts-liberation2, fonts-urw-base35, fonts-linuxlibertine, fonts-crosextra-caladea,
+fonts-crosextra-carlito), so they stay what they were before more fonts were added.
+Decks font-56..95 ("wide" decks) draw their rank from all the packages train.sh
+installs (the font folders in WIDE_PACKAGES), one package picked first so that no
+family with hundreds of files dominates, and their suit signs from one of the
+distinct suit-sign designs of those packages, symbol and mathematical fonts included
+(fonts-symbola, fonts-noto-core, fonts-opensymbol, fonts-stix, fonts-texgyre,
+fonts-texgyre-math, ...): suit signs drawn by type designers, not by a program.
 
     font_decks.py --count 56      # font-00..39 ordinary, font-40..55 big indices
+    font_decks.py --count 96      # and font-56..95 wide (an experiment, model card)
 """
 from __future__ import annotations
 
@@ -26,17 +34,68 @@ from PIL import Image, ImageDraw, ImageFont
 import synth
 
 FONT_DIRS = ["/usr/share/fonts/truetype", "/usr/share/fonts/opentype"]
+# The wide decks also find the TeX Gyre fonts where Debian puts them.
+WIDE_DIRS = FONT_DIRS + ["/usr/share/texmf/fonts/opentype/public"]
+# The packages (font folders) the first 56 decks draw from.
+FIRST_PACKAGES = ("crosextra", "dejavu", "freefont", "liberation", "liberation2",
+                  "linux-libertine", "urw-base35")
+# The font folders the wide decks draw from (what train.sh installs), named so that
+# other fonts on a machine do not change the decks.
+WIDE_PACKAGES = FIRST_PACKAGES + (
+    "ancient-scripts", "andika", "asana-math", "cantarell", "charis", "cmu", "ebgaramond",
+    "fonts-oldstandard", "gentium", "hack", "junicode", "lato", "libreoffice", "noto",
+    "open-sans", "stix", "stix-word", "tex-gyre", "tex-gyre-math")
+# Not for a rank: symbol, math and decorative fonts, and faces too thin to print.
+NOT_FOR_RANKS = ("Math", "math", "Symbol", "D050000L", "Z003", "Mono-Oblique", "ExtraLight",
+                 "Thin", "Hairline", "opens___", "Symbola", "unifont")
 SUIT_CHARS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 H = 336
 
 
-def font_files() -> list[str]:
+def _all_files(dirs: list[str]) -> list[str]:
     files = []
-    for d in FONT_DIRS:
+    for d in dirs:
         files += glob.glob(os.path.join(d, "**", "*.ttf"), recursive=True)
         files += glob.glob(os.path.join(d, "**", "*.otf"), recursive=True)
+    return sorted(files)
+
+
+def _package(path: str, dirs: list[str]) -> str:
+    """The font folder a file sits in (Debian installs one package per folder)."""
+    for d in dirs:
+        if path.startswith(d + "/"):
+            return path[len(d) + 1:].split("/")[0]
+    return ""
+
+
+def font_files() -> list[str]:
+    """Rank and suit fonts of the first 56 decks: the first nine packages only."""
     bad = ("Math", "Symbol", "D050000L", "Z003", "Mono-Oblique", "ExtraLight")
-    return sorted(f for f in files if not any(b in os.path.basename(f) for b in bad))
+    return [f for f in _all_files(FONT_DIRS)
+            if _package(f, FONT_DIRS) in FIRST_PACKAGES and not any(b in os.path.basename(f) for b in bad)]
+
+
+def wide_fonts() -> tuple[list[list[str]], list[list[str]]]:
+    """Rank fonts of the wide decks, and one font for each distinct suit-sign design
+    (fonts that draw the same signs, as a family's weights often do, count once), both
+    grouped by package."""
+    files = [f for f in _all_files(WIDE_DIRS) if _package(f, WIDE_DIRS) in WIDE_PACKAGES]
+    by_package: dict[str, list[str]] = {}
+    for f in files:
+        if any(b in os.path.basename(f) for b in NOT_FOR_RANKS):
+            continue
+        if all(has_glyph(f, c) for c in "Q10"):
+            by_package.setdefault(_package(f, WIDE_DIRS), []).append(f)
+    designs: dict[bytes, str] = {}
+    for f in files:
+        if all(has_glyph(f, c) for c in SUIT_CHARS.values()):
+            signs = glyph(f, "".join(SUIT_CHARS.values()), 24, squeeze=1.0).resize((64, 16))
+            designs.setdefault((np.asarray(signs) > 128).tobytes(), f)
+    signs_by_package: dict[str, list[str]] = {}
+    for f in sorted(designs.values()):
+        signs_by_package.setdefault(_package(f, WIDE_DIRS), []).append(f)
+    return ([by_package[k] for k in sorted(by_package)],
+            [signs_by_package[k] for k in sorted(signs_by_package)])
 
 
 def _ink_bbox(font: ImageFont.FreeTypeFont, text: str):
@@ -179,13 +238,15 @@ def deck_names(count: int) -> list[str]:
     return [f"font-{i:02d}" for i in range(count)]
 
 
-# Decks from this number on have big indices.
+# Decks from this number on have big indices; from WIDE_FROM on, ordinary indices in
+# the wide font choice.
 BIG_FROM = 40
+WIDE_FROM = 56
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--count", type=int, default=56)
+    ap.add_argument("--count", type=int, default=56, help="96 also draws the wide decks")
     ap.add_argument("--first", type=int, default=0, help="skip decks below this number")
     ap.add_argument("--seed", type=int, default=5)
     a = ap.parse_args()
@@ -196,10 +257,21 @@ def main() -> None:
     if not suit_fonts or not rank_fonts:
         raise SystemExit("font_decks: no usable fonts (install the font packages listed above)")
     print(f"font_decks: {len(rank_fonts)} rank fonts, {len(suit_fonts)} suit fonts")
+    wide_ranks, wide_suits = wide_fonts() if a.count > WIDE_FROM else ([], [])
+    if a.count > WIDE_FROM:
+        print(f"font_decks, wide decks: rank fonts of {len(wide_ranks)} packages, "
+              f"{sum(map(len, wide_suits))} suit-sign designs of {len(wide_suits)} packages")
     for i, name in enumerate(deck_names(a.count)):
-        if i >= a.first:
-            make_deck(np.random.default_rng([a.seed, i]), rank_fonts, suit_fonts,
-                      os.path.join(synth.FACES, name), big_index=i >= BIG_FROM)
+        if i < a.first:
+            continue
+        rng = np.random.default_rng([a.seed, i])
+        if i < WIDE_FROM:
+            make_deck(rng, rank_fonts, suit_fonts, os.path.join(synth.FACES, name),
+                      big_index=i >= BIG_FROM)
+        else:
+            ranks = wide_ranks[int(rng.integers(len(wide_ranks)))]
+            signs = wide_suits[int(rng.integers(len(wide_suits)))]
+            make_deck(rng, ranks, signs, os.path.join(synth.FACES, name))
     print(f"font_decks: {a.count} decks in {time.time() - t0:.0f} s")
 
 

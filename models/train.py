@@ -36,10 +36,11 @@ def load_training(paths: list[str]):
     (the two crops of one render are too alike to be worth two steps)."""
     xs, ys = [], []
     for p in paths:
-        if os.path.exists(p):
-            d = np.load(p)
-            xs.append(np.stack([d["tl"], d["br"]], 1))  # N x 2 x 72 x 40 x 3
-            ys.append(d["label"])
+        if not os.path.exists(p):
+            raise SystemExit(f"train: no training crops at {p} (render them first: see train.sh)")
+        d = np.load(p)
+        xs.append(np.stack([d["tl"], d["br"]], 1))  # N x 2 x 72 x 40 x 3
+        ys.append(d["label"])
     x = torch.from_numpy(np.concatenate(xs)).permute(0, 1, 4, 2, 3).contiguous()
     return x, torch.from_numpy(np.concatenate(ys))
 
@@ -156,13 +157,16 @@ def main() -> None:
     # One thread: on a shared 2-core machine two OpenMP threads oversubscribe and crawl.
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sets", default="train,fonts,fonts_big",
+                    help="training crop files in --data, without .npz, comma separated (the "
+                         "wider-font experiment of the model card adds fonts_wide)")
     ap.add_argument("--out", default=HERE)
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
     t0 = time.time()
 
-    xtr, ytr = load_training([os.path.join(a.data, f) for f in ("train.npz", "fonts.npz", "fonts_big.npz")])
+    xtr, ytr = load_training([os.path.join(a.data, f"{f}.npz") for f in a.sets.split(",")])
     xva, yva = load_crops(os.path.join(a.data, "val.npz"))
     print(f"train targets {len(ytr)} (crop pairs), val crops {len(yva)}")
     net = M.IndexNet(a.width, mix=a.mix)
