@@ -14,7 +14,9 @@ times by default: readout.choose_threshold, readout.ODDS_MARGIN).
 The model itself (recognizer.onnx) is run by onnxruntime, so the artefact is what is
 calibrated.
 
-    calibrate.py [--scenes data/val-scenes] [--odds-margin 10]
+    calibrate.py [--crops val] [--scenes data/val-scenes] [--odds-margin 10]
+    calibrate.py --crops val,val_kde --scenes data/val-scenes --scenes data/val-kde-scenes
+                                     # also the three KDE check designs (model card)
 """
 from __future__ import annotations
 
@@ -36,20 +38,38 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default=HERE)
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
-    ap.add_argument("--scenes", default=os.path.join(HERE, "data", "val-scenes"))
+    ap.add_argument("--crops", default="val",
+                    help="validation crop files in --data, without .npz, comma separated")
+    ap.add_argument("--scenes", action="append",
+                    help="validation scene folder (repeatable; default data/val-scenes)")
     ap.add_argument("--odds-margin", type=float, default=readout.ODDS_MARGIN,
                     help="how many times surer than the surest validation misread (odds)")
     a = ap.parse_args()
     if not a.odds_margin >= 1.0:
         raise SystemExit(f"calibrate: --odds-margin must be at least 1, not {a.odds_margin}")
-    if not os.path.isdir(a.scenes):
-        raise SystemExit(f"calibrate: no validation scenes in {a.scenes} (render_scenes.py --designs val)")
+    scenes = a.scenes or [os.path.join(HERE, "data", "val-scenes")]
+    for folder in scenes:
+        if not os.path.isdir(folder):
+            raise SystemExit(f"calibrate: no validation scenes in {folder} (render_scenes.py --designs val)")
     rec = evaluate.Recognizer(a.model)
-    d = np.load(os.path.join(a.data, "val.npz"))
-    n_crop_reads = len(d["label"])
-    stl, sbr, sy, _, n_scenes = evaluate.scene_crops(a.scenes, seed=12)
-    tl, br = np.concatenate([d["tl"], stl]), np.concatenate([d["br"], sbr])
-    y = np.concatenate([d["label"], sy])
+    tls, brs, ys = [], [], []
+    for name in a.crops.split(","):
+        path = os.path.join(a.data, f"{name}.npz")
+        if not os.path.exists(path):
+            raise SystemExit(f"calibrate: no validation crops at {path} (render_crops.py --split {name})")
+        d = np.load(path)
+        tls.append(d["tl"])
+        brs.append(d["br"])
+        ys.append(d["label"])
+    n_crop_reads = sum(len(y) for y in ys)
+    n_scenes = 0
+    for folder in scenes:
+        stl, sbr, sy, _, n = evaluate.scene_crops(folder, seed=12)
+        tls.append(stl)
+        brs.append(sbr)
+        ys.append(sy)
+        n_scenes += n
+    tl, br, y = np.concatenate(tls), np.concatenate(brs), np.concatenate(ys)
     l1, l2 = rec.logits(tl), rec.logits(br)
     temperature = fit_temperature(torch.from_numpy(np.concatenate([l1, l2])),
                                   torch.from_numpy(np.concatenate([y, y])))

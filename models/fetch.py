@@ -3,6 +3,7 @@ every card face (and the card backs) to PNG under models/.cache/faces/<design>/.
 
 Sources (pinned; licences in models/README.md):
   Debian gnome-cards-data (aisleriot themes, 13 x 5 svgz sheets)
+  Debian kdegames-card-data-kf5 (KDE card decks, one svgz per deck, one element per card)
   npm cardsJS@1.1.1, @younestouati/playing-cards-standard-deck@3.0.0, svg-cards@4.0.2
 
 Faces are written as RGBA PNGs named in the project's notation (QH.png, 10S.png),
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import glob
 import gzip
+import io
 import os
 import shutil
 import subprocess
@@ -31,6 +33,22 @@ FACES = os.path.join(CACHE, "faces")
 
 DEBIAN_PACKAGE = "gnome-cards-data"
 DEBIAN_VERSION = "1:3.22.23-1"
+KDE_PACKAGE = "kdegames-card-data-kf5"
+KDE_VERSION = "4:22.12.3-1"
+# KDE decks used, as design name -> deck folder under usr/share/carddecks. Left out:
+# svg-dondorf, svg-gm-paris, svg-nicu-ornamental, svg-nicu-white and
+# svg-tigullio-international (the art of aisleriot themes already split: dondorf,
+# paris, ornamental, tigullio), svg-xskat-french and svg-xskat-german (German
+# indices or suits), svg-oxygen (white index on black cards), svg-oxygen-air and
+# svg-oxygen-white (the rank sits in the top-right corner), svg-ancient-egyptians (its
+# bottom-right index is printed upright, not turned: turned by the reader, a 6 there
+# would teach "9"), svg-future (not a playing-card face), svg-konqi-modern (its
+# licence covers members of the KDE project only).
+KDE_DECKS = {
+    "jolly_royal": "svg-jolly-royal",
+    "penguins": "svg-penguins",
+    "kde_standard": "svg-standard",
+}
 NPM_PACKAGES = {
     "cardsJS": "cardsJS@1.1.1",
     "younestouati": "@younestouati/playing-cards-standard-deck@3.0.0",
@@ -54,21 +72,27 @@ def run(cmd: list[str], cwd: str | None = None) -> None:
     subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
 
 
+def fetch_deb(package: str, version: str, out_dir: str, marker: str) -> None:
+    """Downloads one pinned Debian package and unpacks it into `out_dir` (once)."""
+    if os.path.isdir(os.path.join(out_dir, marker)):
+        return
+    spec = f"{package}={version}"
+    try:
+        run(["apt-get", "download", spec], cwd=SRC)
+    except subprocess.CalledProcessError:
+        # A fresh machine has no package lists yet.
+        run(["apt-get", "update", "-qq"])
+        run(["apt-get", "download", spec], cwd=SRC)
+    debs = glob.glob(os.path.join(SRC, f"{package}_*.deb"))
+    if not debs:
+        sys.exit(f"fetch: apt-get download {spec} produced no .deb")
+    run(["dpkg-deb", "-x", debs[0], out_dir])
+
+
 def fetch_sources() -> None:
     os.makedirs(SRC, exist_ok=True)
-    deb_dir = os.path.join(SRC, "deb")
-    if not os.path.isdir(os.path.join(deb_dir, "usr/share/aisleriot/cards")):
-        spec = f"{DEBIAN_PACKAGE}={DEBIAN_VERSION}"
-        try:
-            run(["apt-get", "download", spec], cwd=SRC)
-        except subprocess.CalledProcessError:
-            # A fresh machine has no package lists yet.
-            run(["apt-get", "update", "-qq"])
-            run(["apt-get", "download", spec], cwd=SRC)
-        debs = glob.glob(os.path.join(SRC, "gnome-cards-data_*.deb"))
-        if not debs:
-            sys.exit("fetch: apt-get download produced no .deb")
-        run(["dpkg-deb", "-x", debs[0], deb_dir])
+    fetch_deb(DEBIAN_PACKAGE, DEBIAN_VERSION, os.path.join(SRC, "deb"), "usr/share/aisleriot/cards")
+    fetch_deb(KDE_PACKAGE, KDE_VERSION, os.path.join(SRC, "kde"), "usr/share/carddecks")
     for name, spec in NPM_PACKAGES.items():
         out = os.path.join(SRC, name)
         if os.path.isdir(os.path.join(out, "package")):
@@ -138,6 +162,54 @@ def render_aisleriot(theme: str) -> None:
     os.remove(png)
 
 
+def render_kde(design: str, deck: str) -> None:
+    """One KDE deck: each card is an SVG element named like `king_club` or `1_heart`;
+    rsvg renders that element alone, and the opaque card is cut from the result."""
+    out = os.path.join(FACES, design)
+    if os.path.exists(os.path.join(out, "KS.png")):
+        return
+    os.makedirs(out, exist_ok=True)
+    folder = os.path.join(SRC, "kde/usr/share/carddecks", deck)
+    svgz = glob.glob(os.path.join(folder, "*.svgz"))
+    if len(svgz) != 1:
+        sys.exit(f"fetch: expected one .svgz in {folder}, found {len(svgz)}")
+    with gzip.open(svgz[0], "rb") as f:
+        svg = f.read()
+    ids = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
+    suits = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
+    names = {r + s: f"{ids.get(r, r)}_{suits[s]}" for r in RANKS for s in SUITS}
+    names.update({"back": "back", "joker0": "red_joker", "joker1": "black_joker"})
+    for name, element in names.items():
+        if name.startswith(("back", "joker")) and f'id="{element}"'.encode() not in svg:
+            continue
+        trim_and_save(element_png(svg, element, 2 * FACE_H), os.path.join(out, f"{name}.png"))
+
+
+def element_png(svg: bytes, element: str, height: int) -> Image.Image:
+    """One element of an SVG document rendered alone by rsvg-convert, about `height`
+    pixels tall. rsvg draws the element where it sits in the document, on a page
+    reaching from the document's origin to it: found first at zoom 1, the element is
+    then drawn zoomed on a page of its own size."""
+    def rsvg_element(*options: str) -> Image.Image:
+        p = subprocess.run(["rsvg-convert", "-f", "png", "-i", element, *options],
+                           input=svg, capture_output=True, check=False)
+        if p.returncode != 0:
+            raise RuntimeError(f"rsvg-convert -i {element}: {p.stderr.decode(errors='replace').strip()}")
+        return Image.open(io.BytesIO(p.stdout)).convert("RGBA")
+
+    alpha = np.asarray(rsvg_element("-z", "1"))[:, :, 3]
+    ys, xs = np.nonzero(alpha > 0)
+    if len(xs) == 0:
+        raise ValueError(f"element {element} draws nothing")
+    zoom = height / (ys.max() - ys.min() + 1)
+    pad = 4
+    left, top = xs.min() * zoom - pad, ys.min() * zoom - pad
+    width = (xs.max() - xs.min() + 1) * zoom + 2 * pad
+    tall = (ys.max() - ys.min() + 1) * zoom + 2 * pad
+    return rsvg_element("-z", f"{zoom:.5f}", f"--left={-left:.1f}", f"--top={-top:.1f}",
+                        f"--page-width={width:.0f}", f"--page-height={tall:.0f}")
+
+
 def render_files(design: str, files: dict[str, str]) -> None:
     out = os.path.join(FACES, design)
     if os.path.exists(os.path.join(out, "KS.png")):
@@ -194,6 +266,7 @@ def main() -> None:
     with ThreadPoolExecutor(max_workers=2) as ex:
         futs = [ex.submit(render_aisleriot, t) for t in AISLERIOT_THEMES]
         futs += [ex.submit(render_files, d, f) for d, f in npm_jobs()]
+        futs += [ex.submit(render_kde, d, k) for d, k in KDE_DECKS.items()]
         for f in futs:
             f.result()
     print(f"fetch: {len(os.listdir(FACES))} designs in {time.time() - t0:.0f} s")

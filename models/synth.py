@@ -43,6 +43,10 @@ SPLITS = {
 # Procedural decks drawn with system fonts (font_decks.py), for training only.
 SPLITS["fonts"] = [f"font-{i:02d}" for i in range(40)]
 SPLITS["fonts_big"] = [f"font-{i:02d}" for i in range(40, 56)]  # large indices
+SPLITS["fonts_wide"] = [f"font-{i:02d}" for i in range(56, 96)]  # more fonts and suit signs
+# Three KDE card decks (fetch.py): validation designs of a second kind, which check the
+# confirmation threshold fitted on "val" (model card, "Threshold check"); never trained on.
+SPLITS["val_kde"] = ["jolly_royal", "penguins", "kde_standard"]
 # Fetched but not used: their index cannot be read in the contract's crop box.
 # guyenne-classic: court cards carry no rank index at all (suit symbol only).
 # tango_nuevo: the index is wider than the 40 x 72 box and the cards are single-headed.

@@ -16,8 +16,8 @@ PER_CARD=${PER_CARD:-40}
 FONT_PER_CARD=${FONT_PER_CARD:-10}
 EPOCHS=${EPOCHS:-20}
 THREADS=${THREADS:-1}
-FONTS=(fonts-dejavu-core fonts-dejavu-extra fonts-freefont-ttf fonts-liberation2 fonts-urw-base35
-       fonts-linuxlibertine fonts-crosextra-caladea fonts-crosextra-carlito)
+FONTS=(fonts-dejavu-core fonts-dejavu-extra fonts-freefont-ttf fonts-liberation fonts-liberation2
+       fonts-urw-base35 fonts-linuxlibertine fonts-crosextra-caladea fonts-crosextra-carlito)
 mkdir -p .cache data
 : > .cache/steps.log
 
@@ -52,7 +52,9 @@ step render-fonts $PY render_crops.py --split fonts --per-card "$FONT_PER_CARD" 
 step render-fonts-big $PY render_crops.py --split fonts_big --per-card 8 --out data/fonts_big.npz --seed 6
 step render-val $PY render_crops.py --split val --per-card 8 --out data/val.npz --seed 2
 step render-heldout $PY render_crops.py --split heldout --per-card 16 --out data/heldout.npz --seed 3
+step render-val-kde $PY render_crops.py --split val_kde --per-card 8 --out data/val_kde.npz --seed 9
 step render-val-scenes $PY render_scenes.py --out data/val-scenes --count 200 --designs val --seed 22
+step render-val-kde-scenes $PY render_scenes.py --out data/val-kde-scenes --count 150 --designs val_kde --seed 23
 step render-eval-scenes $PY render_scenes.py --out data/eval-scenes --count 200 --designs heldout --seed 21
 step render-views $PY render_views.py --out data/views --count 150 --designs heldout --seed 41
 step render-touching $PY render_touching.py --out data/touching --count 120 --designs heldout --seed 51
@@ -62,5 +64,5 @@ if [ "${SCENES:-0}" = 1 ]; then
   step scenes $PY render_scenes.py --committed
 fi
 step evaluate $PY evaluate.py --scenes ../tests/data/scenes --scenes data/eval-scenes --scenes data/views \
-  --scenes data/touching
+  --scenes data/touching --scenes data/val-scenes --scenes data/val-kde-scenes
 cat .cache/steps.log
