@@ -1,7 +1,7 @@
 //! `eleusis recognize` end to end on committed scenes with the committed model:
 //! JSON lines in the documented shape, cards left to right and read right, an
 //! error line for a bad file with the others going on, `--locate-only` without a
-//! model, and `--check` totals.
+//! model, `--check` totals, and `--save-cards` writing each card as the model saw it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -316,4 +316,154 @@ fn cards_that_look_landscape_at_a_strong_slant_are_turned_and_read() {
             "top side longer than the left side: {card}"
         );
     }
+}
+
+#[test]
+fn save_cards_writes_each_card_as_the_model_saw_it() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let dir = tempfile::tempdir().unwrap();
+    let cards_dir = dir.path().join("cards");
+    // The same frame again from another folder: its cards must not overwrite the
+    // first frame's.
+    let twin = dir.path().join("07-seq3-wood.jpg");
+    std::fs::copy(scene("07-seq3-wood.jpg"), &twin).unwrap();
+    let out = eleusis(&[
+        "recognize",
+        "--json",
+        "--save-cards",
+        cards_dir.to_str().unwrap(),
+        scene("07-seq3-wood.jpg").to_str().unwrap(),
+        twin.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let l = lines(&out);
+    let mut saved: Vec<String> = std::fs::read_dir(&cards_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    saved.sort();
+    let expected = scene_cards("07-seq3-wood.json");
+    let mut want = Vec::new();
+    for prefix in ["07-seq3-wood", "07-seq3-wood~2"] {
+        for (i, card) in expected.iter().enumerate() {
+            want.push(format!("{prefix}-{:02}-{card}.png", i + 1));
+        }
+    }
+    want.sort();
+    assert_eq!(saved, want);
+    // Each file is the upright card the model read: the rectification of the
+    // reported outline (whose corners the JSON rounds to a tenth of a pixel), and
+    // not its neighbour's.
+    let frame = eleusis::vision::load_frame(&scene("07-seq3-wood.jpg")).unwrap();
+    let reads = l[0]["cards"].as_array().unwrap();
+    let rectified: Vec<image::RgbImage> = reads
+        .iter()
+        .map(|c| {
+            let quad: eleusis::vision::Quad = serde_json::from_value(c["corners"].clone()).unwrap();
+            eleusis::vision::rectify::rectify(&frame, &quad).unwrap()
+        })
+        .collect();
+    for (i, card) in reads.iter().enumerate() {
+        let name = format!("07-seq3-wood-{:02}-{}.png", i + 1, expected_name(card));
+        let file = image::open(cards_dir.join(&name)).unwrap().to_rgb8();
+        assert_eq!((file.width(), file.height()), (160, 224), "{name}");
+        let own = mean_difference(&file, &rectified[i]);
+        let other = mean_difference(&file, &rectified[(i + 1) % reads.len()]);
+        assert!(
+            own < 2.0 && other > 10.0 * own,
+            "{name}: {own} against {other}"
+        );
+    }
+}
+
+/// Mean absolute difference of two images of one size, per channel value.
+fn mean_difference(a: &image::RgbImage, b: &image::RgbImage) -> f64 {
+    let sum: u64 = a
+        .as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(x, y)| u64::from(x.abs_diff(*y)))
+        .sum();
+    sum as f64 / a.as_raw().len() as f64
+}
+
+/// The card name of a JSON read, with `-confirm` when it asks God.
+fn expected_name(card: &Value) -> String {
+    let name = card["card"].as_str().unwrap().to_string();
+    if card["needs_confirmation"].as_bool().unwrap() {
+        format!("{name}-confirm")
+    } else {
+        name
+    }
+}
+
+#[test]
+fn save_cards_marks_unsure_reads_and_works_without_a_model() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let dir = tempfile::tempdir().unwrap();
+    let spread = scene("21-tilted-spread.jpg");
+    let out = eleusis(&[
+        "recognize",
+        "--json",
+        "--save-cards",
+        dir.path().to_str().unwrap(),
+        spread.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let reads = lines(&out)[0]["cards"].as_array().unwrap().clone();
+    assert!(reads.iter().any(|c| c["needs_confirmation"] == true));
+    for (i, card) in reads.iter().enumerate() {
+        let name = format!("21-tilted-spread-{:02}-{}.png", i + 1, expected_name(card));
+        assert!(dir.path().join(&name).is_file(), "{name}");
+    }
+    // Outlines alone, no model: one image per outline, named by position.
+    let located = tempfile::tempdir().unwrap();
+    let out = eleusis(&[
+        "recognize",
+        "--locate-only",
+        "--json",
+        "--model",
+        "/nonexistent/model",
+        "--save-cards",
+        located.path().to_str().unwrap(),
+        scene("07-seq3-wood.jpg").to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let mut saved: Vec<String> = std::fs::read_dir(located.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    saved.sort();
+    assert_eq!(
+        saved,
+        [
+            "07-seq3-wood-01.png",
+            "07-seq3-wood-02.png",
+            "07-seq3-wood-03.png"
+        ]
+    );
+}
+
+#[test]
+fn save_cards_into_a_path_that_is_a_file_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-folder");
+    std::fs::write(&file, b"x").unwrap();
+    let out = eleusis(&[
+        "recognize",
+        "--locate-only",
+        "--save-cards",
+        file.to_str().unwrap(),
+        scene("07-seq3-wood.jpg").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--save-cards") && err.contains("not-a-folder"),
+        "{err}"
+    );
 }

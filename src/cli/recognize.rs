@@ -3,14 +3,17 @@
 //! error line and the others go on. `--check` compares the reads with each image's
 //! labelled sidecar (`NAME.json`) and prints accuracy: how a table checks its camera
 //! and how end-to-end accuracy is measured on a rendered evaluation set.
+//! `--save-cards DIR` also writes every card found as the upright card image the
+//! model read, so that a table can see what its camera gives the model.
 //!
 //! Exit status: 0 when every frame was read (and, with `--check`, every labelled
 //! card was read right or `--min-accuracy` was met); 1 when some frame could not be
 //! loaded or the check failed; 2 when the model cannot be loaded or nothing was
 //! given to read.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -19,6 +22,7 @@ use clap::Args;
 use image::RgbImage;
 use serde_json::{json, Value};
 
+use crate::vision::rectify::rectify;
 use crate::vision::scene::{CheckSummary, Labels, SceneScore};
 use crate::vision::{
     exposure_warnings, load_frame, locate_cards, Classifier, ExposureWarning, FrameRead,
@@ -51,6 +55,79 @@ pub struct RecognizeArgs {
     /// for exit status 0 (default 1.0: every card).
     #[arg(long, default_value_t = 1.0, requires = "check")]
     pub min_accuracy: f64,
+    /// Also save every card found as the model saw it: the 160 × 224 upright card cut
+    /// from its outline (the model reads its top-left 40 × 72 corner, and the same
+    /// corner of the card turned), as `DIR/<image>-<n>-<card>.png`, with `-confirm`
+    /// added when the read asks God (`DIR/<image>-<n>.png` with `--locate-only`).
+    /// Files of the same name are replaced.
+    #[arg(long, value_name = "DIR")]
+    pub save_cards: Option<PathBuf>,
+}
+
+/// Writes the cards of each frame as upright card images (`--save-cards`).
+struct CardSaver {
+    dir: PathBuf,
+    /// How often each image name was seen, so that two frames of one name (from two
+    /// folders) do not overwrite each other's cards.
+    names: HashMap<String, usize>,
+}
+
+impl CardSaver {
+    fn new(dir: &Path) -> Result<CardSaver> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("creating the folder {} for --save-cards", dir.display()))?;
+        Ok(CardSaver {
+            dir: dir.to_path_buf(),
+            names: HashMap::new(),
+        })
+    }
+
+    /// The file-name prefix of a frame's cards: the image's name without its
+    /// extension, `~2`, `~3` … added when that name came before.
+    fn prefix(&mut self, image: &Path) -> String {
+        let name = image
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "frame".to_string());
+        let seen = self.names.entry(name.clone()).or_insert(0);
+        *seen += 1;
+        if *seen == 1 {
+            name
+        } else {
+            format!("{name}~{seen}")
+        }
+    }
+
+    /// Saves one image per outline, left to right, each named by its suffix
+    /// (`""` for none); the paths written.
+    fn save(
+        &self,
+        prefix: &str,
+        frame: &RgbImage,
+        cards: &[(Quad, String)],
+    ) -> Result<Vec<PathBuf>> {
+        let mut written = Vec::new();
+        for (i, (quad, suffix)) in cards.iter().enumerate() {
+            // Outlines come from the localiser, never degenerate; skip one that is.
+            let Some(card) = rectify(frame, quad) else {
+                continue;
+            };
+            let path = self.dir.join(format!("{prefix}-{:02}{suffix}.png", i + 1));
+            card.save(&path)
+                .with_context(|| format!("writing {}", path.display()))?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+/// The file-name suffix of a read card: `-QH`, or `-QH-confirm` when it asks God.
+fn card_suffix(card: &crate::vision::CardRead) -> String {
+    if card.needs_confirmation {
+        format!("-{}-confirm", card.card)
+    } else {
+        format!("-{}", card.card)
+    }
 }
 
 /// Runs the subcommand.
@@ -251,6 +328,10 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
         }
         Some(Recognizer::new(classifier))
     };
+    let mut saver = match &args.save_cards {
+        Some(dir) => Some(CardSaver::new(dir)?),
+        None => None,
+    };
     let localiser = LocaliserConfig::default();
     let mut all_ok = true;
     let mut summary = CheckSummary::default();
@@ -301,6 +382,15 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
                     writeln!(out, "  {}", serde_json::to_string(q)?)?;
                 }
             }
+            if let Some(saver) = &mut saver {
+                let prefix = saver.prefix(path);
+                let outlines: Vec<(Quad, String)> =
+                    quads.iter().map(|q| (*q, String::new())).collect();
+                if let Err(e) = saver.save(&prefix, &frame, &outlines) {
+                    fail(out, format!("{e:#}"))?;
+                    all_ok = false;
+                }
+            }
             continue;
         };
         let read = recognizer.recognise(&frame).context("running the model")?;
@@ -328,6 +418,18 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
                 frame_text(&file, &read),
                 warnings_text(&read.warnings)
             )?,
+        }
+        if let Some(saver) = &mut saver {
+            let prefix = saver.prefix(path);
+            let cards: Vec<(Quad, String)> = read
+                .cards
+                .iter()
+                .map(|c| (c.corners, card_suffix(c)))
+                .collect();
+            if let Err(e) = saver.save(&prefix, &frame, &cards) {
+                fail(out, format!("{e:#}"))?;
+                all_ok = false;
+            }
         }
     }
     if args.check {
