@@ -188,16 +188,21 @@ fn an_overexposed_frame_says_so_and_what_to_change() {
     );
 }
 
+/// Runs `eleusis` expecting exit status 2 (nothing could be done); its stderr.
+fn stderr_of_status_2(args: &[&str]) -> String {
+    let out = eleusis(args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 #[test]
 fn a_missing_model_is_a_clear_error_with_status_2() {
-    let out = eleusis(&[
+    let err = stderr_of_status_2(&[
         "recognize",
         "--model",
         "/nonexistent/model",
         scene("07-seq3-wood.jpg").to_str().unwrap(),
     ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("loading the recognizer model") && err.contains("/nonexistent/model"),
         "{err}"
@@ -341,11 +346,7 @@ fn save_cards_writes_each_card_as_the_model_saw_it() {
         String::from_utf8_lossy(&out.stderr)
     );
     let l = lines(&out);
-    let mut saved: Vec<String> = std::fs::read_dir(&cards_dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    saved.sort();
+    let saved = sorted_file_names(&cards_dir);
     let expected = scene_cards("07-seq3-wood.json");
     let mut want = Vec::new();
     for prefix in ["07-seq3-wood", "07-seq3-wood~2"] {
@@ -391,6 +392,16 @@ fn mean_difference(a: &image::RgbImage, b: &image::RgbImage) -> f64 {
     sum as f64 / a.as_raw().len() as f64
 }
 
+/// The names of the files in a folder, sorted.
+fn sorted_file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// The card name of a JSON read, with `-confirm` when it asks God.
 fn expected_name(card: &Value) -> String {
     let name = card["card"].as_str().unwrap().to_string();
@@ -433,11 +444,7 @@ fn save_cards_marks_unsure_reads_and_works_without_a_model() {
         scene("07-seq3-wood.jpg").to_str().unwrap(),
     ]);
     assert!(out.status.success());
-    let mut saved: Vec<String> = std::fs::read_dir(located.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    saved.sort();
+    let saved = sorted_file_names(located.path());
     assert_eq!(
         saved,
         [
@@ -453,15 +460,13 @@ fn save_cards_into_a_path_that_is_a_file_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("not-a-folder");
     std::fs::write(&file, b"x").unwrap();
-    let out = eleusis(&[
+    let err = stderr_of_status_2(&[
         "recognize",
         "--locate-only",
         "--save-cards",
         file.to_str().unwrap(),
         scene("07-seq3-wood.jpg").to_str().unwrap(),
     ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("--save-cards") && err.contains("not-a-folder"),
         "{err}"
