@@ -140,6 +140,54 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
             .expect("png");
         out.into_inner()
     };
+    // The card cut from the frame along given corners, upright, as PNG: the white
+    // rectangle of the frame comes out white, the cloth beside it green.
+    let cut = |corners: &str| server.get(&format!("/api/frames/{frame_id}/card?corners={corners}"));
+    let card = cut("131,61,214,61,214,178,131,178");
+    assert_eq!(card.status, 200, "{}", String::from_utf8_lossy(&card.body));
+    assert!(card.headers.to_ascii_lowercase().contains("image/png"));
+    let card = image::load_from_memory(&card.body)
+        .expect("a PNG")
+        .to_rgb8();
+    assert_eq!((card.width(), card.height()), (160, 224));
+    let mean = |img: &image::RgbImage, c: usize| {
+        img.pixels().map(|p| f64::from(p[c])).sum::<f64>() / f64::from(img.width() * img.height())
+    };
+    assert!(
+        mean(&card, 0) > 240.0 && mean(&card, 1) > 240.0,
+        "a white card"
+    );
+    let cloth = image::load_from_memory(&cut("10,10,80,10,80,110,10,110").body)
+        .expect("a PNG")
+        .to_rgb8();
+    assert!(
+        mean(&cloth, 1) > 100.0 && mean(&cloth, 0) < 40.0,
+        "green cloth"
+    );
+    for (corners, says) in [
+        ("", "give the card's corners"),
+        ("1,2,3", "8 numbers"),
+        ("1,2,3,4,5,6,7,x", "is not a number"),
+        ("0,0,10,0,10,10,0,5000", "far outside the 320 × 240 frame"),
+        ("5,5,5,5,5,5,5,5", "degenerate"),
+    ] {
+        let bad = cut(corners);
+        assert_eq!(bad.status, 400, "{corners}");
+        assert!(
+            String::from_utf8_lossy(&bad.body).contains(says),
+            "{corners}: {}",
+            String::from_utf8_lossy(&bad.body)
+        );
+    }
+    server
+        .get(&format!(
+            "/api/frames/{}/card?corners=1,1,9,1,9,9,1,9",
+            "0".repeat(64)
+        ))
+        .expect(404);
+    server
+        .get("/api/frames/zz/card?corners=1,1,9,1,9,9,1,9")
+        .expect(400);
     let blown = server.post_bytes("/api/frames", &white).expect(200);
     assert_eq!(blown["warnings"][0]["kind"], "overexposed", "{blown}");
     assert!(

@@ -321,6 +321,13 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
         "return document.querySelectorAll('#reads input[type=text]').length;",
         |v| v.as_u64() == Some(labelled as u64),
     );
+    // Beside each read, the card as the recognizer cut it from the frame, upright.
+    driver.wait_for(
+        "the cards cut from the frame",
+        "return Array.from(document.querySelectorAll('#reads img.card-cut')) \
+           .filter(i => i.complete && i.naturalWidth === 160 && i.naturalHeight === 224).length;",
+        |v| v.as_u64() == Some(labelled as u64),
+    );
     driver.screenshot(&shots.join("god.png"));
     let cards = driver.eval(
         "document.querySelectorAll('#reads .read.confirm input[type=checkbox]').forEach(c => c.checked = true); \

@@ -52,6 +52,7 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/api/rule/check", post(rule_check))
         .route("/api/frames", post(upload_frame))
         .route("/api/frames/:id", get(frame))
+        .route("/api/frames/:id/card", get(frame_card))
         .route("/api/audit/:id", get(audit_report))
         .route("/api/export/:id/log", get(export))
         .route("/api/export/:id/scores", get(scores))
@@ -346,6 +347,34 @@ async fn upload_frame(
 /// `GET /api/frames/ID`: a frame as JPEG (stored evidence, or still in the spool).
 async fn frame(State(state): Shared, Path(id): Path<String>) -> Result<Response, ApiError> {
     let at = format!("GET /api/frames/{id}");
+    let bytes = frame_jpeg(&state, &id, &at).await?;
+    Ok(([(header::CONTENT_TYPE, "image/jpeg")], bytes).into_response())
+}
+
+/// `GET /api/frames/ID/card?corners=x,y,x,y,x,y,x,y`: the upright 160 × 224 card cut
+/// from a frame along a read's corners, as PNG (the God console shows it beside
+/// each read).
+async fn frame_card(
+    State(state): Shared,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let at = format!("GET /api/frames/{id}/card");
+    let jpeg = frame_jpeg(&state, &id, &at).await?;
+    let worker_at = at.clone();
+    let png =
+        tokio::task::spawn_blocking(move || frames::card_png(&jpeg, query.as_deref(), &worker_at))
+            .await
+            .map_err(|e| ApiError::Store {
+                what: format!("the card cutter stopped: {e}"),
+                at,
+            })??;
+    Ok(([(header::CONTENT_TYPE, "image/png")], png).into_response())
+}
+
+/// A frame's JPEG bytes: stored evidence, or still in the spool.
+async fn frame_jpeg(state: &Arc<AppState>, id: &str, at: &str) -> Result<Vec<u8>, ApiError> {
+    let (id, at) = (id.to_string(), at.to_string());
     if !frames::valid_id(&id) {
         return Err(ApiError::bad(
             "a frame id is 64 lowercase hex digits (the SHA-256 of the JPEG)",
@@ -358,10 +387,9 @@ async fn frame(State(state): Shared, Path(id): Path<String>) -> Result<Response,
         .run(move |desk: &mut Desk<'_>| desk.store().frame(&lookup))
         .await?
         .map_err(|e| ApiError::store(e, at.clone()))?;
-    let bytes = stored
+    stored
         .or_else(|| frames::spooled(state.table.spool(), &id))
-        .ok_or_else(|| ApiError::not_found(format!("no frame {id}"), at))?;
-    Ok(([(header::CONTENT_TYPE, "image/jpeg")], bytes).into_response())
+        .ok_or_else(|| ApiError::not_found(format!("no frame {id}"), at))
 }
 
 /// `GET /api/rounds`: every round of every game, newest first.

@@ -12,7 +12,8 @@ use image::codecs::jpeg::JpegEncoder;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::vision::{decode_frame, exposure_warnings, ExposureWarning, Recognizer};
+use crate::vision::rectify::rectify;
+use crate::vision::{decode_frame, exposure_warnings, ExposureWarning, Point, Quad, Recognizer};
 
 use super::error::ApiError;
 
@@ -91,6 +92,85 @@ pub fn valid_id(id: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// The corners of a card cut, as `?corners=x,y,x,y,x,y,x,y` gives them: top-left,
+/// top-right, bottom-right, bottom-left of the portrait card in frame pixels (what
+/// a read's `corners` hold). Each must lie within a frame's width and height of the
+/// frame, so that a typo is an error rather than a smear of edge pixels.
+pub fn parse_corners(
+    query: Option<&str>,
+    width: u32,
+    height: u32,
+    at: &str,
+) -> Result<Quad, ApiError> {
+    let value = query
+        .unwrap_or("")
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("corners="))
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| {
+            ApiError::bad(
+                "give the card's corners as ?corners=x,y,x,y,x,y,x,y (top-left, top-right, bottom-right, bottom-left, in frame pixels)",
+                at,
+            )
+        })?;
+    let value = value.replace("%2C", ",").replace("%2c", ",");
+    let numbers: Vec<f64> = value
+        .split(',')
+        .map(|v| {
+            v.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|n| n.is_finite())
+                .ok_or_else(|| ApiError::bad(format!("corners: {v:?} is not a number"), at))
+        })
+        .collect::<Result<_, _>>()?;
+    if numbers.len() != 8 {
+        return Err(ApiError::bad(
+            format!(
+                "corners: 8 numbers (four x,y pairs) expected, got {}",
+                numbers.len()
+            ),
+            at,
+        ));
+    }
+    let (w, h) = (f64::from(width), f64::from(height));
+    let corners: Vec<Point> = numbers.chunks(2).map(|p| Point::new(p[0], p[1])).collect();
+    if let Some(p) = corners
+        .iter()
+        .find(|p| p.x < -w || p.x > 2.0 * w || p.y < -h || p.y > 2.0 * h)
+    {
+        return Err(ApiError::bad(
+            format!(
+                "corners: ({}, {}) is far outside the {width} × {height} frame",
+                p.x, p.y
+            ),
+            at,
+        ));
+    }
+    Ok(Quad([corners[0], corners[1], corners[2], corners[3]]))
+}
+
+/// The 160 × 224 upright card cut from a stored frame's JPEG along `quad`, as PNG:
+/// what the recognizer read (its index corners are the top-left 40 × 72 and the same
+/// of the card turned), for God to confirm an unsure read at a glance. Blocking.
+pub fn card_png(jpeg: &[u8], query: Option<&str>, at: &str) -> Result<Vec<u8>, ApiError> {
+    let image = decode_frame(jpeg, "the stored frame").map_err(|e| ApiError::Store {
+        what: format!("{e}"),
+        at: at.into(),
+    })?;
+    let quad = parse_corners(query, image.width(), image.height(), at)?;
+    let card = rectify(&image, &quad).ok_or_else(|| {
+        ApiError::bad("corners: they do not outline a card (degenerate quad)", at)
+    })?;
+    let mut out = Cursor::new(Vec::new());
+    card.write_to(&mut out, image::ImageFormat::Png)
+        .map_err(|e| ApiError::Store {
+            what: format!("cannot encode the card as PNG: {e}"),
+            at: at.into(),
+        })?;
+    Ok(out.into_inner())
+}
+
 /// Decodes, stores in the spool and reads an uploaded frame. Blocking (image
 /// decoding and the model): run it off the async workers.
 pub fn process(bytes: &[u8], spool: &Path, camera: &Camera) -> Result<FrameReply, ApiError> {
@@ -161,6 +241,23 @@ pub fn spooled(spool: &Path, id: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn corners_are_read_from_the_query_in_any_encoding_of_the_comma() {
+        let q = parse_corners(
+            Some("x=1&corners=-2.5,3%2C10,3,10,20,-2.5,20"),
+            320,
+            240,
+            "t",
+        )
+        .expect("corners");
+        assert_eq!(q.0[0], Point::new(-2.5, 3.0));
+        assert_eq!(q.0[2], Point::new(10.0, 20.0));
+        let err = parse_corners(Some("corners=1,2,3,4,5,6,7,NaN"), 320, 240, "t").unwrap_err();
+        assert!(err.to_string().contains("\"NaN\" is not a number"), "{err}");
+        let err = parse_corners(None, 320, 240, "t").unwrap_err();
+        assert!(err.to_string().contains("?corners=x,y"), "{err}");
+    }
 
     fn png(width: u32, height: u32) -> Vec<u8> {
         let image = image::RgbImage::from_pixel(width, height, image::Rgb([20, 120, 40]));
