@@ -328,6 +328,7 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
            .filter(i => i.complete && i.naturalWidth === 160 && i.naturalHeight === 224).length;",
         |v| v.as_u64() == Some(labelled as u64),
     );
+    driver.eval("document.getElementById('reads').scrollIntoView(); return true;");
     driver.screenshot(&shots.join("god.png"));
     let cards = driver.eval(
         "document.querySelectorAll('#reads .read.confirm input[type=checkbox]').forEach(c => c.checked = true); \
