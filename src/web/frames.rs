@@ -150,7 +150,8 @@ pub fn parse_corners(
     Ok(Quad([corners[0], corners[1], corners[2], corners[3]]))
 }
 
-/// The 160 × 224 upright card cut from a stored frame's JPEG along `quad`, as PNG:
+/// The 160 × 224 upright card cut from a stored frame's JPEG along the corners of
+/// the query (`?corners=…`, [`parse_corners`]), as PNG:
 /// what the recognizer read (its index corners are the top-left 40 × 72 and the same
 /// of the card turned), for God to confirm an unsure read at a glance. Blocking.
 pub fn card_png(jpeg: &[u8], query: Option<&str>, at: &str) -> Result<Vec<u8>, ApiError> {
