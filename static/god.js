@@ -217,7 +217,7 @@
     if (!frameReply) return;
     const cards = Array.from(document.querySelectorAll("#reads input[type=text]")).map((i) => i.value.trim()).filter(Boolean);
     $("cards").value = cards.join(" ");
-    evidence = { frame: frameReply.frame, reads: frameReply.reads.map((r) => ({ read: r.card, confidence: r.confidence })) };
+    evidence = { frame: frameReply.frame, reads: frameReply.reads.map((r) => ({ read: r.card, confidence: r.confidence, corners: r.corners })) };
   }
   function clearEvidence() {
     evidence = null; frameReply = null;

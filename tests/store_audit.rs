@@ -185,7 +185,7 @@ fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
         // Camera read 8D (red, wrong after 3H); God let it stand.
         r#"{"event":"play","cards":["8D"],"evidence":{"frame":"frame.jpg","reads":[{"read":"8D","confidence":0.58}]}}"#.into(),
         // Camera read 5C; God corrected it to 5S at the table.
-        r#"{"event":"play","cards":["5S"],"evidence":{"frame_ref":"cam1/000124","reads":[{"read":"5C","confidence":0.41}]}}"#.into(),
+        r#"{"event":"play","cards":["5S"],"evidence":{"frame_ref":"cam1/000124","reads":[{"read":"5C","confidence":0.41,"corners":[[10,20],[60,21],[61,90],[9,89.5]]}]}}"#.into(),
         r#"{"event":"play","cards":["9D","JC"]}"#.into(),
         // Later God finds the first card was really 8S: a correction, not an edit.
         r#"{"event":"correct","seq":2,"cards":["8S"]}"#.into(),
@@ -224,6 +224,9 @@ fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
     assert_eq!(second["reads"][0]["read"], "5C");
     assert_eq!(second["reads"][0]["confidence"], 0.41);
     assert_eq!(second["reads"][0]["status"], "corrected");
+    // The card's outline, where the evidence gave it, for the audit page's card cut.
+    assert_eq!(second["reads"][0]["corners"][3][1], 89.5);
+    assert!(first["reads"][0].get("corners").is_none(), "{first}");
     assert_eq!(second["frame"]["reference"], "cam1/000124");
     assert_eq!(events[4]["event"], "correct");
     assert_eq!(events[4]["correction"]["corrects"], "1.1:2");

@@ -370,6 +370,28 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
     assert_eq!(played["frame"]["intact"], true, "{played}");
     let jpeg = server.get(&format!("/api/frames/{frame}"));
     assert!(jpeg.body.starts_with(&[0xFF, 0xD8, 0xFF]));
+    // The evidence keeps each card's outline, and the audit page shows the card as
+    // it was read, cut from the stored frame.
+    assert!(
+        played["reads"]
+            .as_array()
+            .expect("reads")
+            .iter()
+            .all(|r| r["corners"].as_array().map(Vec::len) == Some(4)),
+        "{played}"
+    );
+    driver.goto(&format!("http://{}/audit/1.1", server.addr));
+    driver.wait_for(
+        "the audit's cards cut from the frame",
+        "return Array.from(document.querySelectorAll('.audit-read img.card-cut')) \
+           .filter(i => i.complete && i.naturalWidth === 160).length;",
+        |v| v.as_u64() == Some(labelled as u64),
+    );
+    driver.screenshot(&shots.join("audit.png"));
+    driver.goto(&format!(
+        "http://{}/god?token={}",
+        server.addr, server.token
+    ));
 
     // A blown-out frame: the console says what is wrong with the camera.
     let dir = tempfile::tempdir().expect("temp dir");

@@ -83,6 +83,10 @@ pub struct ReadAudit {
     pub read: Card,
     pub confidence: f64,
     pub status: ReadStatus,
+    /// The card's outline in the frame, when the evidence gives it (the audit page
+    /// shows the card cut along it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corners: Option<[[f64; 2]; 4]>,
 }
 
 /// The frame a play was read from.
@@ -409,6 +413,7 @@ pub fn audit(
                         read: read.read,
                         confidence: read.confidence,
                         status,
+                        corners: read.corners,
                     })
                     .collect();
                 if evidence.frame_sha256.is_some() || evidence.frame_ref.is_some() {

@@ -12,7 +12,10 @@
 //! `frame` is a JPEG file (read and stored in the database, addressed by its
 //! SHA-256); `frame_ref` is a reference kept as text when frames are archived
 //! elsewhere; `reads` has one entry per card of the play (or of the shown hand of a
-//! `no_play`), in the same order. Every field is optional.
+//! `no_play`), in the same order. Every field is optional. A read may also carry the
+//! card's `corners` in the frame (`[[x, y]; 4]`: top-left, top-right, bottom-right,
+//! bottom-left of the portrait card, as the recognizer reported them), so that an
+//! audit can show the card as it was read.
 
 use std::path::Path;
 
@@ -52,6 +55,9 @@ pub enum EvidenceError {
 pub struct CardRead {
     pub read: Card,
     pub confidence: f64,
+    /// Where the card lay in the frame, when the reader says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corners: Option<[[f64; 2]; 4]>,
 }
 
 /// Evidence as written on a table-log line.
@@ -345,5 +351,18 @@ mod tests {
         );
         assert!(input(r#"{"camera":"x"}"#).is_err());
         assert!(input(r#"{"reads":[{"read":"1X","confidence":0.5}]}"#).is_err());
+        // A card's outline is four x,y points, or absent.
+        let err =
+            input(r#"{"reads":[{"read":"8D","confidence":0.5,"corners":[[1,2],[3,4],[5,6]]}]}"#)
+                .unwrap_err();
+        assert!(err.to_string().contains("evidence: "), "{err}");
+        let read = input(
+            r#"{"reads":[{"read":"8D","confidence":0.5,"corners":[[1,2],[3,4],[5,6],[7,8.5]]}]}"#,
+        )
+        .expect("four corners");
+        assert_eq!(
+            read.reads[0].corners,
+            Some([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.5]])
+        );
     }
 }
