@@ -362,13 +362,14 @@ async fn frame_card(
     let at = format!("GET /api/frames/{id}/card");
     let jpeg = frame_jpeg(&state, &id, &at).await?;
     let worker_at = at.clone();
-    let png =
-        tokio::task::spawn_blocking(move || frames::card_png(&jpeg, query.as_deref(), &worker_at))
-            .await
-            .map_err(|e| ApiError::Store {
-                what: format!("the card cutter stopped: {e}"),
-                at,
-            })??;
+    let png = tokio::task::spawn_blocking(move || {
+        frames::card_png(&jpeg, query_param(query.as_deref(), "corners"), &worker_at)
+    })
+    .await
+    .map_err(|e| ApiError::Store {
+        what: format!("the card cutter stopped: {e}"),
+        at,
+    })??;
     Ok(([(header::CONTENT_TYPE, "image/png")], png).into_response())
 }
 

@@ -92,20 +92,17 @@ pub fn valid_id(id: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// The corners of a card cut, as `?corners=x,y,x,y,x,y,x,y` gives them: top-left,
+/// The corners of a card cut, the value of `?corners=x,y,x,y,x,y,x,y`: top-left,
 /// top-right, bottom-right, bottom-left of the portrait card in frame pixels (what
 /// a read's `corners` hold). Each must lie within a frame's width and height of the
 /// frame, so that a typo is an error rather than a smear of edge pixels.
 pub fn parse_corners(
-    query: Option<&str>,
+    value: Option<&str>,
     width: u32,
     height: u32,
     at: &str,
 ) -> Result<Quad, ApiError> {
-    let value = query
-        .unwrap_or("")
-        .split('&')
-        .find_map(|kv| kv.strip_prefix("corners="))
+    let value = value
         .filter(|v| !v.is_empty())
         .ok_or_else(|| {
             ApiError::bad(
@@ -150,16 +147,16 @@ pub fn parse_corners(
     Ok(Quad([corners[0], corners[1], corners[2], corners[3]]))
 }
 
-/// The 160 × 224 upright card cut from a stored frame's JPEG along the corners of
-/// the query (`?corners=…`, [`parse_corners`]), as PNG:
+/// The 160 × 224 upright card cut from a stored frame's JPEG along `corners` (the
+/// value of `?corners=…`, [`parse_corners`]), as PNG:
 /// what the recognizer read (its index corners are the top-left 40 × 72 and the same
 /// of the card turned), for God to confirm an unsure read at a glance. Blocking.
-pub fn card_png(jpeg: &[u8], query: Option<&str>, at: &str) -> Result<Vec<u8>, ApiError> {
+pub fn card_png(jpeg: &[u8], corners: Option<&str>, at: &str) -> Result<Vec<u8>, ApiError> {
     let image = decode_frame(jpeg, "the stored frame").map_err(|e| ApiError::Store {
         what: format!("{e}"),
         at: at.into(),
     })?;
-    let quad = parse_corners(query, image.width(), image.height(), at)?;
+    let quad = parse_corners(corners, image.width(), image.height(), at)?;
     let card = rectify(&image, &quad).ok_or_else(|| {
         ApiError::bad("corners: they do not outline a card (degenerate quad)", at)
     })?;
@@ -244,20 +241,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn corners_are_read_from_the_query_in_any_encoding_of_the_comma() {
-        let q = parse_corners(
-            Some("x=1&corners=-2.5,3%2C10,3,10,20,-2.5,20"),
-            320,
-            240,
-            "t",
-        )
-        .expect("corners");
+    fn corners_are_read_in_either_encoding_of_the_comma() {
+        let q = parse_corners(Some("-2.5,3%2C10,3,10,20,-2.5,20"), 320, 240, "t").expect("corners");
         assert_eq!(q.0[0], Point::new(-2.5, 3.0));
         assert_eq!(q.0[2], Point::new(10.0, 20.0));
-        let err = parse_corners(Some("corners=1,2,3,4,5,6,7,NaN"), 320, 240, "t").unwrap_err();
+        let err = parse_corners(Some("1,2,3,4,5,6,7,NaN"), 320, 240, "t").unwrap_err();
         assert!(err.to_string().contains("\"NaN\" is not a number"), "{err}");
-        let err = parse_corners(None, 320, 240, "t").unwrap_err();
-        assert!(err.to_string().contains("?corners=x,y"), "{err}");
+        for missing in [None, Some("")] {
+            let err = parse_corners(missing, 320, 240, "t").unwrap_err();
+            assert!(err.to_string().contains("?corners=x,y"), "{err}");
+        }
     }
 
     fn png(width: u32, height: u32) -> Vec<u8> {
