@@ -98,15 +98,10 @@ impl CardSaver {
         }
     }
 
-    /// Saves one image per outline, left to right, each named by its suffix
-    /// (`""` for none); the paths written.
-    fn save(
-        &self,
-        prefix: &str,
-        frame: &RgbImage,
-        cards: &[(Quad, String)],
-    ) -> Result<Vec<PathBuf>> {
-        let mut written = Vec::new();
+    /// Saves one image per outline of the frame read from `image`, left to right,
+    /// each named by its suffix (`""` for none).
+    fn save(&mut self, image: &Path, frame: &RgbImage, cards: &[(Quad, String)]) -> Result<()> {
+        let prefix = self.prefix(image);
         for (i, (quad, suffix)) in cards.iter().enumerate() {
             // Outlines come from the localiser, never degenerate; skip one that is.
             let Some(card) = rectify(frame, quad) else {
@@ -115,9 +110,8 @@ impl CardSaver {
             let path = self.dir.join(format!("{prefix}-{:02}{suffix}.png", i + 1));
             card.save(&path)
                 .with_context(|| format!("writing {}", path.display()))?;
-            written.push(path);
         }
-        Ok(written)
+        Ok(())
     }
 }
 
@@ -383,10 +377,9 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
                 }
             }
             if let Some(saver) = &mut saver {
-                let prefix = saver.prefix(path);
                 let outlines: Vec<(Quad, String)> =
                     quads.iter().map(|q| (*q, String::new())).collect();
-                if let Err(e) = saver.save(&prefix, &frame, &outlines) {
+                if let Err(e) = saver.save(path, &frame, &outlines) {
                     fail(out, format!("{e:#}"))?;
                     all_ok = false;
                 }
@@ -420,13 +413,12 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
             )?,
         }
         if let Some(saver) = &mut saver {
-            let prefix = saver.prefix(path);
             let cards: Vec<(Quad, String)> = read
                 .cards
                 .iter()
                 .map(|c| (c.corners, card_suffix(c)))
                 .collect();
-            if let Err(e) = saver.save(&prefix, &frame, &cards) {
+            if let Err(e) = saver.save(path, &frame, &cards) {
                 fail(out, format!("{e:#}"))?;
                 all_ok = false;
             }
