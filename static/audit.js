@@ -52,8 +52,7 @@
       // Each read as text, and where the evidence gives the card's outline, the card
       // as the recognizer cut it from the frame.
       const reads = (ev.reads || []).map((r) => E.el("div", { class: "audit-read" },
-        r.corners && ev.frame && ev.frame.sha256 ? E.el("img", { class: "card-cut", alt: "the card as read",
-          src: "/api/frames/" + ev.frame.sha256 + "/card?corners=" + r.corners.map(([x, y]) => x + "," + y).join(",") }) : "",
+        r.corners && ev.frame && ev.frame.sha256 ? E.cardCut("/api/frames/" + ev.frame.sha256, r.corners) : "",
         r.read + " " + Math.round(r.confidence * 100) + "% " + (r.status === "corrected" ? "→ " + r.card + " (corrected)" : "(confirmed)")));
       const frame = ev.frame && ev.frame.sha256 ? E.el("a", { href: "/api/frames/" + ev.frame.sha256, target: "_blank" }, "frame") : "";
       const expl = ev.explanations_withheld ? E.el("span", { class: "muted" }, "withheld until the reveal") : (ev.explanations || []).join("; ");

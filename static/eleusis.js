@@ -98,6 +98,13 @@
     }
   }
 
+  // The card as the recognizer cut it from a frame (`frameUrl`: /api/frames/ID),
+  // upright, along a read's corners [[x, y] × 4]: an <img> of class card-cut.
+  function cardCut(frameUrl, corners) {
+    return el("img", { class: "card-cut", alt: "the card as read", title: "the card as the recognizer saw it",
+      src: frameUrl + "/card?corners=" + corners.map(([x, y]) => x + "," + y).join(",") });
+  }
+
   const variants = {};
   async function loadVariants() {
     try {
@@ -109,7 +116,7 @@
   }
 
   window.Eleusis = {
-    el, card, cardsText, api, live, drawLayout, token, loadVariants, variants,
+    el, card, cardCut, cardsText, api, live, drawLayout, token, loadVariants, variants,
     register(id, plugin) { variants[id] = plugin; },
     // A player's event from the table's screen (e.g. a Delphos prediction).
     tableEvent(event) { return api("POST", "/api/table/events", event); },

@@ -200,10 +200,8 @@
     else if (!reply.reads.length) box.append(E.el("div", { class: "muted" }, "no card found in the frame"));
     reply.reads.forEach((r, i) => {
       // The card as the recognizer saw it, upright: its top-left corner is what was read.
-      const cut = E.el("img", { class: "card-cut", alt: "the card as read", title: "the card as the recognizer saw it",
-        src: reply.url + "/card?corners=" + r.corners.map(([x, y]) => x + "," + y).join(",") });
       const row = E.el("div", { class: "read" + (r.needs_confirmation ? " confirm" : "") },
-        cut, E.card(r.card, "tiny"), E.el("span", {}, Math.round(r.confidence * 100) + "%"),
+        E.cardCut(reply.url, r.corners), E.card(r.card, "tiny"), E.el("span", {}, Math.round(r.confidence * 100) + "%"),
         E.el("input", { type: "text", value: r.card, "data-index": i, "data-read": r.card, title: "correct the card here" }),
         r.needs_confirmation ? E.el("label", {}, E.el("input", { type: "checkbox" }), " needs confirmation: confirmed") : "");
       box.append(row);
