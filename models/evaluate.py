@@ -102,12 +102,13 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
     tls, brs, labels, names, n_files = scene_crops(folder, cuts=cuts)
     if not len(labels):
         return {"reads": 0}
-    probs = rec.read(tls, brs)
+    # The first look's logits serve both the first-look read and the second look.
+    looks = [(rec.logits(tls), rec.logits(brs))]
+    probs = readout.combine(*looks[0], rec.meta["temperature"])
     uniq = sorted(set(names))
     groups = np.array([uniq.index(n) for n in names])
     threshold = rec.meta["confirm_threshold"]
     r = readout.report(probs, labels, threshold, groups, uniq)
-    looks = [(rec.logits(tls), rec.logits(brs))]
     for pairs in cuts:
         looks.append((rec.logits(np.stack([p[0] for p in pairs])),
                       rec.logits(np.stack([p[1] for p in pairs]))))
