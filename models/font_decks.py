@@ -1,7 +1,7 @@
 """Step 1b, font decks: procedural card faces drawn with the system's fonts, added to the
 training designs only.
 
-Fifteen real training designs teach few ways of printing an index; a club's deck may
+Twelve real training designs teach few ways of printing an index; a club's deck may
 use any typeface, index size, placement and suit colours. Each procedural deck draws
 rank and suit with its own font, size, weight, squeeze, position, colours (two- or
 four-colour), border and centre decoration, and repeats the index upside down at the
