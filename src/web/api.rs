@@ -73,12 +73,6 @@ fn require_god(
     }
 }
 
-fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<&'a str> {
-    query?
-        .split('&')
-        .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
-}
-
 fn current(state: &AppState) -> Arc<Views> {
     Arc::clone(&state.table.views().borrow())
 }
@@ -363,7 +357,11 @@ async fn frame_card(
     let jpeg = frame_jpeg(&state, &id, &at).await?;
     let worker_at = at.clone();
     let png = tokio::task::spawn_blocking(move || {
-        frames::card_png(&jpeg, query_param(query.as_deref(), "corners"), &worker_at)
+        frames::card_png(
+            &jpeg,
+            auth::query_param(query.as_deref(), "corners"),
+            &worker_at,
+        )
     })
     .await
     .map_err(|e| ApiError::Store {
@@ -498,7 +496,7 @@ async fn scores(
             at.clone(),
         )
     })?;
-    let format = query_param(query.as_deref(), "format")
+    let format = auth::query_param(query.as_deref(), "format")
         .unwrap_or("html")
         .to_string();
     if format != "csv" && format != "html" {

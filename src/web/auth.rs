@@ -23,6 +23,14 @@ pub fn same(a: &str, b: &str) -> bool {
             == 0
 }
 
+/// The value of `name` in a query string (`a=1&name=value`), as given (not
+/// percent-decoded).
+pub fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<&'a str> {
+    query?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+}
+
 /// The token a request carries, from the header or the query string.
 pub fn presented<'a>(headers: &'a HeaderMap, query: Option<&'a str>) -> Option<&'a str> {
     let header = headers
@@ -30,11 +38,7 @@ pub fn presented<'a>(headers: &'a HeaderMap, query: Option<&'a str>) -> Option<&
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim);
-    header.or_else(|| {
-        query?
-            .split('&')
-            .find_map(|pair| pair.strip_prefix("token="))
-    })
+    header.or_else(|| query_param(query, "token"))
 }
 
 /// Whether the request is God's.
