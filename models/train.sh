@@ -9,6 +9,7 @@
 # Knobs (environment): PER_CARD (renders per card per training design, default 40),
 # FONT_PER_CARD (per font deck, default 10), EPOCHS (default 20), THREADS (training
 # threads, default 1; 2 on an otherwise idle 2-core machine nearly halves training),
+# DEVICE (torch device for training, default cpu; cuda on a GPU machine),
 # SCENES=1 also re-renders tests/data/scenes (deterministic).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -16,6 +17,7 @@ PER_CARD=${PER_CARD:-40}
 FONT_PER_CARD=${FONT_PER_CARD:-10}
 EPOCHS=${EPOCHS:-20}
 THREADS=${THREADS:-1}
+DEVICE=${DEVICE:-cpu}
 FONTS=(fonts-dejavu-core fonts-dejavu-extra fonts-freefont-ttf fonts-liberation fonts-liberation2
        fonts-urw-base35 fonts-linuxlibertine fonts-crosextra-caladea fonts-crosextra-carlito)
 mkdir -p .cache data
@@ -58,7 +60,7 @@ step render-val-kde-scenes $PY render_scenes.py --out data/val-kde-scenes --coun
 step render-eval-scenes $PY render_scenes.py --out data/eval-scenes --count 200 --designs heldout --seed 21
 step render-views $PY render_views.py --out data/views --count 150 --designs heldout --seed 41
 step render-touching $PY render_touching.py --out data/touching --count 120 --designs heldout --seed 51
-step train $PY train.py --epochs "$EPOCHS" --threads "$THREADS"
+step train $PY train.py --epochs "$EPOCHS" --threads "$THREADS" --device "$DEVICE"
 step calibrate $PY calibrate.py --scenes data/val-scenes
 if [ "${SCENES:-0}" = 1 ]; then
   step scenes $PY render_scenes.py --committed
