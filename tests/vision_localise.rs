@@ -188,3 +188,25 @@ fn cards_on_a_tinted_white_cloth_are_found_by_their_neutral_paper() {
         "the frame no longer needs the neutral-paper masks: pick a harder one"
     );
 }
+
+#[test]
+fn cards_on_a_pale_cloth_under_uneven_light_are_found_by_their_closed_outline() {
+    // Fourteen small cards and a phone on a pale blue-white cloth, unevenly lit:
+    // the six of hearts in the bright corner is as white as the cloth around it,
+    // and the king of diamonds' art merges with its shadow in the other masks.
+    // Their outlines, closed all round, set them apart.
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/white/spread14-pale-cloth.jpg");
+    let r = check_scene(&path, &LocaliserConfig::default());
+    assert!(r.missed.is_empty(), "not located: {}", r.missed.join("; "));
+    assert!(!r.out_of_order, "cards out of left-to-right order");
+    assert!(r.spurious.is_empty(), "spurious outlines {:?}", r.spurious);
+    let without = LocaliserConfig {
+        outline_steps: Vec::new(),
+        ..LocaliserConfig::default()
+    };
+    assert!(
+        !check_scene(&path, &without).missed.is_empty(),
+        "the frame no longer needs the enclosed-outline masks: pick a harder one"
+    );
+}

@@ -51,6 +51,15 @@ pub struct LocaliserConfig {
     /// Colour distances from the surrounding cloth tried (sum over R, G, B): finds
     /// court cards whose art reaches their edge.
     pub cloth_distances: Vec<i16>,
+    /// On a light cloth, the whiteness steps (across two working pixels) that
+    /// count as an outline for the enclosed-outline masks, tried in turn: in a
+    /// lamp's glare the cloth is as white as the paper, and only the card's edge
+    /// tells them apart.
+    pub outline_steps: Vec<i16>,
+    /// How far inside an enclosed outline's quad the card's edge is searched for,
+    /// as a fraction of the quad's size (square root of its area): the enclosed
+    /// blob also holds the card's soft drop shadow.
+    pub outline_slack: f64,
     /// Smallest card, as a fraction of the frame area.
     pub min_area_frac: f64,
     /// Largest card, as a fraction of the frame area.
@@ -84,6 +93,8 @@ impl Default for LocaliserConfig {
             neutral_spreads: vec![10],
             light_cloth_whiteness: 80,
             cloth_distances: vec![35, 50, 90],
+            outline_steps: vec![20, 40],
+            outline_slack: 0.08,
             min_area_frac: 0.0015,
             max_area_frac: 0.3,
             aspect: (0.31, 1.0),
@@ -243,6 +254,129 @@ impl WorkImage {
             }
         }
         out
+    }
+
+    /// The largest whiteness step within a pixel of each pixel (3 × 3), a step
+    /// being the larger of a pixel's two central differences (across two pixels,
+    /// along either axis; 0 on the frame's edge). Taking the neighbourhood's
+    /// largest grows each outline by a pixel, so that a flood cannot slip between
+    /// the pixels of a diagonal outline.
+    fn steps(&self) -> Vec<i16> {
+        let (w, h) = (self.w, self.h);
+        let d = &self.data;
+        let mut step = vec![0i16; w * h];
+        if w < 3 || h < 3 {
+            return step;
+        }
+        for y in 1..h - 1 {
+            let (up, row, down) = (
+                &d[(y - 1) * w..y * w],
+                &d[y * w..(y + 1) * w],
+                &d[(y + 1) * w..(y + 2) * w],
+            );
+            let o = &mut step[y * w + 1..(y + 1) * w - 1];
+            for ((o, (l, r)), (u, dn)) in o
+                .iter_mut()
+                .zip(row.iter().zip(&row[2..]))
+                .zip(up[1..].iter().zip(&down[1..]))
+            {
+                *o = (r - l).abs().max((dn - u).abs());
+            }
+        }
+        // The 3 × 3 maximum, separably: along each row, then down each column.
+        let mut across = vec![0i16; w * h];
+        for (src, dst) in step.chunks_exact(w).zip(across.chunks_exact_mut(w)) {
+            dst[0] = src[0].max(src[1]);
+            dst[w - 1] = src[w - 2].max(src[w - 1]);
+            for (o, ((a, b), c)) in dst[1..w - 1]
+                .iter_mut()
+                .zip(src.iter().zip(&src[1..]).zip(&src[2..]))
+            {
+                *o = (*a).max(*b).max(*c);
+            }
+        }
+        for y in 0..h {
+            let (a, b) = (y.saturating_sub(1), (y + 1).min(h - 1));
+            let dst = &mut step[y * w..(y + 1) * w];
+            let (ra, ry, rb) = (
+                &across[a * w..(a + 1) * w],
+                &across[y * w..(y + 1) * w],
+                &across[b * w..(b + 1) * w],
+            );
+            for (o, ((p, q), r)) in dst.iter_mut().zip(ra.iter().zip(ry).zip(rb)) {
+                *o = (*p).max(*q).max(*r);
+            }
+        }
+        step
+    }
+
+    /// The pixels that the cloth cannot reach: a flood from the frame's border over
+    /// every pixel with no whiteness step of `step` or more within a pixel
+    /// (`steps`). A card's outline is such a step all round, even in a lamp's
+    /// glare where the cloth is as white as the paper and no threshold of
+    /// whiteness tells them apart, so the whole card, pips and art included, is
+    /// left unreached. So is anything else with a closed outline: the shape tests
+    /// and the classifier judge those.
+    fn enclosed(&self, steps: &[i16], step: i16) -> Vec<bool> {
+        let (w, h) = (self.w, self.h);
+        // The flood goes by runs of open pixels, row by row: a run is reached
+        // when it touches the frame's edge or overlaps a reached run above or
+        // below (four-connected), until nothing changes.
+        let mut runs: Vec<Vec<(usize, usize, bool)>> = Vec::with_capacity(h);
+        for (y, row) in steps.chunks_exact(w).enumerate() {
+            let mut v = Vec::new();
+            let mut x = 0;
+            while x < w {
+                if row[x] >= step {
+                    x += 1;
+                    continue;
+                }
+                let x0 = x;
+                while x < w && row[x] < step {
+                    x += 1;
+                }
+                let edge = y == 0 || y + 1 == h || x0 == 0 || x == w;
+                v.push((x0, x, edge));
+            }
+            runs.push(v);
+        }
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        for (y, row) in runs.iter().enumerate() {
+            for (k, r) in row.iter().enumerate() {
+                if r.2 {
+                    stack.push((y, k));
+                }
+            }
+        }
+        while let Some((y, k)) = stack.pop() {
+            let (x0, x1, _) = runs[y][k];
+            for ny in [y.wrapping_sub(1), y + 1] {
+                let Some(row) = runs.get_mut(ny) else {
+                    continue;
+                };
+                // Runs of a row are sorted and disjoint: skip those ending
+                // before this one starts, visit those starting before it ends.
+                let first = row.partition_point(|r| r.1 <= x0);
+                for (j, r) in row.iter_mut().enumerate().skip(first) {
+                    if r.0 >= x1 {
+                        break;
+                    }
+                    if !r.2 {
+                        r.2 = true;
+                        stack.push((ny, j));
+                    }
+                }
+            }
+        }
+        let mut inside = vec![true; w * h];
+        for (y, row) in runs.iter().enumerate() {
+            for &(x0, x1, reached) in row {
+                if reached {
+                    inside[y * w + x0..y * w + x1].fill(false);
+                }
+            }
+        }
+        inside
     }
 
     /// The median whiteness of the working image, from every seventh pixel: the
@@ -459,6 +593,9 @@ fn next_bit(bits: &[u64], from: usize, set: bool) -> Option<usize> {
 #[derive(Debug, Clone)]
 struct Candidate {
     quad: Quad,
+    /// How far, in working pixels, the card's edge may lie inside the quad (0 but
+    /// for enclosed outlines, whose blob holds the drop shadow too).
+    slack: f64,
 }
 
 /// The quad of a convex hull's four straight sides: the hull is split at the
@@ -583,7 +720,7 @@ fn card_candidate<F: Fn(usize) -> bool>(
     if margin_white(mask, &quad) < cfg.min_margin_white {
         return None;
     }
-    Some(Candidate { quad })
+    Some(Candidate { quad, slack: 0.0 })
 }
 
 /// The fraction of points just inside the quad's edges that are in the mask: a
@@ -695,6 +832,9 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
         let on = move |i: usize| data[i] >= level;
         candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
     }
+    // The neutral-paper and enclosed-outline masks cost time, and on a dark or
+    // coloured cloth the other masks already find every card they would.
+    let light = work.median_whiteness() >= cfg.light_cloth_whiteness;
     if !cfg.local_margins.is_empty() {
         let r = ((cfg.local_radius_frac * w.max(h) as f64).round() as usize).max(2);
         let mean = work.local_mean(r);
@@ -702,7 +842,7 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
             let on = |i: usize| data[i] >= mean[i].saturating_add(m);
             candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
         }
-        if !cfg.neutral_spreads.is_empty() && work.median_whiteness() >= cfg.light_cloth_whiteness {
+        if !cfg.neutral_spreads.is_empty() && light {
             let rgb = &work.rgb;
             let margin = cfg.local_margins.iter().copied().min().unwrap_or(0);
             for &s in &cfg.neutral_spreads {
@@ -722,6 +862,18 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
             candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
         }
     }
+    if light && !cfg.outline_steps.is_empty() {
+        let steps = work.steps();
+        for &step in &cfg.outline_steps {
+            let inside = work.enclosed(&steps, step);
+            let on = |i: usize| inside[i];
+            let first = cands.len();
+            candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
+            for c in &mut cands[first..] {
+                c.slack = cfg.outline_slack * c.quad.area().sqrt();
+            }
+        }
+    }
     // Many levels find the same card: refine each distinct outline once.
     let mut distinct: Vec<Candidate> = Vec::new();
     for c in cands {
@@ -735,7 +887,12 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
         .filter_map(|c| {
             let s = work.scale;
             let coarse = Quad(c.quad.0.map(|p| Point::new(p.x * s, p.y * s)));
-            let r = refine(&luma, &coarse, s);
+            let mut r = refine(&luma, &coarse, s, c.slack * s);
+            if c.slack > 0.0 && r.support > 0.0 {
+                // The shadow-wide search found the outline roughly: search again
+                // from there as for any other candidate.
+                r = refine(&luma, &r.quad, s, 0.0);
+            }
             (r.support >= cfg.min_edge_support && r.inside_light >= cfg.min_inside_light)
                 .then_some(r)
         })
@@ -745,7 +902,7 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
     let mut quads: Vec<Quad> = choose(refined)
         .into_iter()
         .map(|q| {
-            let again = refine(&luma, &q, 1.0);
+            let again = refine(&luma, &q, 1.0, 0.0);
             if again.support > 0.0 {
                 again.quad
             } else {
@@ -802,9 +959,11 @@ impl Luma<'_> {
 /// points, and takes the corners where neighbouring lines cross. A side that cannot
 /// be re-fitted keeps its coarse line; a corner that moves implausibly far keeps its
 /// coarse position. The support is the fraction of probes on the fitted lines.
-fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64) -> Refined {
+/// `slack` (full-frame pixels) widens the search and the corners' leeway, for a
+/// coarse quad known to lie outside the card by up to that much.
+fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64, slack: f64) -> Refined {
     const PROBES: usize = 24;
-    let reach = 2.5 * scale + 2.0;
+    let reach = 2.5 * scale + 2.0 + slack;
     let step = 0.5;
     // Steps over two pixels (four half-pixel samples) in the wide first search,
     // over one in the narrow final one.
@@ -830,7 +989,16 @@ fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64) -> Refined {
         for k in 0..PROBES {
             let t = 0.12 + 0.76 * k as f64 / (PROBES - 1) as f64;
             let (bx, by) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
-            if let Some(s) = edge_offset(luma, (bx, by), (nx, ny), reach, step, half_base) {
+            let found = edge_offset(
+                luma,
+                (bx, by),
+                (nx, ny),
+                reach,
+                step,
+                half_base,
+                slack > 0.0,
+            );
+            if let Some(s) = found {
                 pts.push(Point::new(bx + nx * s, by + ny * s));
             }
             let inner = luma.brightness(bx - nx * reach, by - ny * reach);
@@ -846,7 +1014,7 @@ fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64) -> Refined {
         }
         lines.push(line.or_else(|| Line::through(a, b)));
     }
-    let limit = 3.0 * scale + 4.0;
+    let limit = 3.0 * scale + 4.0 + 1.5 * slack;
     let mut kept_coarse = 0;
     let corners: [Point; 4] = std::array::from_fn(|i| {
         let before = &lines[(i + 3) % 4];
@@ -885,6 +1053,7 @@ fn edge_offset(
     reach: f64,
     step: f64,
     half_base: usize,
+    outermost: bool,
 ) -> Option<f64> {
     let n = (2.0 * reach / step) as usize + 1;
     if n < 2 * half_base + 3 {
@@ -905,13 +1074,26 @@ fn edge_offset(
     let grad: Vec<f32> = (half_base..n - half_base)
         .map(|k| vals[k - half_base] - vals[k + half_base])
         .collect();
-    let (best, g) = grad
+    let (mut best, mut g) = grad
         .iter()
         .copied()
         .enumerate()
         .max_by(|a, b| a.1.total_cmp(&b.1))?;
     if g < 10.0 {
         return None;
+    }
+    if outermost {
+        // A wide search reaches well inside the card, where the corner index's
+        // inner side is a bright-to-dark step too: the card's edge is the
+        // outermost strong step.
+        let strong = 0.5 * g;
+        if let Some(k) = (0..grad.len()).rev().find(|&k| {
+            grad[k] >= strong
+                && grad.get(k + 1).map_or(true, |&r| grad[k] >= r)
+                && (k == 0 || grad[k] >= grad[k - 1])
+        }) {
+            (best, g) = (k, grad[k]);
+        }
     }
     let mut pos = best as f64;
     if best > 0 && best + 1 < grad.len() {
@@ -1232,6 +1414,90 @@ mod tests {
             ],
         );
         assert!(locate_cards(&img, &LocaliserConfig::default()).is_empty());
+    }
+
+    /// A grey frame with a dark one-pixel-wide rectangle outline, open by `gap`
+    /// pixels on its right side.
+    fn outlined(gap: u32) -> RgbImage {
+        RgbImage::from_fn(200, 120, |x, y| {
+            let on_side = (x == 50 || x == 110) && (30..=90).contains(&y)
+                || (y == 30 || y == 90) && (50..=110).contains(&x);
+            let in_gap = x == 110 && (60..60 + gap).contains(&y);
+            if on_side && !in_gap {
+                Rgb([190, 190, 190])
+            } else {
+                Rgb([235, 235, 235])
+            }
+        })
+    }
+
+    #[test]
+    fn enclosed_is_what_a_closed_outline_keeps_from_the_cloth() {
+        let work = WorkImage::new(&outlined(0), 200);
+        let closed = work.enclosed(&work.steps(), 20);
+        assert!(closed[60 * 200 + 80], "the inside of a closed outline");
+        assert!(
+            !closed[10 * 200 + 10] && !closed[60 * 200 + 150],
+            "the cloth"
+        );
+        // A weaker outline than the step is no outline.
+        assert!(!work.enclosed(&work.steps(), 60)[60 * 200 + 80]);
+        // Through a gap wider than the grown outline, the cloth gets in.
+        let work = WorkImage::new(&outlined(8), 200);
+        let open = work.enclosed(&work.steps(), 20);
+        assert!(!open[60 * 200 + 80], "the inside of an open outline");
+    }
+
+    #[test]
+    fn finds_a_card_as_white_as_its_cloth_by_its_outline() {
+        // A lamp's glare: the cloth is as white as the paper, and only the card's
+        // edge and its soft shadow set it apart. (The other masks find this clean
+        // drawing through its shadow; `tests/vision_localise.rs` has a frame that
+        // needs the outline.)
+        let mut img = cloth(640, 400, [236, 236, 240]);
+        let truth = [
+            p(200.0, 90.0),
+            p(300.0, 110.0),
+            p(272.0, 250.0),
+            p(172.0, 230.0),
+        ];
+        let centre = Quad::from_cyclic(truth).centre();
+        for (grow, shade) in [(8.0, 226u8), (5.0, 214), (2.5, 200)] {
+            let shadow = truth.map(|c| {
+                let d = c.dist(centre);
+                p(
+                    c.x + (c.x - centre.x) * grow / d,
+                    c.y + (c.y - centre.y) * grow / d,
+                )
+            });
+            let q = Quad::from_cyclic(shadow);
+            for y in 60..280u32 {
+                for x in 140..340u32 {
+                    if q.contains(p(f64::from(x) + 0.5, f64::from(y) + 0.5)) {
+                        img.put_pixel(x, y, Rgb([shade, shade, shade + 3]));
+                    }
+                }
+            }
+        }
+        draw_card(&mut img, truth);
+        // The enclosed-outline masks alone: their blob holds the shadow too, and
+        // the edge search must still land on the card's edge.
+        let outline_only = LocaliserConfig {
+            levels: Vec::new(),
+            local_margins: Vec::new(),
+            neutral_spreads: Vec::new(),
+            cloth_distances: Vec::new(),
+            ..LocaliserConfig::default()
+        };
+        let found = locate_cards(&img, &outline_only);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let err = found[0].corner_error(&Quad::from_cyclic(truth));
+        assert!(err < 1.5, "corner error {err}: {:?}", found[0]);
+        let none = LocaliserConfig {
+            outline_steps: Vec::new(),
+            ..outline_only
+        };
+        assert!(locate_cards(&img, &none).is_empty());
     }
 
     #[test]
