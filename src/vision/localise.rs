@@ -7,7 +7,9 @@
 //! high; colours and dark score low) at a working scale of about 800 pixels across,
 //! and the map is thresholded at a ladder of levels (on a light cloth, where
 //! whiteness barely separates paper from cloth, also masked for grey-neutral
-//! pixels: paper is neutral, a light cloth is usually tinted). At each level every
+//! pixels, since paper is neutral and a light cloth is usually tinted, and for
+//! what a closed outline encloses, since in a lamp's glare only the card's edge
+//! sets it apart). At each level every
 //! connected blob is a candidate; a candidate is a card when its convex hull is nearly the
 //! largest quadrilateral inscribed in it (a rectangle seen in perspective), with a
 //! card's proportions and a white margin along its edges. The same card is found at
