@@ -188,6 +188,35 @@ fn an_overexposed_frame_says_so_and_what_to_change() {
     );
 }
 
+#[test]
+fn frames_a_few_pixels_thin_are_read_as_no_cards() {
+    // A strip of 8 × 8000 pixels shrinks to a working image with no columns: it
+    // once crashed the localiser. Each is an answer with no cards, and the frame
+    // after them is still read.
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["recognize".to_string(), "--json".to_string()];
+    for (w, h) in [(8u32, 8000u32), (8000, 8), (8, 8)] {
+        let path = dir.path().join(format!("strip-{w}x{h}.png"));
+        image::RgbImage::from_pixel(w, h, image::Rgb([240, 240, 240]))
+            .save(&path)
+            .unwrap();
+        args.push(path.to_string_lossy().into_owned());
+    }
+    args.push(scene("07-seq3-wood.jpg").to_string_lossy().into_owned());
+    let out = eleusis(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let l = lines(&out);
+    assert_eq!(l.len(), 4, "{l:?}");
+    for strip in &l[..3] {
+        assert_eq!(strip["cards"].as_array().map(Vec::len), Some(0), "{strip}");
+    }
+    assert_eq!(l[3]["cards"].as_array().map(Vec::len), Some(3), "{}", l[3]);
+}
+
 /// Runs `eleusis` expecting exit status 2 (nothing could be done); its stderr.
 fn stderr_of_status_2(args: &[&str]) -> String {
     let out = eleusis(args);

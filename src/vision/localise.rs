@@ -824,6 +824,11 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
         return Vec::new();
     }
     let work = WorkImage::new(frame, cfg.work_long_side);
+    if work.w < 3 || work.h < 3 {
+        // A frame a few pixels thin (8 × 8000, say) shrinks to next to nothing at
+        // the working scale: no card fits in it.
+        return Vec::new();
+    }
     let frame_area = (work.w * work.h) as f64;
     let min_px = (cfg.min_area_frac * frame_area * 0.3) as u32;
     let max_px = (cfg.max_area_frac * frame_area * 1.1) as u32;
@@ -1510,5 +1515,16 @@ mod tests {
             locate_cards(&RgbImage::from_pixel(300, 200, Rgb([250, 250, 250])), &cfg).is_empty()
         );
         assert!(locate_cards(&RgbImage::new(300, 200), &cfg).is_empty());
+        // Frames a few pixels thin shrink to working images with no rows or no
+        // columns; every mask, the light-cloth ones included, must cope.
+        let light = LocaliserConfig {
+            light_cloth_whiteness: i16::MIN,
+            ..LocaliserConfig::default()
+        };
+        for (w, h) in [(8000, 8), (8, 8000), (9, 9), (2400, 24)] {
+            let white = RgbImage::from_pixel(w, h, Rgb([250, 250, 250]));
+            assert!(locate_cards(&white, &cfg).is_empty(), "{w} x {h}");
+            assert!(locate_cards(&white, &light).is_empty(), "{w} x {h}");
+        }
     }
 }
