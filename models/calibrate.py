@@ -10,7 +10,9 @@ Two kinds of validation reads are used, both of designs never trained on:
 
 The temperature minimises the negative log-likelihood of single crops; the threshold
 is the confidence of the surest validation misread with a margin on its odds (ten
-times by default: readout.choose_threshold, readout.ODDS_MARGIN).
+times by default: readout.choose_threshold, readout.ODDS_MARGIN). The same on every
+validation crop read alone gives `confirm_threshold_one_corner`, the threshold of a
+card read from one index corner (a card partly covered in an overlapping row).
 The model itself (recognizer.onnx) is run by onnxruntime, so the artefact is what is
 calibrated.
 
@@ -75,6 +77,8 @@ def main() -> None:
                                   torch.from_numpy(np.concatenate([y, y])))
     reads = readout.combine(l1, l2, temperature)
     threshold, stats = readout.choose_threshold(reads, y, a.odds_margin)
+    singles = np.exp(readout.log_softmax(np.concatenate([l1, l2]) / temperature))
+    one_corner, one_stats = readout.choose_threshold(singles, np.concatenate([y, y]), a.odds_margin)
     stats["crop_reads"] = int(n_crop_reads)
     stats["scene_reads"] = int(len(y) - n_crop_reads)
     stats["scenes"] = int(n_scenes)
@@ -83,10 +87,13 @@ def main() -> None:
         meta = json.load(f)
     meta["temperature"] = round(temperature, 6)
     meta["confirm_threshold"] = round(threshold, 6)
+    meta["confirm_threshold_one_corner"] = round(one_corner, 6)
     meta["validation"] = stats
+    meta["validation_one_corner"] = one_stats
     with open(path, "w") as f:
         json.dump(meta, f, indent=1)
     print(f"calibrate: temperature {temperature:.4f}, confirm_threshold {threshold:.6f}, validation {stats}")
+    print(f"calibrate: confirm_threshold_one_corner {one_corner:.6f}, single crops {one_stats}")
 
 
 if __name__ == "__main__":

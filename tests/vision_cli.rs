@@ -318,6 +318,44 @@ fn touching_cards_of_a_borderless_deck_are_cut_apart_and_read() {
 }
 
 #[test]
+fn a_hand_spread_in_an_overlapping_row_is_read_from_its_uncovered_indices() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // Rows of 12 and 20 cards of a held-out design, each card covering most of the
+    // one before it: all but the top card show only a strip with their index.
+    let (l, _) = check_folder("tests/data/spreads", &[]);
+    let summary = &l.last().unwrap()["summary"];
+    assert_eq!(summary["labelled"].as_u64(), Some(32), "{summary}");
+    assert!(summary["correct"].as_u64().unwrap() >= 31, "{summary}");
+    assert_eq!(summary["misread"].as_u64(), Some(0), "{summary}");
+    assert_eq!(summary["spurious"].as_u64(), Some(0), "{summary}");
+    // The row of twelve is read whole, in order; the covered cards say so, and
+    // their confidence is held to the one-corner threshold.
+    let twelve = l
+        .iter()
+        .find(|v| {
+            v["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with("0019-four-colour-white-12.jpg"))
+        })
+        .expect("the row of twelve");
+    assert_eq!(
+        twelve["check"]["sequence_ok"].as_bool(),
+        Some(true),
+        "{twelve}"
+    );
+    let cards = twelve["cards"].as_array().unwrap();
+    let covered = cards
+        .iter()
+        .filter(|c| c["overlapped"].as_bool() == Some(true))
+        .count();
+    assert_eq!(covered, 11, "{twelve}");
+    assert!(
+        cards.last().unwrap().get("overlapped").is_none(),
+        "the top card is whole"
+    );
+}
+
+#[test]
 fn cards_that_look_landscape_at_a_strong_slant_are_turned_and_read() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
     // A camera far off vertical squashes the table: four portrait cards, squashed to

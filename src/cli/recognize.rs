@@ -173,12 +173,18 @@ fn frame_json(file: &str, read: &FrameRead) -> Value {
         "file": file,
         "width": read.width,
         "height": read.height,
-        "cards": read.cards.iter().map(|c| json!({
-            "card": c.card,
-            "confidence": round(f64::from(c.confidence), 4),
-            "corners": c.corners,
-            "needs_confirmation": c.needs_confirmation,
-        })).collect::<Vec<_>>(),
+        "cards": read.cards.iter().map(|c| {
+            let mut card = json!({
+                "card": c.card,
+                "confidence": round(f64::from(c.confidence), 4),
+                "corners": c.corners,
+                "needs_confirmation": c.needs_confirmation,
+            });
+            if c.overlapped {
+                card["overlapped"] = json!(true);
+            }
+            card
+        }).collect::<Vec<_>>(),
     });
     with_warnings(&mut line, &read.warnings);
     line
@@ -207,9 +213,10 @@ fn frame_text(file: &str, read: &FrameRead) -> String {
         .iter()
         .map(|c| {
             format!(
-                "{} ({:.2}%{})",
+                "{} ({:.2}%{}{})",
                 c.card,
                 100.0 * c.confidence,
+                if c.overlapped { ", overlapped" } else { "" },
                 if c.needs_confirmation {
                     ", confirm"
                 } else {

@@ -52,6 +52,12 @@ pub struct ModelSettings {
     pub temperature: f32,
     /// Reads less confident than this need God's confirmation.
     pub confirm_threshold: f32,
+    /// The same for a card read from one index corner alone (a card partly
+    /// covered in an overlapping row): one crop is less sure than two, so it has
+    /// its own threshold, fitted the same way on single validation crops. Absent:
+    /// `confirm_threshold`.
+    #[serde(default)]
+    pub confirm_threshold_one_corner: Option<f32>,
     /// The model's version, as the training pipeline writes it.
     #[serde(default)]
     pub version: serde_json::Value,
@@ -89,7 +95,20 @@ impl ModelSettings {
                 s.confirm_threshold
             )));
         }
+        if let Some(t) = s.confirm_threshold_one_corner {
+            if !(0.0..=1.0).contains(&t) {
+                return Err(bad(format!(
+                    "confirm_threshold_one_corner {t} is outside [0, 1]"
+                )));
+            }
+        }
         Ok(s)
+    }
+
+    /// The confirmation threshold of a read from one index corner.
+    pub fn one_corner_threshold(&self) -> f32 {
+        self.confirm_threshold_one_corner
+            .unwrap_or(self.confirm_threshold)
     }
 }
 
@@ -386,6 +405,32 @@ impl Classifier {
     }
 }
 
+impl Classifier {
+    /// Reads cards from one index crop each, `looks` crops per card (`cards ×
+    /// looks × [3, 72, 40]`), in one batch: each crop's log-softmax at the
+    /// temperature, averaged over the card's looks, renormalised. For cards of an
+    /// overlapping row, whose other corner is covered.
+    pub fn read_one_corner(
+        &self,
+        crops: &[f32],
+        cards: usize,
+        looks: usize,
+    ) -> Result<Vec<ClassRead>, ModelError> {
+        let looks = looks.max(1);
+        let logits = self.logits(crops, looks * cards)?;
+        let temperature = self.settings.temperature;
+        Ok(logits
+            .chunks_exact(CLASSES * looks)
+            .map(|card| {
+                mean_read(
+                    card.chunks_exact(CLASSES)
+                        .map(|z| log_softmax(z, temperature)),
+                )
+            })
+            .collect())
+    }
+}
+
 /// Where the model is looked for, in order: `$ELEUSIS_MODEL` (a directory or
 /// `.onnx` file), `./models`, the `models/` directory of the crate the binary was
 /// built from, and `models/` beside the executable or up to three levels above it
@@ -500,8 +545,18 @@ mod tests {
         let good = br#"{"input":[3,72,40],"classes":53,"temperature":1.4,"confirm_threshold":0.93,"version":"1"}"#;
         let s = ModelSettings::parse(good, "r.json").unwrap();
         assert_eq!(s.temperature, 1.4);
+        // No one-corner threshold: a read from one corner is held to the usual one.
+        assert_eq!(s.one_corner_threshold(), 0.93);
+        let own = br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9,"confirm_threshold_one_corner":0.99}"#;
+        assert_eq!(
+            ModelSettings::parse(own, "r.json")
+                .unwrap()
+                .one_corner_threshold(),
+            0.99
+        );
         for bad in [
-            &br#"{"input":[3,64,64],"classes":53,"temperature":1,"confirm_threshold":0.9}"#[..],
+            &br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9,"confirm_threshold_one_corner":1.5}"#[..],
+            br#"{"input":[3,64,64],"classes":53,"temperature":1,"confirm_threshold":0.9}"#,
             br#"{"input":[3,72,40],"classes":52,"temperature":1,"confirm_threshold":0.9}"#,
             br#"{"input":[3,72,40],"classes":53,"temperature":0,"confirm_threshold":0.9}"#,
             br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":2}"#,

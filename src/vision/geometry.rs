@@ -147,6 +147,21 @@ impl Quad {
         err(0).min(err(2))
     }
 
+    /// The corner error ([`Quad::corner_error`]) of the better-placed long side
+    /// alone: for a card partly covered in an overlapping row, of which one long
+    /// side shows and the other is where a whole card would reach.
+    pub fn side_error(&self, other: &Quad) -> f64 {
+        let err = |shift: usize, side: [usize; 2]| {
+            side.iter()
+                .map(|&k| self.0[k].dist(other.0[(k + shift) % 4]))
+                .fold(0.0, f64::max)
+        };
+        [0, 2]
+            .iter()
+            .flat_map(|&shift| [err(shift, [0, 3]), err(shift, [1, 2])])
+            .fold(f64::INFINITY, f64::min)
+    }
+
     /// Interior angles in degrees.
     pub fn angles(&self) -> [f64; 4] {
         std::array::from_fn(|i| {

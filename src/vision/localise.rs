@@ -73,6 +73,11 @@ pub struct LocaliserConfig {
     /// Accepted blob-hull area over fitted-quad area: just under 1 for a card (its
     /// rounded corners), far from it for discs, blobs and merged shapes.
     pub hull_fill: (f64, f64),
+    /// Smallest short/long side ratio of an overlapping row (a hand spread out,
+    /// each card on its neighbour): outlines between this and `aspect.0` are
+    /// returned as rows, which the recognizer splits at the cards' edges. 0 turns
+    /// rows off.
+    pub min_row_aspect: f64,
     /// Smallest fraction of the inner margin that must be in the mask.
     pub min_margin_white: f64,
     /// Interior angles must lie in 90° ± this.
@@ -101,6 +106,7 @@ impl Default for LocaliserConfig {
             max_area_frac: 0.3,
             aspect: (0.31, 1.0),
             hull_fill: (0.9, 1.03),
+            min_row_aspect: 0.08,
             min_margin_white: 0.6,
             max_angle_skew: 28.0,
             min_edge_support: 0.5,
@@ -598,6 +604,8 @@ struct Candidate {
     /// How far, in working pixels, the card's edge may lie inside the quad (0 but
     /// for enclosed outlines, whose blob holds the drop shadow too).
     slack: f64,
+    /// Longer and thinner than a card: an overlapping row of cards, perhaps.
+    row: bool,
 }
 
 /// The quad of a convex hull's four straight sides: the hull is split at the
@@ -709,7 +717,8 @@ fn card_candidate<F: Fn(usize) -> bool>(
         return None;
     }
     let aspect = quad.aspect();
-    if aspect < cfg.aspect.0 || aspect > cfg.aspect.1 {
+    let row = aspect < cfg.aspect.0 && aspect >= cfg.min_row_aspect;
+    if (aspect < cfg.aspect.0 && !row) || aspect > cfg.aspect.1 {
         return None;
     }
     if quad
@@ -722,7 +731,11 @@ fn card_candidate<F: Fn(usize) -> bool>(
     if margin_white(mask, &quad) < cfg.min_margin_white {
         return None;
     }
-    Some(Candidate { quad, slack: 0.0 })
+    Some(Candidate {
+        quad,
+        slack: 0.0,
+        row,
+    })
 }
 
 /// The fraction of points just inside the quad's edges that are in the mask: a
@@ -820,14 +833,33 @@ fn candidates<F: Fn(usize) -> bool>(
 /// Finds the cards in a frame: their quads in full-frame pixels, in the contract's
 /// corner order, sorted left to right by centre.
 pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
+    locate(frame, cfg).cards
+}
+
+/// What the localiser finds in a frame.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Located {
+    /// Card outlines in the contract's corner order, left to right by centre.
+    pub cards: Vec<Quad>,
+    /// Outlines longer and thinner than any card (short/long side ratio from
+    /// `min_row_aspect` up to `aspect.0`) with a card's straight sides and white
+    /// margin: rows of overlapping cards, for the recognizer to split
+    /// (`vision::spread`). A row holding the centres of two card outlines is
+    /// separate cards merged through a gap and is left out. Corners clockwise from
+    /// the one nearest the frame's top-left; left to right by centre.
+    pub rows: Vec<Quad>,
+}
+
+/// Finds the cards in a frame, and the rows of overlapping cards ([`Located`]).
+pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     if frame.width() < 8 || frame.height() < 8 {
-        return Vec::new();
+        return Located::default();
     }
     let work = WorkImage::new(frame, cfg.work_long_side);
     if work.w < 3 || work.h < 3 {
         // A frame a few pixels thin (8 × 8000, say) shrinks to next to nothing at
         // the working scale: no card fits in it.
-        return Vec::new();
+        return Located::default();
     }
     let frame_area = (work.w * work.h) as f64;
     let min_px = (cfg.min_area_frac * frame_area * 0.3) as u32;
@@ -889,6 +921,8 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
         }
     }
     let luma = Luma { frame };
+    let (row_cands, distinct): (Vec<Candidate>, Vec<Candidate>) =
+        distinct.into_iter().partition(|c| c.row);
     let refined: Vec<Refined> = distinct
         .iter()
         .filter_map(|c| {
@@ -906,19 +940,33 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
         .collect();
     // A second, narrower pass from the refined outline settles corners that the
     // coarse working scale left a few pixels off.
-    let mut quads: Vec<Quad> = choose(refined)
-        .into_iter()
-        .map(|q| {
-            let again = refine(&luma, &q, 1.0, 0.0);
-            if again.support > 0.0 {
-                again.quad
-            } else {
-                q
-            }
+    let settle = |q: Quad| {
+        let again = refine(&luma, &q, 1.0, 0.0);
+        if again.support > 0.0 {
+            again.quad
+        } else {
+            q
+        }
+    };
+    let mut cards: Vec<Quad> = choose(refined).into_iter().map(settle).collect();
+    cards.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
+    let rows: Vec<Refined> = row_cands
+        .iter()
+        .filter_map(|c| {
+            let s = work.scale;
+            let coarse = Quad(c.quad.0.map(|p| Point::new(p.x * s, p.y * s)));
+            let r = refine(&luma, &coarse, s, 0.0);
+            (r.support >= cfg.min_edge_support && r.inside_light >= cfg.min_inside_light)
+                .then_some(r)
         })
         .collect();
-    quads.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
-    quads
+    let mut rows: Vec<Quad> = choose(rows)
+        .into_iter()
+        .map(settle)
+        .filter(|r| cards.iter().filter(|c| r.contains(c.centre())).count() < 2)
+        .collect();
+    rows.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
+    Located { cards, rows }
 }
 
 /// Whiteness of the full frame, for edge search.

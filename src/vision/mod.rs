@@ -17,10 +17,11 @@ pub mod localise;
 pub mod recognizer;
 pub mod rectify;
 pub mod scene;
+pub mod spread;
 
 pub use classify::{Classifier, ModelError, ModelSettings};
 pub use exposure::{exposure_warnings, ExposureWarning};
 pub use frame::{decode_frame, load_frame, FrameError};
 pub use geometry::{Point, Quad};
-pub use localise::{locate_cards, LocaliserConfig};
+pub use localise::{locate, locate_cards, LocaliserConfig, Located};
 pub use recognizer::{CardRead, FrameRead, Recognizer};

@@ -7,8 +7,9 @@ use serde::Serialize;
 use super::classify::{ClassRead, Classifier, ModelError};
 use super::exposure::{exposure_warnings, ExposureWarning};
 use super::geometry::{Point, Quad};
-use super::localise::{locate_cards, LocaliserConfig};
-use super::rectify::{card_to_frame, index_crops, CARD_H, CARD_W, CROP_LEN};
+use super::localise::{locate, LocaliserConfig};
+use super::rectify::{card_to_frame, index_crops, top_left_crop, CARD_H, CARD_W, CROP_LEN};
+use super::spread::{cover_beyond, readings, split, Spread};
 use crate::cards::Card;
 
 /// One card read from a frame.
@@ -22,6 +23,11 @@ pub struct CardRead {
     /// True when the confidence is below the model's confirmation threshold: the
     /// referee asks God to confirm the card.
     pub needs_confirmation: bool,
+    /// True for a card read from its one uncovered index in an overlapping row
+    /// (`vision::spread`): its corners past the strip that shows are where a whole
+    /// card reaches, and its confidence is held to the model's one-corner threshold.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub overlapped: bool,
 }
 
 /// Everything read from one frame.
@@ -71,13 +77,21 @@ impl Recognizer {
     /// usually empty batch); the cut replaces the outline only when every part reads
     /// as a card above the confirmation threshold.
     ///
+    /// A hand spread out in an overlapping row makes an outline longer than any
+    /// card (the localiser's rows), or, for two or three cards, one of a card's
+    /// proportions that reads unsure; these are split at the edges between the
+    /// cards and each card read from its one uncovered index
+    /// (`Recognizer::read_spreads`).
+    ///
     /// Last, a card whose read is still unsure gets a second look
     /// (`Recognizer::second_look`).
     pub fn recognise(&self, frame: &RgbImage) -> Result<FrameRead, ModelError> {
-        let quads = locate_cards(frame, &self.localiser);
+        let located = locate(frame, &self.localiser);
+        let quads = located.cards;
         let threshold = self.classifier.settings().confirm_threshold;
         let mut best = self.read_both_ways(frame, &quads, threshold)?;
         let parts = self.cut_touching(frame, &quads, &mut best, threshold)?;
+        let spread = self.read_spreads(frame, &located.rows, &quads, &mut best, threshold)?;
         self.second_look(frame, &mut best, threshold)?;
         let mut out = FrameRead {
             width: frame.width(),
@@ -86,13 +100,20 @@ impl Recognizer {
             rejected: Vec::new(),
             warnings: exposure_warnings(frame),
         };
-        for (quad, read) in best.into_iter().flatten().chain(parts) {
+        let whole = best.into_iter().flatten().chain(parts);
+        for (quad, read, overlapped) in whole.map(|(q, r)| (q, r, false)).chain(spread) {
+            let needed = if overlapped {
+                self.classifier.settings().one_corner_threshold()
+            } else {
+                threshold
+            };
             match read.card {
                 Some(card) => out.cards.push(CardRead {
                     card,
                     confidence: read.confidence,
                     corners: quad,
-                    needs_confirmation: read.confidence < threshold,
+                    needs_confirmation: read.confidence < needed,
+                    overlapped,
                 }),
                 None => out.rejected.push(quad),
             }
@@ -172,6 +193,199 @@ impl Recognizer {
             }
         }
         Ok(parts)
+    }
+
+    /// Overlapping rows: each row outline of the localiser, and each card outline
+    /// whose read is unsure, is split at the edges between its cards
+    /// ([`split`]), every way it can be read ([`readings`]); each partly covered
+    /// card is read from its uncovered top-left index alone, from three cuts moved
+    /// along the row ([`SPREAD_SHIFTS`], log-probabilities averaged), with what lies
+    /// past its strip painted over ([`cover_beyond`]); the card on top is read from
+    /// both its indices. Of an outline's readings the one with the most sure
+    /// cards wins (then the most cards, then the highest summed confidence).
+    ///
+    /// A row is taken when at least two of its parts and at least half of them
+    /// read as cards, one of them sure; its parts read as "not a card" are dropped,
+    /// and card outlines inside it (its top card found on its own) give way to it.
+    /// A card outline is taken as a row only when every part is a sure card: it
+    /// may be one card after all. Returns the cards with `true` where partly covered.
+    fn read_spreads(
+        &self,
+        frame: &RgbImage,
+        rows: &[Quad],
+        quads: &[Quad],
+        best: &mut [Option<(Quad, ClassRead)>],
+        threshold: f32,
+    ) -> Result<Vec<(Quad, ClassRead, bool)>, ModelError> {
+        let one_corner = self.classifier.settings().one_corner_threshold();
+        // (outline, index of its card outline when it is one)
+        let mut outlines: Vec<(Quad, Option<usize>)> = rows.iter().map(|r| (*r, None)).collect();
+        for (i, q) in quads.iter().enumerate() {
+            if best[i].as_ref().is_some_and(|(_, r)| !sure(r, threshold)) {
+                outlines.push((*q, Some(i)));
+            }
+        }
+        let spreads: Vec<(usize, Spread)> = outlines
+            .iter()
+            .enumerate()
+            .flat_map(|(k, (q, card))| {
+                readings(q, card.is_some())
+                    .into_iter()
+                    .filter_map(move |r| split(frame, &r).map(|s| (k, s)))
+            })
+            .collect();
+        if spreads.is_empty() {
+            return Ok(Vec::new());
+        }
+        // One batch for the covered cards' corners, one for the cards on top.
+        let looks = SPREAD_SHIFTS.len();
+        let mut corners = Vec::new();
+        let mut tops = Vec::new();
+        let mut usable = Vec::new();
+        for (_, s) in &spreads {
+            let (last, covered) = s
+                .cards
+                .split_last()
+                .map_or((None, &[][..]), |(l, c)| (Some(l), c));
+            let mut ok = true;
+            for c in covered {
+                for du in SPREAD_SHIFTS {
+                    let mut crop = vec![0.0f32; CROP_LEN];
+                    ok &= top_left_crop(frame, &shifted(&c.quad, du, 0.0), &mut crop);
+                    cover_beyond(&mut crop, c.visible - du);
+                    corners.extend(crop);
+                }
+            }
+            if let Some(l) = last {
+                tops.push(l.quad);
+            }
+            usable.push(ok);
+        }
+        let n_covered: usize = spreads.iter().map(|(_, s)| s.cards.len() - 1).sum();
+        let mut corner_reads = self
+            .classifier
+            .read_one_corner(&corners, n_covered, looks)?
+            .into_iter();
+        let mut top_reads = self.read_quads(frame, &tops)?.into_iter();
+        // The best reading of each outline, and whether it is taken.
+        let mut chosen: Vec<Option<Reading>> = vec![None; outlines.len()];
+        for (j, (k, s)) in spreads.iter().enumerate() {
+            let mut reads: Vec<Option<ClassRead>> = corner_reads
+                .by_ref()
+                .take(s.cards.len() - 1)
+                .map(Some)
+                .collect();
+            reads.push(top_reads.next().flatten());
+            if !usable[j] {
+                continue;
+            }
+            let reading = Reading::judge(j, reads, outlines[*k].1.is_some(), threshold, one_corner);
+            if beats(&reading, chosen[*k].as_ref()) {
+                chosen[*k] = Some(reading);
+            }
+        }
+        let mut out = Vec::new();
+        let mut taken_outlines: Vec<Quad> = Vec::new();
+        for (k, reading) in chosen.into_iter().enumerate() {
+            let Some(Reading {
+                spread: j,
+                reads,
+                taken: true,
+                ..
+            }) = reading
+            else {
+                continue;
+            };
+            match outlines[k].1 {
+                Some(i) => best[i] = None,
+                None => {
+                    let row = &outlines[k].0;
+                    for slot in best.iter_mut() {
+                        if slot.as_ref().is_some_and(|(q, _)| row.contains(q.centre())) {
+                            *slot = None;
+                        }
+                    }
+                }
+            }
+            let spread = &spreads[j].1;
+            taken_outlines.push(outlines[k].0);
+            for (c, read) in spread.cards.iter().zip(reads) {
+                if let Some(read) = read.filter(|r| plausible(r, c.visible >= 1.0)) {
+                    out.push((Quad::from_cyclic(c.quad.0), read, c.visible < 1.0));
+                }
+            }
+        }
+        // Rows that no reading split and no taken row holds: a covered card's
+        // uncovered strip, perhaps, which the localiser found on its own.
+        // A strip inside a card read surely is a part of that card.
+        let sure_cards: Vec<Quad> = best
+            .iter()
+            .flatten()
+            .filter(|(_, r)| sure(r, threshold))
+            .map(|(q, _)| *q)
+            .collect();
+        let strips: Vec<&Quad> = rows
+            .iter()
+            .filter(|r| {
+                !taken_outlines
+                    .iter()
+                    .chain(&sure_cards)
+                    .any(|t| t.contains(r.centre()))
+            })
+            .collect();
+        out.extend(self.read_strips(frame, &strips)?);
+        Ok(out)
+    }
+
+    /// Reads outlines as the uncovered strips of covered cards: the card reaches
+    /// past the strip's right side (its index at the strip's top-left) or, turned,
+    /// past its left side; both are read from the index corner alone
+    /// ([`SPREAD_SHIFTS`] cuts, what lies past the strip painted over) and the
+    /// better read kept. Only a sure read is taken: a thin pale outline may be
+    /// anything.
+    fn read_strips(
+        &self,
+        frame: &RgbImage,
+        strips: &[&Quad],
+    ) -> Result<Vec<(Quad, ClassRead, bool)>, ModelError> {
+        let cards: Vec<(Quad, f64)> = strips
+            .iter()
+            .flat_map(|s| {
+                let p = Quad::from_cyclic(s.0);
+                [p, Quad([p.0[2], p.0[3], p.0[0], p.0[1]])]
+            })
+            .filter_map(|p| covered_card(&p))
+            .collect();
+        if cards.len() < 2 * strips.len() || cards.is_empty() {
+            return Ok(Vec::new());
+        }
+        let looks = SPREAD_SHIFTS.len();
+        let mut crops = Vec::with_capacity(cards.len() * looks * CROP_LEN);
+        for (quad, visible) in &cards {
+            for du in SPREAD_SHIFTS {
+                let mut crop = vec![0.0f32; CROP_LEN];
+                if !top_left_crop(frame, &shifted(quad, du, 0.0), &mut crop) {
+                    return Ok(Vec::new());
+                }
+                cover_beyond(&mut crop, visible - du);
+                crops.extend(crop);
+            }
+        }
+        let reads = self
+            .classifier
+            .read_one_corner(&crops, cards.len(), looks)?;
+        let mut out = Vec::new();
+        for (pair, read) in cards.chunks_exact(2).zip(reads.chunks_exact(2)) {
+            let (k, r) = if better(&read[1], &read[0]) {
+                (1, read[1])
+            } else {
+                (0, read[0])
+            };
+            if r.card.is_some() && r.confidence >= STRIP_MIN_CONFIDENCE {
+                out.push((Quad::from_cyclic(pair[k].0 .0), r, true));
+            }
+        }
+        Ok(out)
     }
 
     /// The last look: each card read below the threshold is read again from seven
@@ -274,6 +488,111 @@ pub const SECOND_LOOK_SCALE: [f64; 2] = [0.96, 1.04];
 /// (models/README.md, "Second look").
 pub const SECOND_LOOK_SHIFT: [(f64, f64); 4] =
     [(-0.02, -0.02), (0.02, 0.02), (0.02, -0.02), (-0.02, 0.02)];
+
+/// The cuts of a partly covered card of an overlapping row, moved along the row by
+/// these fractions of the card's width (about two pixels of the row image each
+/// way): the edge found between two cards may be its shadow's, a little off.
+pub const SPREAD_SHIFTS: [f64; 3] = [-0.025, 0.0, 0.025];
+
+/// One reading of an outline as an overlapping row ([`Spread`]), read.
+#[derive(Debug, Clone)]
+struct Reading {
+    /// Which spread of the batch.
+    spread: usize,
+    /// Its parts' reads, left to right (the last is the card on top).
+    reads: Vec<Option<ClassRead>>,
+    /// Parts read as cards at their own threshold.
+    sure: usize,
+    /// Parts kept as cards ([`plausible`]).
+    kept: usize,
+    /// Summed confidence of the parts read as cards.
+    total: f32,
+    /// Whether the reading is taken: a row's when at least two of its parts and
+    /// at least half are kept and one is sure; a card outline's only when every
+    /// part is sure, a covered one at the model's one-corner threshold (the
+    /// outline may be one card whose pips made an edge).
+    taken: bool,
+}
+
+impl Reading {
+    fn judge(
+        spread: usize,
+        reads: Vec<Option<ClassRead>>,
+        card_outline: bool,
+        threshold: f32,
+        one_corner: f32,
+    ) -> Reading {
+        let n = reads.len();
+        let on_top = |i: usize| i + 1 == n;
+        let count = |f: &dyn Fn(usize, &ClassRead) -> bool| {
+            (0..n)
+                .filter(|&i| reads[i].as_ref().is_some_and(|r| f(i, r)))
+                .count()
+        };
+        let kept = count(&|i, r| plausible(r, on_top(i)));
+        let sure_parts = count(&|i, r| sure(r, if on_top(i) { threshold } else { one_corner }));
+        let total = reads
+            .iter()
+            .flatten()
+            .filter(|r| r.card.is_some())
+            .map(|r| r.confidence)
+            .sum();
+        let taken = sure_parts >= 1
+            && kept >= 2
+            && if card_outline {
+                sure_parts == n
+            } else {
+                2 * kept >= n
+            };
+        Reading {
+            spread,
+            reads,
+            sure: sure_parts,
+            kept,
+            total,
+            taken,
+        }
+    }
+}
+
+/// Whether a new reading of an outline beats the one held: more parts kept, then
+/// more sure, then a higher summed confidence.
+fn beats(new: &Reading, held: Option<&Reading>) -> bool {
+    held.map_or(true, |held| {
+        (new.kept, new.sure)
+            .cmp(&(held.kept, held.sure))
+            .then(new.total.total_cmp(&held.total))
+            .is_gt()
+    })
+}
+
+/// A part of an overlapping row is kept as a card when read as one, a covered
+/// part only above even odds: a covered part read as a card at even odds or less is
+/// more likely an edge found inside a card than a card.
+fn plausible(read: &ClassRead, on_top: bool) -> bool {
+    read.card.is_some() && (on_top || read.confidence > 0.5)
+}
+
+/// A lone uncovered strip is taken as a card only when read this surely: a thin
+/// pale outline may be anything (a covered card's strip still asks God below the
+/// one-corner threshold).
+pub const STRIP_MIN_CONFIDENCE: f32 = 0.99;
+
+/// The whole card of which a portrait outline `p` is the uncovered strip, the card
+/// reaching past the strip's right side to a poker card's width, and the share of
+/// it that shows; `None` when the outline is not narrower than a card.
+pub fn covered_card(p: &Quad) -> Option<(Quad, f64)> {
+    let [tl, tr, br, bl] = p.0;
+    let width = (tl.dist(tr) + bl.dist(br)) / 2.0;
+    let height = (tl.dist(bl) + tr.dist(br)) / 2.0;
+    let card = 0.71 * height;
+    if width <= 0.0 || width >= 0.85 * card {
+        return None;
+    }
+    let f = card / width;
+    let reach = |a: Point, b: Point| Point::new(a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f);
+    Some((Quad([tl, reach(tl, tr), reach(bl, br), bl]), width / card))
+}
 
 /// The outline scaled by `s` about its centre (the mean of its corners).
 pub fn scaled(q: &Quad, s: f64) -> Quad {

@@ -49,14 +49,14 @@ fn floor(x: f64) -> i64 {
 /// Bilinear sampling of one frame with edge pixels repeated (OpenCV's
 /// `BORDER_REPLICATE`), straight from the raw buffer (the crops of a 4-card frame
 /// take 23 000 samples).
-struct Sampler<'a> {
+pub(crate) struct Sampler<'a> {
     raw: &'a [u8],
     w: i64,
     h: i64,
 }
 
 impl<'a> Sampler<'a> {
-    fn new(frame: &'a RgbImage) -> Sampler<'a> {
+    pub(crate) fn new(frame: &'a RgbImage) -> Sampler<'a> {
         Sampler {
             raw: frame.as_raw(),
             w: i64::from(frame.width()),
@@ -66,7 +66,7 @@ impl<'a> Sampler<'a> {
 
     /// Channels as floats in 0..=255.
     #[inline(always)]
-    fn sample(&self, x: f64, y: f64) -> [f32; 3] {
+    pub(crate) fn sample(&self, x: f64, y: f64) -> [f32; 3] {
         let (xi, yi) = (floor(x), floor(y));
         let (ax, ay) = ((x - xi as f64) as f32, (y - yi as f64) as f32);
         let (w, h) = (self.w, self.h);
@@ -118,7 +118,20 @@ pub fn rectify(frame: &RgbImage, quad: &Quad) -> Option<RgbImage> {
 /// planes-first RGB tensors with values in [0, 1], the top-left crop first. Returns
 /// `false` (leaving `out` unspecified) for a degenerate quad or empty frame.
 pub fn index_crops(frame: &RgbImage, quad: &Quad, out: &mut [f32]) -> bool {
-    if out.len() < 2 * CROP_LEN || frame.width() == 0 || frame.height() == 0 {
+    cut_crops(frame, quad, &[false, true], out)
+}
+
+/// Writes the card's top-left index crop alone into `out` (one `[3, 72, 40]`
+/// tensor, as in [`index_crops`]): the corner that shows of a card lying under its
+/// neighbour in an overlapping row.
+pub fn top_left_crop(frame: &RgbImage, quad: &Quad, out: &mut [f32]) -> bool {
+    cut_crops(frame, quad, &[false], out)
+}
+
+/// Cuts the index crops of the card, one per entry of `turned` (the top-left box of
+/// the card, or of the card turned by 180°), one after another into `out`.
+fn cut_crops(frame: &RgbImage, quad: &Quad, turned: &[bool], out: &mut [f32]) -> bool {
+    if out.len() < turned.len() * CROP_LEN || frame.width() == 0 || frame.height() == 0 {
         return false;
     }
     let Some(h) = card_to_frame(quad) else {
@@ -127,7 +140,7 @@ pub fn index_crops(frame: &RgbImage, quad: &Quad, out: &mut [f32]) -> bool {
     let sampler = Sampler::new(frame);
     let (cw, ch) = (f64::from(CARD_W) - 1.0, f64::from(CARD_H) - 1.0);
     let plane = CROP_H * CROP_W;
-    for (crop, turned) in [(0usize, false), (1, true)] {
+    for (crop, &turned) in turned.iter().enumerate() {
         let base = crop * CROP_LEN;
         for y in 0..CROP_H {
             for x in 0..CROP_W {

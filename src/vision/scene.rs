@@ -259,7 +259,15 @@ pub fn score(labels: &SceneLabels, reads: &[CardRead]) -> SceneScore {
             .iter()
             .enumerate()
             .filter(|(i, _)| !used[*i])
-            .map(|(i, r)| (i, r.corners.corner_error(&label.corners)))
+            .map(|(i, r)| {
+                // A partly covered card shows one long side; the other is a guess.
+                let err = if r.overlapped {
+                    r.corners.side_error(&label.corners)
+                } else {
+                    r.corners.corner_error(&label.corners)
+                };
+                (i, err)
+            })
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let Some((i, err)) = best else { continue };
         if err > CORNER_TOLERANCE {
@@ -344,6 +352,7 @@ mod tests {
             confidence: if unsure { 0.5 } else { 0.99 },
             corners: quad(x),
             needs_confirmation: unsure,
+            overlapped: false,
         }
     }
 

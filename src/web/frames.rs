@@ -61,6 +61,9 @@ pub struct Read {
     /// `[[x, y]; 4]`: top-left, top-right, bottom-right, bottom-left, in frame pixels.
     pub corners: Vec<[f64; 2]>,
     pub needs_confirmation: bool,
+    /// Read from its one uncovered index in an overlapping row (only when true).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub overlapped: bool,
 }
 
 /// The answer to an upload.
@@ -214,6 +217,7 @@ pub fn process(bytes: &[u8], spool: &Path, camera: &Camera) -> Result<FrameReply
                         confidence: c.confidence,
                         corners: c.corners.0.iter().map(|p| [p.x, p.y]).collect(),
                         needs_confirmation: c.needs_confirmation,
+                        overlapped: c.overlapped,
                     })
                     .collect();
                 reply.warnings = read.warnings;

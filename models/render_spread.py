@@ -1,0 +1,88 @@
+"""Frames of a hand spread out in one overlapping row, as a player shows a "no play"
+hand, with labelled sidecars for `eleusis recognize --check`.
+
+Each card lies on its left neighbour and covers all of it but a strip 22-60 % of a
+card wide, where that card's top-left index shows (a card lying upside down shows its
+other index there). The row is turned by up to 12 degrees, lies on a random cloth and
+goes through the shared camera model. A card's labelled corners are those of the
+whole card, hidden corners included.
+
+    render_spread.py --out data/spreads --count 90 --designs heldout --seed 81
+    render_spread.py --committed     # tests/data/spreads: frames 19 and 31 of that set
+"""
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+from tqdm import tqdm
+
+import render_scenes
+import synth
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def render(rng, design: synth.Design, n: int, cloth: str | None = None, overlap=None):
+    """One 1280 x 720 frame with an overlapping row of `n` cards -> (RGB image, sidecar)."""
+    img, cloth_name = synth.cloth(rng, 720, 1280, cloth)
+    keys = [synth.CARDS[int(k)] for k in rng.choice(52, n, replace=False)]
+    face = design.faces[keys[0]]
+    aspect = face.shape[1] / face.shape[0]
+    lo, hi = overlap or (0.22, 0.6)
+    step_frac = float(rng.uniform(lo, hi))
+    # As large as the frame allows, within a card 110-230 px tall.
+    fit = 1180 / (aspect * (1 + (n - 1) * step_frac))
+    ch = float(min(rng.uniform(110, 230), fit))
+    w = ch * aspect
+    step = w * step_frac
+    total = w + (n - 1) * step
+    centre = np.array([640.0, 360.0]) + rng.uniform(-1, 1, 2) * [max(0.0, 600 - total / 2), 180 - ch / 2]
+    ang = np.deg2rad(rng.uniform(-12, 12))
+    rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+    cards = []
+    for i, key in enumerate(keys):
+        x0 = -total / 2 + i * step
+        q = np.array([[x0, -ch / 2], [x0 + w, -ch / 2], [x0 + w, ch / 2], [x0, ch / 2]])
+        if rng.random() < 0.3:  # upside down: the same outline, corners turned
+            q = np.roll(q, 2, axis=0)
+        q = (q @ rot.T + centre).astype(np.float32)
+        synth.paste_rgba(img, design.faces[key], q, rng, shadow=True)
+        cards.append({"card": key, "corners": synth.normalise_corners(q).round(1).tolist()})
+    out = synth.camera(img, rng, strength=float(rng.uniform(0.4, 1.0)), jpeg=False)
+    meta = {"design": design.name, "cloth": cloth_name, "layout": f"overlapping-{n}",
+            "step": round(step_frac, 3), "size": [1280, 720]}
+    return out, {"cards": cards, "distractors": [], "meta": meta}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--committed", action="store_true", help="write tests/data/spreads/")
+    ap.add_argument("--out", help="output folder for a random set")
+    ap.add_argument("--count", type=int, default=90)
+    ap.add_argument("--designs", default="heldout", help="split name(s) or design names, comma separated")
+    ap.add_argument("--seed", type=int, default=81)
+    a = ap.parse_args()
+    committed = {19: "four-colour-white-12", 31: "four-colour-dark-20"}
+    if a.committed:
+        # Two frames of the held-out set above (same seed, same order of draws).
+        a.out, a.count, a.designs, a.seed = os.path.join(HERE, "..", "tests", "data", "spreads"), 32, "heldout", 81
+    if not a.out:
+        raise SystemExit("render_spread: give --out DIR or --committed")
+    os.makedirs(a.out, exist_ok=True)
+    names = [n for s in a.designs.split(",") for n in synth.SPLITS.get(s, [s])]
+    designs = [synth.load_design(n) for n in names]
+    rng = np.random.default_rng(a.seed)
+    sizes = [3, 5, 8, 12, 16, 20]
+    for k in tqdm(range(a.count), desc="overlapping rows"):
+        design = designs[k % len(designs)]
+        img, side = render(rng, design, sizes[k // len(designs) % len(sizes)])
+        if a.committed and k in committed:
+            render_scenes.write(a.out, f"{k:04d}-{committed[k]}", img, side, quality=90)
+        elif not a.committed:
+            render_scenes.write(a.out, f"{k:04d}", img, side, quality=90)
+
+
+if __name__ == "__main__":
+    main()
