@@ -118,6 +118,7 @@ impl Recognizer {
                 None => out.rejected.push(quad),
             }
         }
+        drop_duplicates(&mut out.cards);
         out.cards
             .sort_by(|a, b| a.corners.centre().x.total_cmp(&b.corners.centre().x));
         Ok(out)
@@ -234,9 +235,6 @@ impl Recognizer {
                     .filter_map(move |r| split(frame, &r).map(|s| (k, s)))
             })
             .collect();
-        if spreads.is_empty() {
-            return Ok(Vec::new());
-        }
         // One batch for the covered cards' corners, one for the cards on top.
         let looks = SPREAD_SHIFTS.len();
         let mut corners = Vec::new();
@@ -315,25 +313,77 @@ impl Recognizer {
                 }
             }
         }
-        // Rows that no reading split and no taken row holds: a covered card's
-        // uncovered strip, perhaps, which the localiser found on its own.
-        // A strip inside a card read surely is a part of that card.
-        let sure_cards: Vec<Quad> = best
+        // What no taken row holds may be a covered card's uncovered strip, which
+        // the masks cut out on their own: a row outline, or a card outline
+        // narrower than a card whose read is unsure. A strip inside a card read
+        // surely is a part of that card.
+        let held: Vec<Quad> = best
             .iter()
             .flatten()
             .filter(|(_, r)| sure(r, threshold))
             .map(|(q, _)| *q)
+            .chain(taken_outlines)
             .collect();
-        let strips: Vec<&Quad> = rows
+        let free = |q: &Quad| !held.iter().any(|t| t.contains(q.centre()));
+        let mut strips: Vec<(Quad, Option<usize>)> = rows
             .iter()
-            .filter(|r| {
-                !taken_outlines
-                    .iter()
-                    .chain(&sure_cards)
-                    .any(|t| t.contains(r.centre()))
+            .filter(|r| free(r))
+            .map(|r| (*r, None))
+            .collect();
+        for (i, slot) in best.iter().enumerate() {
+            if let Some((q, r)) = slot {
+                if !sure(r, threshold) && free(q) {
+                    strips.push((*q, Some(i)));
+                }
+            }
+        }
+        let quads: Vec<Quad> = strips.iter().map(|(q, _)| *q).collect();
+        let mut taken: Vec<(Quad, Quad, f64)> = Vec::new();
+        for ((strip, card), read) in strips.iter().zip(self.read_strips(frame, &quads)?) {
+            if let Some((quad, visible, read)) = read {
+                if let Some(i) = card {
+                    best[*i] = None;
+                }
+                out.push((Quad::from_cyclic(quad.0), read, true));
+                taken.push((*strip, quad, visible));
+            }
+        }
+        if taken.is_empty() {
+            return Ok(out);
+        }
+        // An unsure card outline holding a strip is the row itself, not a card.
+        for slot in best.iter_mut() {
+            if slot.as_ref().is_some_and(|(q, r)| {
+                !sure(r, threshold) && taken.iter().any(|(s, _, _)| q.contains(s.centre()))
+            }) {
+                *slot = None;
+            }
+        }
+        // The card on top lies just past the last strip, where no other strip is;
+        // read it whole, unless a card already read lies there.
+        let seen: Vec<Point> = best
+            .iter()
+            .flatten()
+            .map(|(q, _)| q.centre())
+            .chain(
+                out.iter()
+                    .filter(|(_, _, o)| !o)
+                    .map(|(q, _, _)| q.centre()),
+            )
+            .collect();
+        let tops: Vec<Quad> = taken
+            .iter()
+            .map(|(_, q, visible)| shifted(q, *visible, 0.0))
+            .filter(|next| {
+                !taken.iter().any(|(s, _, _)| next.contains(s.centre()))
+                    && !seen.iter().any(|c| next.contains(*c))
             })
             .collect();
-        out.extend(self.read_strips(frame, &strips)?);
+        for (quad, read) in tops.iter().zip(self.read_quads(frame, &tops)?) {
+            if let Some(read) = read.filter(|r| sure(r, threshold)) {
+                out.push((Quad::from_cyclic(quad.0), read, false));
+            }
+        }
         Ok(out)
     }
 
@@ -341,51 +391,62 @@ impl Recognizer {
     /// past the strip's right side (its index at the strip's top-left) or, turned,
     /// past its left side; both are read from the index corner alone
     /// ([`SPREAD_SHIFTS`] cuts, what lies past the strip painted over) and the
-    /// better read kept. Only a sure read is taken: a thin pale outline may be
-    /// anything.
+    /// better read kept. Only a read of at least [`STRIP_MIN_CONFIDENCE`] is taken
+    /// (a thin pale outline may be anything); per outline, the whole card (its
+    /// index corner first), the share of it that shows, and its read, or `None`.
     fn read_strips(
         &self,
         frame: &RgbImage,
-        strips: &[&Quad],
-    ) -> Result<Vec<(Quad, ClassRead, bool)>, ModelError> {
-        let cards: Vec<(Quad, f64)> = strips
+        strips: &[Quad],
+    ) -> Result<Vec<Option<StripRead>>, ModelError> {
+        // Per strip, its two ways (when it is narrower than a card).
+        let ways: Vec<Vec<(Quad, f64)>> = strips
             .iter()
-            .flat_map(|s| {
+            .map(|s| {
                 let p = Quad::from_cyclic(s.0);
                 [p, Quad([p.0[2], p.0[3], p.0[0], p.0[1]])]
+                    .iter()
+                    .filter_map(covered_card)
+                    .collect()
             })
-            .filter_map(|p| covered_card(&p))
             .collect();
-        if cards.len() < 2 * strips.len() || cards.is_empty() {
-            return Ok(Vec::new());
-        }
         let looks = SPREAD_SHIFTS.len();
-        let mut crops = Vec::with_capacity(cards.len() * looks * CROP_LEN);
-        for (quad, visible) in &cards {
-            for du in SPREAD_SHIFTS {
-                let mut crop = vec![0.0f32; CROP_LEN];
-                if !top_left_crop(frame, &shifted(quad, du, 0.0), &mut crop) {
-                    return Ok(Vec::new());
+        let mut crops = Vec::new();
+        let mut cut: Vec<bool> = Vec::with_capacity(strips.len());
+        for way in &ways {
+            let mut all = Vec::with_capacity(way.len() * looks * CROP_LEN);
+            let mut ok = way.len() == 2;
+            for (quad, visible) in way {
+                for du in SPREAD_SHIFTS {
+                    let mut crop = vec![0.0f32; CROP_LEN];
+                    ok &= top_left_crop(frame, &shifted(quad, du, 0.0), &mut crop);
+                    cover_beyond(&mut crop, visible - du);
+                    all.extend(crop);
                 }
-                cover_beyond(&mut crop, visible - du);
-                crops.extend(crop);
             }
+            if ok {
+                crops.extend(all);
+            }
+            cut.push(ok);
         }
-        let reads = self
+        let n = cut.iter().filter(|c| **c).count();
+        let mut reads = self
             .classifier
-            .read_one_corner(&crops, cards.len(), looks)?;
-        let mut out = Vec::new();
-        for (pair, read) in cards.chunks_exact(2).zip(reads.chunks_exact(2)) {
-            let (k, r) = if better(&read[1], &read[0]) {
-                (1, read[1])
-            } else {
-                (0, read[0])
-            };
-            if r.card.is_some() && r.confidence >= STRIP_MIN_CONFIDENCE {
-                out.push((Quad::from_cyclic(pair[k].0 .0), r, true));
-            }
-        }
-        Ok(out)
+            .read_one_corner(&crops, 2 * n, looks)?
+            .into_iter();
+        Ok(ways
+            .iter()
+            .zip(cut)
+            .map(|(way, ok)| {
+                if !ok {
+                    return None;
+                }
+                let (a, b) = (reads.next()?, reads.next()?);
+                let (k, r) = if better(&b, &a) { (1, b) } else { (0, a) };
+                (r.card.is_some() && r.confidence >= STRIP_MIN_CONFIDENCE)
+                    .then_some((way[k].0, way[k].1, r))
+            })
+            .collect())
     }
 
     /// The last look: each card read below the threshold is read again from seven
@@ -494,6 +555,41 @@ pub const SECOND_LOOK_SHIFT: [(f64, f64); 4] =
 /// way): the edge found between two cards may be its shadow's, a little off.
 pub const SPREAD_SHIFTS: [f64; 3] = [-0.025, 0.0, 0.025];
 
+/// Drops the less confident of two reads of one card: a covered card can be found
+/// both in its row and as a strip of its own (or with its neighbour's strip), and
+/// its reads then share the long side that shows. Only pairs where one read is
+/// of a covered card are compared: whole cards are never so close.
+fn drop_duplicates(cards: &mut Vec<CardRead>) {
+    let mut gone = vec![false; cards.len()];
+    for i in 0..cards.len() {
+        for j in i + 1..cards.len() {
+            let (a, b) = (&cards[i], &cards[j]);
+            if gone[i] || gone[j] || !(a.overlapped || b.overlapped) {
+                continue;
+            }
+            let q = &a.corners.0;
+            let height = (q[0].dist(q[3]) + q[1].dist(q[2])) / 2.0;
+            if a.corners.side_error(&b.corners) < SAME_CARD * height {
+                gone[if b.confidence > a.confidence { i } else { j }] = true;
+            }
+        }
+    }
+    let mut k = 0;
+    cards.retain(|_| {
+        k += 1;
+        !gone[k - 1]
+    });
+}
+
+/// Two reads whose outlines share a long side to within this fraction of the
+/// card's height are one card (distinct cards of a row are at least a strip,
+/// [`super::spread::MIN_STRIP`] of a card's width, apart).
+const SAME_CARD: f64 = 0.06;
+
+/// A covered card read from its strip: the whole card (its index corner first),
+/// the share of it that shows, and the read.
+type StripRead = (Quad, f64, ClassRead);
+
 /// One reading of an outline as an overlapping row ([`Spread`]), read.
 #[derive(Debug, Clone)]
 struct Reading {
@@ -540,7 +636,7 @@ impl Reading {
         let taken = sure_parts >= 1
             && kept >= 2
             && if card_outline {
-                sure_parts == n
+                sure_parts == n || (kept >= 3 && 2 * kept >= n)
             } else {
                 2 * kept >= n
             };
@@ -706,6 +802,55 @@ mod tests {
 
     fn quad(pts: [(f64, f64); 4]) -> Quad {
         Quad(pts.map(|(x, y)| Point::new(x, y)))
+    }
+
+    fn read(card: &str, confidence: f32, left: f64, width: f64, overlapped: bool) -> CardRead {
+        CardRead {
+            card: card.parse().unwrap(),
+            confidence,
+            corners: quad([
+                (left, 0.0),
+                (left + width, 0.0),
+                (left + width, 140.0),
+                (left, 140.0),
+            ]),
+            needs_confirmation: false,
+            overlapped,
+        }
+    }
+
+    #[test]
+    fn a_covered_card_found_twice_is_reported_once_and_its_neighbours_stay() {
+        let mut cards = vec![
+            read("8C", 0.9999, 100.0, 100.0, true),
+            // The same strip with its neighbour's: the card's visible side agrees.
+            read("8C", 0.99, 102.0, 90.0, true),
+            // The next card of the row, a strip further on.
+            read("8H", 1.0, 130.0, 100.0, true),
+            // Whole cards side by side and touching are never merged.
+            read("2S", 0.9, 400.0, 100.0, false),
+            read("2S", 0.8, 500.0, 100.0, false),
+        ];
+        drop_duplicates(&mut cards);
+        let names: Vec<String> = cards
+            .iter()
+            .map(|c| format!("{}@{}", c.card, c.corners.0[0].x))
+            .collect();
+        assert_eq!(names, ["8C@100", "8H@130", "2S@400", "2S@500"]);
+    }
+
+    #[test]
+    fn a_strip_narrower_than_a_card_stands_for_a_card_reaching_past_it() {
+        // A strip 30 wide and 140 tall: a card 0.71 × 140 = 99.4 wide.
+        let strip = quad([(10.0, 0.0), (40.0, 0.0), (40.0, 140.0), (10.0, 140.0)]);
+        let (card, visible) = covered_card(&strip).unwrap();
+        assert!((card.0[1].x - (10.0 + 99.4)).abs() < 1e-6, "{card:?}");
+        assert_eq!(card.0[0], strip.0[0]);
+        assert_eq!(card.0[3], strip.0[3]);
+        assert!((visible - 30.0 / 99.4).abs() < 1e-9);
+        // A whole card is no strip.
+        let whole = quad([(0.0, 0.0), (100.0, 0.0), (100.0, 140.0), (0.0, 140.0)]);
+        assert!(covered_card(&whole).is_none());
     }
 
     #[test]
