@@ -235,18 +235,18 @@ impl Recognizer {
                     .filter_map(move |r| split(frame, &r).map(|s| (k, s)))
             })
             .collect();
-        // One batch for the covered cards' corners, one for the cards on top.
+        // One batch for the covered cards' corners, one for the whole cards.
         let looks = SPREAD_SHIFTS.len();
         let mut corners = Vec::new();
-        let mut tops = Vec::new();
+        let mut wholes = Vec::new();
         let mut usable = Vec::new();
         for (_, s) in &spreads {
-            let (last, covered) = s
-                .cards
-                .split_last()
-                .map_or((None, &[][..]), |(l, c)| (Some(l), c));
             let mut ok = true;
-            for c in covered {
+            for c in &s.cards {
+                if c.visible >= 1.0 {
+                    wholes.push(c.quad);
+                    continue;
+                }
                 for du in SPREAD_SHIFTS {
                     let mut crop = vec![0.0f32; CROP_LEN];
                     ok &= top_left_crop(frame, &shifted(&c.quad, du, 0.0), &mut crop);
@@ -254,26 +254,28 @@ impl Recognizer {
                     corners.extend(crop);
                 }
             }
-            if let Some(l) = last {
-                tops.push(l.quad);
-            }
             usable.push(ok);
         }
-        let n_covered: usize = spreads.iter().map(|(_, s)| s.cards.len() - 1).sum();
+        let n_covered = corners.len() / (looks * CROP_LEN);
         let mut corner_reads = self
             .classifier
             .read_one_corner(&corners, n_covered, looks)?
             .into_iter();
-        let mut top_reads = self.read_quads(frame, &tops)?.into_iter();
+        let mut whole_reads = self.read_quads(frame, &wholes)?.into_iter();
         // The best reading of each outline, and whether it is taken.
         let mut chosen: Vec<Option<Reading>> = vec![None; outlines.len()];
         for (j, (k, s)) in spreads.iter().enumerate() {
-            let mut reads: Vec<Option<ClassRead>> = corner_reads
-                .by_ref()
-                .take(s.cards.len() - 1)
-                .map(Some)
+            let reads: Vec<(Option<ClassRead>, bool)> = s
+                .cards
+                .iter()
+                .map(|c| {
+                    if c.visible >= 1.0 {
+                        (whole_reads.next().flatten(), false)
+                    } else {
+                        (corner_reads.next(), true)
+                    }
+                })
                 .collect();
-            reads.push(top_reads.next().flatten());
             if !usable[j] {
                 continue;
             }
@@ -307,7 +309,7 @@ impl Recognizer {
             }
             let spread = &spreads[j].1;
             taken_outlines.push(outlines[k].0);
-            for (c, read) in spread.cards.iter().zip(reads) {
+            for (c, (read, _)) in spread.cards.iter().zip(reads) {
                 if let Some(read) = read.filter(|r| plausible(r, c.visible >= 1.0)) {
                     out.push((Quad::from_cyclic(c.quad.0), read, c.visible < 1.0));
                 }
@@ -595,8 +597,9 @@ type StripRead = (Quad, f64, ClassRead);
 struct Reading {
     /// Which spread of the batch.
     spread: usize,
-    /// Its parts' reads, left to right (the last is the card on top).
-    reads: Vec<Option<ClassRead>>,
+    /// Its parts' reads, left to right, each with whether the part is covered
+    /// (read from one corner).
+    reads: Vec<(Option<ClassRead>, bool)>,
     /// Parts read as cards at their own threshold.
     sure: usize,
     /// Parts kept as cards ([`plausible`]).
@@ -613,23 +616,23 @@ struct Reading {
 impl Reading {
     fn judge(
         spread: usize,
-        reads: Vec<Option<ClassRead>>,
+        reads: Vec<(Option<ClassRead>, bool)>,
         card_outline: bool,
         threshold: f32,
         one_corner: f32,
     ) -> Reading {
         let n = reads.len();
-        let on_top = |i: usize| i + 1 == n;
-        let count = |f: &dyn Fn(usize, &ClassRead) -> bool| {
-            (0..n)
-                .filter(|&i| reads[i].as_ref().is_some_and(|r| f(i, r)))
+        let count = |f: &dyn Fn(&ClassRead, bool) -> bool| {
+            reads
+                .iter()
+                .filter(|(r, covered)| r.as_ref().is_some_and(|r| f(r, *covered)))
                 .count()
         };
-        let kept = count(&|i, r| plausible(r, on_top(i)));
-        let sure_parts = count(&|i, r| sure(r, if on_top(i) { threshold } else { one_corner }));
+        let kept = count(&|r, covered| plausible(r, !covered));
+        let sure_parts = count(&|r, covered| sure(r, if covered { one_corner } else { threshold }));
         let total = reads
             .iter()
-            .flatten()
+            .filter_map(|(r, _)| r.as_ref())
             .filter(|r| r.card.is_some())
             .map(|r| r.confidence)
             .sum();

@@ -239,7 +239,7 @@ pub fn split(frame: &RgbImage, row: &Quad) -> Option<Spread> {
     let edges = find_edges(&score);
     let &last = edges.last()?;
     let measured = len - last;
-    let w = if (MIN_CARD_ASPECT * h..=MAX_CARD_ASPECT * h).contains(&measured) {
+    let w = if measured <= MAX_CARD_ASPECT * h {
         measured
     } else {
         CARD_ASPECT * h
