@@ -106,6 +106,22 @@ fn bench(c: &mut Criterion) {
                 .map(|r| r.cards.len())
         })
     });
+    // A hand of twelve spread in an overlapping row: eleven covered cards read from
+    // one corner each (three cuts), the one on top whole.
+    let spread = decode_frame(
+        &scene("spreads/0019-four-colour-white-12.jpg"),
+        "0019-four-colour-white-12.jpg",
+    )
+    .expect("scene decodes");
+    let read = recognizer.recognise(&spread).expect("model runs");
+    assert_eq!(read.cards.len(), 12, "the row holds twelve cards");
+    c.bench_function("recognise an overlapping row of 12", |b| {
+        b.iter(|| {
+            recognizer
+                .recognise(black_box(&spread))
+                .map(|r| r.cards.len())
+        })
+    });
 }
 
 criterion_group! {

@@ -61,6 +61,12 @@ def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
     y = np.concatenate([d["label"][idx], d["label"][idx]])
     r["single_crop_top1"] = round(float((p.argmax(1) == y).mean()), 6)
     r["single_crop_ece"] = round(readout.ece(p.max(1), p.argmax(1) == y), 6)
+    # Held to the one-corner threshold, as a covered card of an overlapping row is.
+    one = rec.meta.get("confirm_threshold_one_corner")
+    if one is not None:
+        right, sure = p.argmax(1) == y, p.max(1) >= one
+        r["single_crop_misread_confident"] = int((~right & sure).sum())
+        r["single_crop_correct_needing_confirmation"] = round(float((right & ~sure).sum() / max(1, right.sum())), 6)
     return r
 
 

@@ -60,6 +60,10 @@ step render-val-kde-scenes $PY render_scenes.py --out data/val-kde-scenes --coun
 step render-eval-scenes $PY render_scenes.py --out data/eval-scenes --count 200 --designs heldout --seed 21
 step render-views $PY render_views.py --out data/views --count 150 --designs heldout --seed 41
 step render-touching $PY render_touching.py --out data/touching --count 120 --designs heldout --seed 51
+# Overlapping rows, read end to end by `eleusis recognize --check` (not by evaluate.py:
+# a covered card's labelled outline includes its hidden corner).
+step render-spreads $PY render_spread.py --out data/spreads --count 90 --designs heldout --seed 81
+step render-dev-spreads $PY render_spread.py --out data/dev-spreads --count 60 --designs val --seed 82
 step train $PY train.py --epochs "$EPOCHS" --threads "$THREADS" --device "$DEVICE"
 step calibrate $PY calibrate.py --scenes data/val-scenes
 if [ "${SCENES:-0}" = 1 ]; then

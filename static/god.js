@@ -202,6 +202,8 @@
       // The card as the recognizer saw it, upright: its top-left corner is what was read.
       const row = E.el("div", { class: "read" + (r.needs_confirmation ? " confirm" : "") },
         E.cardCut(reply.url, r.corners), E.card(r.card, "tiny"), E.el("span", {}, Math.round(r.confidence * 100) + "%"),
+        // A card of an overlapping row: read from the one index its neighbour leaves uncovered.
+        r.overlapped ? E.el("span", { class: "muted", title: "read from its one uncovered index" }, "covered") : "",
         E.el("input", { type: "text", value: r.card, "data-index": i, "data-read": r.card, title: "correct the card here" }),
         r.needs_confirmation ? E.el("label", {}, E.el("input", { type: "checkbox" }), " needs confirmation: confirmed") : "");
       box.append(row);

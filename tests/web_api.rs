@@ -450,3 +450,28 @@ fn a_serve_process_prints_its_urls_and_stops_cleanly_on_sigterm() {
     assert_eq!(second["state"], first["state"]);
     assert_eq!(second["seal"], first["seal"]);
 }
+
+#[test]
+fn a_frame_of_an_overlapping_row_comes_back_with_its_covered_cards_marked() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("spread.db"));
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let jpeg = std::fs::read(root.join("tests/data/spreads/0019-four-colour-white-12.jpg"))
+        .expect("committed frame");
+    let reply = server.post_bytes("/api/frames", &jpeg).expect(200);
+    assert_eq!(reply["recognized"], true, "{reply}");
+    let reads = reply["reads"].as_array().expect("reads");
+    let names: Vec<&str> = reads.iter().map(|r| r["card"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["2S", "4S", "9C", "3S", "QD", "AS", "QH", "6C", "5C", "8C", "8H", "KS"],
+        "{reply}"
+    );
+    // Eleven cards read from the index their neighbour leaves uncovered; the one on
+    // top read whole, without the field.
+    for r in &reads[..11] {
+        assert_eq!(r["overlapped"], true, "{r}");
+        assert!(r["needs_confirmation"].is_boolean(), "{r}");
+    }
+    assert!(reads[11].get("overlapped").is_none(), "{}", reads[11]);
+}
