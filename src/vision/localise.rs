@@ -923,21 +923,20 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     let luma = Luma { frame };
     let (row_cands, distinct): (Vec<Candidate>, Vec<Candidate>) =
         distinct.into_iter().partition(|c| c.row);
-    let refined: Vec<Refined> = distinct
-        .iter()
-        .filter_map(|c| {
-            let s = work.scale;
-            let coarse = Quad(c.quad.0.map(|p| Point::new(p.x * s, p.y * s)));
-            let mut r = refine(&luma, &coarse, s, c.slack * s);
-            if c.slack > 0.0 && r.support > 0.0 {
-                // The shadow-wide search found the outline roughly: search again
-                // from there as for any other candidate.
-                r = refine(&luma, &r.quad, s, 0.0);
-            }
-            (r.support >= cfg.min_edge_support && r.inside_light >= cfg.min_inside_light)
-                .then_some(r)
-        })
-        .collect();
+    // Re-fits a candidate on the full frame (`slack`: how far inside its quad the
+    // edge may lie, in working pixels); `None` when the outline is not a card's.
+    let fit = |c: &Candidate, slack: f64| {
+        let s = work.scale;
+        let coarse = Quad(c.quad.0.map(|p| Point::new(p.x * s, p.y * s)));
+        let mut r = refine(&luma, &coarse, s, slack * s);
+        if slack > 0.0 && r.support > 0.0 {
+            // The shadow-wide search found the outline roughly: search again
+            // from there as for any other candidate.
+            r = refine(&luma, &r.quad, s, 0.0);
+        }
+        (r.support >= cfg.min_edge_support && r.inside_light >= cfg.min_inside_light).then_some(r)
+    };
+    let refined: Vec<Refined> = distinct.iter().filter_map(|c| fit(c, c.slack)).collect();
     // A second, narrower pass from the refined outline settles corners that the
     // coarse working scale left a few pixels off.
     let settle = |q: Quad| {
@@ -950,16 +949,8 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     };
     let mut cards: Vec<Quad> = choose(refined).into_iter().map(settle).collect();
     cards.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
-    let rows: Vec<Refined> = row_cands
-        .iter()
-        .filter_map(|c| {
-            let s = work.scale;
-            let coarse = Quad(c.quad.0.map(|p| Point::new(p.x * s, p.y * s)));
-            let r = refine(&luma, &coarse, s, 0.0);
-            (r.support >= cfg.min_edge_support && r.inside_light >= cfg.min_inside_light)
-                .then_some(r)
-        })
-        .collect();
+    // Rows are re-fitted without the enclosed outlines' slack.
+    let rows: Vec<Refined> = row_cands.iter().filter_map(|c| fit(c, 0.0)).collect();
     let mut rows: Vec<Quad> = choose(rows)
         .into_iter()
         .map(settle)

@@ -196,20 +196,21 @@ impl Recognizer {
         Ok(parts)
     }
 
-    /// Overlapping rows: each row outline of the localiser, and each card outline
-    /// whose read is unsure, is split at the edges between its cards
-    /// ([`split`]), every way it can be read ([`readings`]); each partly covered
-    /// card is read from its uncovered top-left index alone, from three cuts moved
-    /// along the row ([`SPREAD_SHIFTS`], log-probabilities averaged), with what lies
-    /// past its strip painted over ([`cover_beyond`]); the card on top is read from
-    /// both its indices. Of an outline's readings the one with the most sure
-    /// cards wins (then the most cards, then the highest summed confidence).
-    ///
-    /// A row is taken when at least two of its parts and at least half of them
-    /// read as cards, one of them sure; its parts read as "not a card" are dropped,
+    /// Overlapping rows: each row outline of the localiser that does not read as a
+    /// covered card's strip ([`Recognizer::read_strips`]), and each card outline
+    /// whose read is unsure, is split at the edges between its cards ([`split`]),
+    /// every way it can be read ([`readings`]); each partly covered card is read
+    /// from its uncovered top-left index alone ([`cut_covered`], log-probabilities
+    /// of the cuts averaged), a card showing whole from both its indices. Of an
+    /// outline's readings the one with the most parts kept as cards wins (then the
+    /// most sure, then the highest summed confidence); whether it is taken is
+    /// [`Reading::judge`]'s. A taken row's parts read as "not a card" are dropped,
     /// and card outlines inside it (its top card found on its own) give way to it.
-    /// A card outline is taken as a row only when every part is a sure card: it
-    /// may be one card after all. Returns the cards with `true` where partly covered.
+    ///
+    /// Then the strips: row outlines read as strips and unsure card outlines that
+    /// no taken row or sure card holds, read as covered cards; an unsure outline
+    /// holding such a strip is the row, not a card; and the card past the last
+    /// strip is read whole. Returns the cards with `true` where partly covered.
     fn read_spreads(
         &self,
         frame: &RgbImage,
@@ -256,12 +257,7 @@ impl Recognizer {
                     wholes.push(c.quad);
                     continue;
                 }
-                for du in SPREAD_SHIFTS {
-                    let mut crop = vec![0.0f32; CROP_LEN];
-                    ok &= top_left_crop(frame, &shifted(&c.quad, du, 0.0), &mut crop);
-                    cover_beyond(&mut crop, c.visible - du);
-                    corners.extend(crop);
-                }
+                ok &= cut_covered(frame, &c.quad, c.visible, &mut corners);
             }
             usable.push(ok);
         }
@@ -430,16 +426,12 @@ impl Recognizer {
         let mut crops = Vec::new();
         let mut cut: Vec<bool> = Vec::with_capacity(strips.len());
         for way in &ways {
-            let mut all = Vec::with_capacity(way.len() * looks * CROP_LEN);
-            let mut ok = way.len() == 2;
-            for (quad, visible) in way {
-                for du in SPREAD_SHIFTS {
-                    let mut crop = vec![0.0f32; CROP_LEN];
-                    ok &= top_left_crop(frame, &shifted(quad, du, 0.0), &mut crop);
-                    cover_beyond(&mut crop, visible - du);
-                    all.extend(crop);
-                }
-            }
+            // Both ways or none: a strip as wide as a card is no strip.
+            let mut all = Vec::with_capacity(2 * looks * CROP_LEN);
+            let ok = way.len() == 2
+                && way.iter().fold(true, |ok, (quad, visible)| {
+                    cut_covered(frame, quad, *visible, &mut all) && ok
+                });
             if ok {
                 crops.extend(all);
             }
@@ -571,6 +563,21 @@ pub const SECOND_LOOK_SHIFT: [(f64, f64); 4] =
 /// way): the edge found between two cards may be its shadow's, a little off.
 pub const SPREAD_SHIFTS: [f64; 3] = [-0.025, 0.0, 0.025];
 
+/// Appends to `out` the top-left index crops of a covered card (`visible` of its
+/// width showing) in the [`SPREAD_SHIFTS`] cuts, what lies past its strip painted
+/// over ([`cover_beyond`]); `false` when a cut's crop cannot be made (its place in
+/// `out` is filled all the same, so that batches stay aligned).
+fn cut_covered(frame: &RgbImage, quad: &Quad, visible: f64, out: &mut Vec<f32>) -> bool {
+    let mut ok = true;
+    for du in SPREAD_SHIFTS {
+        let mut crop = vec![0.0f32; CROP_LEN];
+        ok &= top_left_crop(frame, &shifted(quad, du, 0.0), &mut crop);
+        cover_beyond(&mut crop, visible - du);
+        out.extend(crop);
+    }
+    ok
+}
+
 /// Drops the less confident of two reads of one card: a covered card can be found
 /// both in its row and as a strip of its own (or with its neighbour's strip), and
 /// its reads then share the long side that shows. Only pairs where one read is
@@ -621,9 +628,10 @@ struct Reading {
     /// Summed confidence of the parts read as cards.
     total: f32,
     /// Whether the reading is taken: a row's when at least two of its parts and
-    /// at least half are kept and one is sure; a card outline's only when every
-    /// part is sure, a covered one at the model's one-corner threshold (the
-    /// outline may be one card whose pips made an edge).
+    /// at least half are kept and one is sure; a card outline's (it may be one
+    /// card whose pips made an edge) when one part is sure and either every part
+    /// is sure, a covered one at the model's one-corner threshold, or at least
+    /// three and half of its parts are kept.
     taken: bool,
 }
 

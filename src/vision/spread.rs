@@ -47,12 +47,11 @@ const MIN_EDGE: f32 = 12.0;
 /// and its drop shadow on the card below.
 const MERGE: usize = 8;
 
-/// One way of reading an outline as an overlapping row, split at the edges found.
+/// One way of reading an outline as an overlapping row (`[TL, TR, BR, BL]`, the
+/// long side first, each card's uncovered strip on its left), split at the edges
+/// found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spread {
-    /// The row's outline in this reading: `[TL, TR, BR, BL]`, the long side first,
-    /// each card's uncovered strip on its left.
-    pub row: Quad,
     /// The cards left to right in this reading; all but the last are partly covered.
     pub cards: Vec<SpreadCard>,
 }
@@ -264,7 +263,7 @@ pub fn split(frame: &RgbImage, row: &Quad) -> Option<Spread> {
             visible,
         });
     }
-    Some(Spread { row: *row, cards })
+    Some(Spread { cards })
 }
 
 /// Paints over the part of a top-left index crop (`[3, 72, 40]`, values in [0, 1])
