@@ -320,14 +320,30 @@ fn touching_cards_of_a_borderless_deck_are_cut_apart_and_read() {
 #[test]
 fn a_hand_spread_in_an_overlapping_row_is_read_from_its_uncovered_indices() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
-    // Rows of 12 and 20 cards of a held-out design, each card covering most of the
-    // one before it: all but the top card show only a strip with their index.
+    // Rows of 12 and 20 cards of a held-out design and 20 of a borderless one,
+    // each card covering most of the one before it: all but the top card show
+    // only a strip with their index.
     let (l, _) = check_folder("tests/data/spreads", &[]);
     let summary = &l.last().unwrap()["summary"];
-    assert_eq!(summary["labelled"].as_u64(), Some(32), "{summary}");
-    assert!(summary["correct"].as_u64().unwrap() >= 31, "{summary}");
+    assert_eq!(summary["labelled"].as_u64(), Some(52), "{summary}");
+    assert!(summary["correct"].as_u64().unwrap() >= 47, "{summary}");
     assert_eq!(summary["misread"].as_u64(), Some(0), "{summary}");
-    assert_eq!(summary["spurious"].as_u64(), Some(0), "{summary}");
+    assert!(summary["spurious"].as_u64().unwrap() <= 1, "{summary}");
+    // The borderless row: its strips' edges are thin shadows, the masks cut it
+    // into strips, and only the cloth's colour, taken from a window wider than
+    // the row, outlines it whole.
+    let borderless = l
+        .iter()
+        .find(|v| {
+            v["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with("0033-borderless-green-20.jpg"))
+        })
+        .expect("the borderless row");
+    assert!(
+        borderless["check"]["correct"].as_u64().unwrap() >= 16,
+        "{borderless}"
+    );
     // The row of twelve is read whole, in order; the covered cards say so, and
     // their confidence is held to the one-corner threshold.
     let twelve = l

@@ -200,18 +200,17 @@ impl WorkImage {
     }
 
     /// How far each pixel's colour is from the cloth around it (sum of absolute
-    /// channel differences). The cloth colour is the per-channel median of 16 × 16
-    /// cell means over a window of 9 × 9 cells: a card
-    /// covers a minority of such a window, so the median is the cloth's colour and
-    /// a card stands out whole (margin and court art alike), whatever the cloth.
-    fn cloth_distance(&self) -> Vec<i16> {
-        const CELL: usize = 16;
-        const K: usize = 4;
-        let (cw, ch) = (self.w.div_ceil(CELL), self.h.div_ceil(CELL));
+    /// channel differences). The cloth colour is the per-channel median of
+    /// `cell × cell` cell means over a window of `(2k + 1)²` cells (16 and 4: 144
+    /// working pixels): a card covers a minority of such a window, so the median
+    /// is the cloth's colour and a card stands out whole (margin and court art
+    /// alike), whatever the cloth.
+    fn cloth_distance(&self, cell: usize, k: usize) -> Vec<i16> {
+        let (cw, ch) = (self.w.div_ceil(cell), self.h.div_ceil(cell));
         let mut cells = vec![[0u32; 4]; cw * ch];
         for (y, row) in self.rgb.chunks_exact(self.w).enumerate() {
-            let cell_row = &mut cells[(y / CELL) * cw..(y / CELL + 1) * cw];
-            for (c, px) in cell_row.iter_mut().zip(row.chunks(CELL)) {
+            let cell_row = &mut cells[(y / cell) * cw..(y / cell + 1) * cw];
+            for (c, px) in cell_row.iter_mut().zip(row.chunks(cell)) {
                 for p in px {
                     c[0] += u32::from(p[0]);
                     c[1] += u32::from(p[1]);
@@ -232,11 +231,11 @@ impl WorkImage {
         // the medians are found among integers, which is faster.
         let keys: [Vec<u32>; 3] =
             std::array::from_fn(|c| means.iter().map(|m| m[c].to_bits()).collect());
-        let mut window: Vec<u32> = Vec::with_capacity((2 * K + 1) * (2 * K + 1));
+        let mut window: Vec<u32> = Vec::with_capacity((2 * k + 1) * (2 * k + 1));
         for cy in 0..ch {
-            let rows = cy.saturating_sub(K)..(cy + K + 1).min(ch);
+            let rows = cy.saturating_sub(k)..(cy + k + 1).min(ch);
             for cx in 0..cw {
-                let cols = cx.saturating_sub(K)..(cx + K + 1).min(cw);
+                let cols = cx.saturating_sub(k)..(cx + k + 1).min(cw);
                 for (c, key) in keys.iter().enumerate() {
                     window.clear();
                     for yy in rows.clone() {
@@ -253,8 +252,8 @@ impl WorkImage {
             .zip(self.rgb.chunks_exact(self.w))
             .enumerate()
         {
-            let cloth_row = &cloth[(y / CELL) * cw..(y / CELL + 1) * cw];
-            for ((os, ps), c) in orow.chunks_mut(CELL).zip(prow.chunks(CELL)).zip(cloth_row) {
+            let cloth_row = &cloth[(y / cell) * cw..(y / cell + 1) * cw];
+            for ((os, ps), c) in orow.chunks_mut(cell).zip(prow.chunks(cell)).zip(cloth_row) {
                 for (o, p) in os.iter_mut().zip(ps) {
                     let d: f32 = (0..3).map(|k| (f32::from(p[k]) - c[k]).abs()).sum();
                     *o = d as i16;
@@ -816,6 +815,40 @@ fn choose(mut cands: Vec<Refined>) -> Vec<Quad> {
     out
 }
 
+/// Keeps the row outlines: those [`choose`] keeps (a covered card's strip that the
+/// masks cut out on its own is one), and besides them the largest outline of each
+/// group that holds two or more smaller ones, which `choose` takes for separate
+/// outlines merged: in a spread hand that is the whole row, its strips inside it.
+fn choose_rows(rows: Vec<Refined>) -> Vec<Quad> {
+    let mut wholes: Vec<Quad> = rows
+        .iter()
+        .filter(|c| {
+            rows.iter()
+                .filter(|o| o.quad.area() < 0.7 * c.quad.area() && c.quad.contains(o.quad.centre()))
+                .count()
+                >= 2
+        })
+        .map(|c| c.quad)
+        .collect();
+    wholes.sort_by(|a, b| b.area().total_cmp(&a.area()));
+    let mut out = choose(rows);
+    let mut kept: Vec<Quad> = Vec::new();
+    for q in wholes {
+        if !kept
+            .iter()
+            .any(|k| k.contains(q.centre()) || q.contains(k.centre()))
+        {
+            kept.push(q);
+        }
+    }
+    for q in kept {
+        if !out.iter().any(|o| o.corner_error(&q) < 4.0) {
+            out.push(q);
+        }
+    }
+    out
+}
+
 /// Adds the card-like blobs of one mask to `out`.
 fn candidates<F: Fn(usize) -> bool>(
     mask: &Mask<F>,
@@ -844,8 +877,9 @@ pub struct Located {
     /// Outlines longer and thinner than any card (short/long side ratio from
     /// `min_row_aspect` up to `aspect.0`) with a card's straight sides and white
     /// margin: rows of overlapping cards, for the recognizer to split
-    /// (`vision::spread`). A row holding the centres of two card outlines is
-    /// separate cards merged through a gap and is left out. Corners clockwise from
+    /// (`vision::spread`). A row holding the centres of two card outlines of a
+    /// whole card's proportions is separate cards merged through a gap and is left
+    /// out. A whole row may come with its strips, found on their own. Corners clockwise from
     /// the one nearest the frame's top-left; left to right by centre.
     pub rows: Vec<Quad>,
 }
@@ -895,10 +929,26 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         }
     }
     if !cfg.cloth_distances.is_empty() {
-        let dist = work.cloth_distance();
+        let dist = work.cloth_distance(16, 4);
         for &d in &cfg.cloth_distances {
             let on = |i: usize| dist[i] >= d;
             candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
+        }
+    }
+    // A hand spread out in a long row fills most of the cloth window above, and
+    // in the other masks the cards' edges cut it into strips: once two or more
+    // strips are found, the cloth's colour is also taken from a window of 416
+    // working pixels, where the whole row stands out. Its blob holds the row's
+    // drop shadow, so its edges are searched for inward as for enclosed outlines.
+    if !cfg.cloth_distances.is_empty() && cands.iter().filter(|c| c.row).count() >= 2 {
+        let dist = work.cloth_distance(32, 6);
+        for &d in &cfg.cloth_distances {
+            let on = |i: usize| dist[i] >= d;
+            let first = cands.len();
+            candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
+            for c in &mut cands[first..] {
+                c.slack = cfg.outline_slack * c.quad.area().sqrt();
+            }
         }
     }
     if light && !cfg.outline_steps.is_empty() {
@@ -908,7 +958,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             let on = |i: usize| inside[i];
             let first = cands.len();
             candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
-            for c in &mut cands[first..] {
+            for c in cands[first..].iter_mut().filter(|c| !c.row) {
                 c.slack = cfg.outline_slack * c.quad.area().sqrt();
             }
         }
@@ -949,16 +999,28 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     };
     let mut cards: Vec<Quad> = choose(refined).into_iter().map(settle).collect();
     cards.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
-    // Rows are re-fitted without the enclosed outlines' slack.
-    let rows: Vec<Refined> = row_cands.iter().filter_map(|c| fit(c, 0.0)).collect();
-    let mut rows: Vec<Quad> = choose(rows)
+    // Rows are re-fitted without the enclosed outlines' slack (they are not
+    // given any), but with the wide cloth window's.
+    let rows: Vec<Refined> = row_cands.iter().filter_map(|c| fit(c, c.slack)).collect();
+    let mut rows: Vec<Quad> = choose_rows(rows)
         .into_iter()
         .map(settle)
-        .filter(|r| cards.iter().filter(|c| r.contains(c.centre())).count() < 2)
+        .filter(|r| {
+            cards
+                .iter()
+                .filter(|c| c.aspect() >= ROW_WHOLE_ASPECT && r.contains(c.centre()))
+                .count()
+                < 2
+        })
         .collect();
     rows.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     Located { cards, rows }
 }
+
+/// A card outline at least this square (short over long side) is a whole card:
+/// two of them inside a row outline make it separate cards merged through a gap,
+/// not a spread hand, whose strips (alone or a few together) are thinner.
+const ROW_WHOLE_ASPECT: f64 = 0.6;
 
 /// Whiteness of the full frame, for edge search.
 struct Luma<'a> {
@@ -1201,6 +1263,35 @@ mod tests {
             data,
             rgb: vec![[0; 3]; w * h],
         }
+    }
+
+    #[test]
+    fn a_whole_row_holding_its_strips_is_kept_beside_them() {
+        let rect = |x0: f64, x1: f64| Refined {
+            quad: Quad([
+                Point::new(x0, 100.0),
+                Point::new(x1, 100.0),
+                Point::new(x1, 220.0),
+                Point::new(x0, 220.0),
+            ]),
+            support: 0.9,
+            inside_light: 1.0,
+        };
+        // Three strips, each as well supported as the row that holds them.
+        let strips = [rect(100.0, 130.0), rect(130.0, 160.0), rect(160.0, 190.0)];
+        let row = rect(100.0, 290.0);
+        let mut cands = strips.to_vec();
+        cands.push(row.clone());
+        // `choose` takes the row for separate outlines merged and keeps the strips.
+        let chosen = choose(cands.clone());
+        assert_eq!(chosen.len(), 3);
+        assert!(!chosen.contains(&row.quad));
+        let rows = choose_rows(cands);
+        assert_eq!(rows.len(), 4);
+        assert!(rows.contains(&row.quad));
+        // A row holding one strip is no whole row: `choose` decides alone.
+        let rows = choose_rows(vec![strips[0].clone(), rect(100.0, 290.0)]);
+        assert_eq!(rows.len(), 1);
     }
 
     #[test]
