@@ -37,6 +37,14 @@ fn has_model() -> bool {
 
 /// `recognize --check --json` over a folder of the repository: its lines, the last
 /// one the summary, and whether it succeeded.
+/// The output line of the file whose name ends with `name`.
+fn line_of<'a>(lines: &'a [Value], name: &str) -> &'a Value {
+    lines
+        .iter()
+        .find(|v| v["file"].as_str().is_some_and(|f| f.ends_with(name)))
+        .unwrap_or_else(|| panic!("no line for {name}"))
+}
+
 fn check_folder(folder: &str, extra: &[&str]) -> (Vec<Value>, bool) {
     let dir = root().join(folder);
     let mut args = vec!["recognize", "--check", "--json"];
@@ -329,31 +337,16 @@ fn a_hand_spread_in_an_overlapping_row_is_read_from_its_uncovered_indices() {
     assert!(summary["correct"].as_u64().unwrap() >= 47, "{summary}");
     assert_eq!(summary["misread"].as_u64(), Some(0), "{summary}");
     assert!(summary["spurious"].as_u64().unwrap() <= 1, "{summary}");
-    // The borderless row: its strips' edges are thin shadows, the masks cut it
-    // into strips, and only the cloth's colour, taken from a window wider than
-    // the row, outlines it whole.
-    let borderless = l
-        .iter()
-        .find(|v| {
-            v["file"]
-                .as_str()
-                .is_some_and(|f| f.ends_with("0033-borderless-green-20.jpg"))
-        })
-        .expect("the borderless row");
+    // The borderless row: the masks cut it into strips, and it is read only when
+    // its whole outline is found beside them (2 of 20 cards before).
+    let borderless = line_of(&l, "0033-borderless-green-20.jpg");
     assert!(
         borderless["check"]["correct"].as_u64().unwrap() >= 16,
         "{borderless}"
     );
     // The row of twelve is read whole, in order; the covered cards say so, and
     // their confidence is held to the one-corner threshold.
-    let twelve = l
-        .iter()
-        .find(|v| {
-            v["file"]
-                .as_str()
-                .is_some_and(|f| f.ends_with("0019-four-colour-white-12.jpg"))
-        })
-        .expect("the row of twelve");
+    let twelve = line_of(&l, "0019-four-colour-white-12.jpg");
     assert_eq!(
         twelve["check"]["sequence_ok"].as_bool(),
         Some(true),
