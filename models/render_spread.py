@@ -67,7 +67,7 @@ def main() -> None:
     committed = {19: "four-colour-white-12", 31: "four-colour-dark-20", 33: "borderless-green-20"}
     if a.committed:
         # Three frames of the held-out set above (same seed, same order of draws).
-        a.out, a.count, a.designs, a.seed = os.path.join(HERE, "..", "tests", "data", "spreads"), 34, "heldout", 81
+        a.out, a.count, a.designs, a.seed = os.path.join(HERE, "..", "tests", "data", "spreads"), max(committed) + 1, "heldout", 81
     if not a.out:
         raise SystemExit("render_spread: give --out DIR or --committed")
     os.makedirs(a.out, exist_ok=True)

@@ -35,8 +35,6 @@ fn has_model() -> bool {
     root().join("models/recognizer.onnx").is_file()
 }
 
-/// `recognize --check --json` over a folder of the repository: its lines, the last
-/// one the summary, and whether it succeeded.
 /// The output line of the file whose name ends with `name`.
 fn line_of<'a>(lines: &'a [Value], name: &str) -> &'a Value {
     lines
@@ -45,6 +43,8 @@ fn line_of<'a>(lines: &'a [Value], name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no line for {name}"))
 }
 
+/// `recognize --check --json` over a folder of the repository: its lines, the last
+/// one the summary, and whether it succeeded.
 fn check_folder(folder: &str, extra: &[&str]) -> (Vec<Value>, bool) {
     let dir = root().join(folder);
     let mut args = vec!["recognize", "--check", "--json"];

@@ -928,25 +928,23 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             }
         }
     }
-    if !cfg.cloth_distances.is_empty() {
-        let dist = work.cloth_distance(16, 4);
-        for &d in &cfg.cloth_distances {
-            let on = |i: usize| dist[i] >= d;
-            candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
+    // The cloth's colour is taken from a window of 144 working pixels (16-pixel
+    // cells, 9 × 9 of them). A hand spread out in a long row fills most of such a
+    // window, and in the other masks the cards' edges cut it into strips: once
+    // two or more strips are found, the colour is also taken from a window of
+    // 416 (32-pixel cells, 13 × 13), where the whole row stands out. Its blob
+    // holds the row's drop shadow, so its edges are searched for inward as for
+    // enclosed outlines.
+    for (cell, k, wide) in [(16, 4, false), (32, 6, true)] {
+        if cfg.cloth_distances.is_empty() || (wide && cands.iter().filter(|c| c.row).count() < 2) {
+            break;
         }
-    }
-    // A hand spread out in a long row fills most of the cloth window above, and
-    // in the other masks the cards' edges cut it into strips: once two or more
-    // strips are found, the cloth's colour is also taken from a window of 416
-    // working pixels, where the whole row stands out. Its blob holds the row's
-    // drop shadow, so its edges are searched for inward as for enclosed outlines.
-    if !cfg.cloth_distances.is_empty() && cands.iter().filter(|c| c.row).count() >= 2 {
-        let dist = work.cloth_distance(32, 6);
+        let dist = work.cloth_distance(cell, k);
         for &d in &cfg.cloth_distances {
             let on = |i: usize| dist[i] >= d;
             let first = cands.len();
             candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
-            for c in &mut cands[first..] {
+            for c in cands[first..].iter_mut().filter(|_| wide) {
                 c.slack = cfg.outline_slack * c.quad.area().sqrt();
             }
         }
