@@ -7,8 +7,14 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("static");
-    println!("cargo:rerun-if-changed={}", dir.display());
+    // The checkout is read when the script runs, not with `env!` when it is
+    // compiled, and the watched paths are relative to the package: a build script
+    // compiled for one checkout can be reused by another that shares its target
+    // directory, and must then embed (and watch) that checkout's pages.
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .expect("cargo sets CARGO_MANIFEST_DIR for build scripts");
+    let dir = Path::new(&manifest_dir).join("static");
+    println!("cargo:rerun-if-changed=static");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .map(|entries| {
             entries
@@ -32,7 +38,7 @@ fn main() {
     );
     for name in &names {
         let path = dir.join(name);
-        println!("cargo:rerun-if-changed={}", path.display());
+        println!("cargo:rerun-if-changed=static/{name}");
         let _ = writeln!(
             code,
             "    ({name:?}, include_bytes!({:?})),",
