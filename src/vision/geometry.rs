@@ -162,6 +162,23 @@ impl Quad {
             .fold(f64::INFINITY, f64::min)
     }
 
+    /// The distance between the midpoints of the better-placed long sides of two
+    /// quads (both portrait orderings taken as the same outline): like
+    /// [`Quad::side_error`], but blind to how long the sides are.
+    pub fn side_midpoint_error(&self, other: &Quad) -> f64 {
+        let mid = |q: &Quad, a: usize, b: usize| {
+            Point::new((q.0[a].x + q.0[b].x) / 2.0, (q.0[a].y + q.0[b].y) / 2.0)
+        };
+        [0, 2]
+            .iter()
+            .flat_map(|&shift| {
+                [(0, 3), (1, 2)].map(|(a, b)| {
+                    mid(self, a, b).dist(mid(other, (a + shift) % 4, (b + shift) % 4))
+                })
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+
     /// Interior angles in degrees.
     pub fn angles(&self) -> [f64; 4] {
         std::array::from_fn(|i| {

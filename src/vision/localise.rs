@@ -1003,21 +1003,77 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     let mut rows: Vec<Quad> = choose_rows(rows)
         .into_iter()
         .map(settle)
-        .filter(|r| {
-            cards
-                .iter()
-                .filter(|c| c.aspect() >= ROW_WHOLE_ASPECT && r.contains(c.centre()))
-                .count()
-                < 2
-        })
+        .filter(|r| !merged_cards(r, &cards))
         .collect();
     rows.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     Located { cards, rows }
 }
 
-/// A card outline at least this square (short over long side) is a whole card:
-/// two of them inside a row outline make it separate cards merged through a gap,
-/// not a spread hand, whose strips (alone or a few together) are thinner.
+/// Whether a row outline is separate cards merged through the gaps between them
+/// rather than a spread hand: it holds the centres of two or more card outlines of
+/// a whole card's proportions ([`ROW_WHOLE_ASPECT`]), and together they span at
+/// least [`MERGED_CARDS_SHARE`] of its length. In a spread hand the masks also cut
+/// out groups of a few strips, which can have a card's proportions too; they span
+/// only parts of the row (on the spread validation rows, 22–77 % of it).
+fn merged_cards(row: &Quad, cards: &[Quad]) -> bool {
+    let whole: Vec<&Quad> = cards
+        .iter()
+        .filter(|c| c.aspect() >= ROW_WHOLE_ASPECT && row.contains(c.centre()))
+        .collect();
+    whole.len() >= 2 && covered_share(row, &whole) >= MERGED_CARDS_SHARE
+}
+
+/// The share of a row's length that separate cards merged into it span at least:
+/// cards laid side by side leave only their gaps uncovered.
+const MERGED_CARDS_SHARE: f64 = 0.8;
+
+/// The share of a row's length that the given outlines span, measured along the
+/// row's long axis (their corners projected on it, the spans joined).
+fn covered_share(row: &Quad, outlines: &[&Quad]) -> f64 {
+    let [a, b, c, d] = row.0;
+    let mid = |p: Point, q: Point| Point::new((p.x + q.x) / 2.0, (p.y + q.y) / 2.0);
+    let (from, to) = if a.dist(b) + c.dist(d) >= b.dist(c) + d.dist(a) {
+        (mid(d, a), mid(b, c))
+    } else {
+        (mid(a, b), mid(c, d))
+    };
+    let (ux, uy) = (to.x - from.x, to.y - from.y);
+    let len2 = ux * ux + uy * uy;
+    if len2 <= 0.0 {
+        return 0.0;
+    }
+    let mut spans: Vec<(f64, f64)> = outlines
+        .iter()
+        .map(|q| {
+            let t =
+                q.0.map(|p| ((p.x - from.x) * ux + (p.y - from.y) * uy) / len2);
+            let lo = t
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min)
+                .clamp(0.0, 1.0);
+            let hi = t
+                .iter()
+                .copied()
+                .fold(f64::NEG_INFINITY, f64::max)
+                .clamp(0.0, 1.0);
+            (lo, hi)
+        })
+        .collect();
+    spans.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let (mut total, mut end) = (0.0, 0.0f64);
+    for (lo, hi) in spans {
+        if hi > end {
+            total += hi - lo.max(end);
+            end = hi;
+        }
+    }
+    total
+}
+
+/// A card outline at least this square (short over long side) may be a whole card
+/// ([`merged_cards`]); a spread hand's strips are thinner, though a few of them
+/// together may not be.
 const ROW_WHOLE_ASPECT: f64 = 0.6;
 
 /// Whiteness of the full frame, for edge search.
@@ -1290,6 +1346,51 @@ mod tests {
         // A row holding one strip is no whole row: `choose` decides alone.
         let rows = choose_rows(vec![strips[0].clone(), rect(100.0, 290.0)]);
         assert_eq!(rows.len(), 1);
+    }
+
+    #[test]
+    fn a_row_is_merged_cards_only_where_whole_cards_span_most_of_it() {
+        let rect = |x0: f64, x1: f64| {
+            Quad([
+                Point::new(x0, 100.0),
+                Point::new(x1, 100.0),
+                Point::new(x1, 220.0),
+                Point::new(x0, 220.0),
+            ])
+        };
+        let row = rect(100.0, 460.0);
+        // Four cards 85 wide with 5-pixel gaps: the row is those cards merged.
+        let laid: Vec<Quad> = (0..4)
+            .map(|i| rect(100.0 + 90.0 * f64::from(i), 185.0 + 90.0 * f64::from(i)))
+            .collect();
+        assert!(
+            (covered_share(&row, &laid.iter().collect::<Vec<_>>()) - 340.0 / 360.0).abs() < 1e-9
+        );
+        assert!(merged_cards(&row, &laid));
+        // A spread hand: a group of strips of a card's proportions at its start and
+        // the card on top at its end cover half of it.
+        let spread = [rect(100.0, 190.0), rect(375.0, 460.0)];
+        assert!(!merged_cards(&row, &spread));
+        // One whole card is never a merge; thin strips do not count.
+        assert!(!merged_cards(&row, &laid[..1]));
+        let strips: Vec<Quad> = (0..12)
+            .map(|i| rect(100.0 + 30.0 * f64::from(i), 130.0 + 30.0 * f64::from(i)))
+            .collect();
+        assert!(!merged_cards(&row, &strips));
+        // The long axis is found whichever way round the row's corners start.
+        let upright = Quad([
+            Point::new(100.0, 100.0),
+            Point::new(220.0, 100.0),
+            Point::new(220.0, 460.0),
+            Point::new(100.0, 460.0),
+        ]);
+        let half = Quad([
+            Point::new(100.0, 100.0),
+            Point::new(220.0, 100.0),
+            Point::new(220.0, 280.0),
+            Point::new(100.0, 280.0),
+        ]);
+        assert!((covered_share(&upright, &[&half]) - 0.5).abs() < 1e-9);
     }
 
     #[test]

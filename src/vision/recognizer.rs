@@ -580,8 +580,10 @@ fn cut_covered(frame: &RgbImage, quad: &Quad, visible: f64, out: &mut Vec<f32>) 
 
 /// Drops the less confident of two reads of one card: a covered card can be found
 /// both in its row and as a strip of its own (or with its neighbour's strip), and
-/// its reads then share the long side that shows. Only pairs where one read is
-/// of a covered card are compared: whole cards are never so close.
+/// its reads then share the long side that shows. Two reads of the same card need
+/// only share that side's place, not its length: a row's outline and a strip's
+/// can differ in height by a few pixels. Only pairs where one read is of a
+/// covered card are compared: whole cards are never so close.
 fn drop_duplicates(cards: &mut Vec<CardRead>) {
     let mut gone = vec![false; cards.len()];
     for i in 0..cards.len() {
@@ -592,7 +594,10 @@ fn drop_duplicates(cards: &mut Vec<CardRead>) {
             }
             let q = &a.corners.0;
             let height = (q[0].dist(q[3]) + q[1].dist(q[2])) / 2.0;
-            if a.corners.side_error(&b.corners) < SAME_CARD * height {
+            let limit = SAME_CARD * height;
+            if a.corners.side_error(&b.corners) < limit
+                || (a.card == b.card && a.corners.side_midpoint_error(&b.corners) < limit)
+            {
                 gone[if b.confidence > a.confidence { i } else { j }] = true;
             }
         }
@@ -862,6 +867,35 @@ mod tests {
             .map(|c| format!("{}@{}", c.card, c.corners.0[0].x))
             .collect();
         assert_eq!(names, ["8C@100", "8H@130", "2S@400", "2S@500"]);
+    }
+
+    #[test]
+    fn one_card_read_from_outlines_of_different_heights_is_reported_once() {
+        // The row's cut of a covered 2D and the strip's cut of it: the same left
+        // side, but the strip's outline 12 pixels taller (more than the side
+        // error allows), and a second 2D of the other deck a strip further on.
+        let taller = |card: &str, left: f64| CardRead {
+            corners: quad([
+                (left, 0.0),
+                (left + 100.0, 0.0),
+                (left + 100.0, 152.0),
+                (left, 152.0),
+            ]),
+            ..read(card, 0.99, left, 100.0, true)
+        };
+        let mut cards = vec![
+            read("2D", 0.9999, 100.0, 100.0, true),
+            taller("2D", 101.0),
+            taller("2D", 125.0),
+            // Another card at that place is not the same card.
+            taller("9H", 100.0),
+        ];
+        drop_duplicates(&mut cards);
+        let names: Vec<String> = cards
+            .iter()
+            .map(|c| format!("{}@{}", c.card, c.corners.0[0].x))
+            .collect();
+        assert_eq!(names, ["2D@100", "2D@125", "9H@100"]);
     }
 
     #[test]
