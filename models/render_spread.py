@@ -8,7 +8,7 @@ goes through the shared camera model. A card's labelled corners are those of the
 whole card, hidden corners included.
 
     render_spread.py --out data/spreads --count 90 --designs heldout --seed 81
-    render_spread.py --committed     # tests/data/spreads: frames 19, 31, 33 and 71 of that set
+    render_spread.py --committed     # tests/data/spreads: frames 19, 31, 33, 54 and 71 of that set
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def main() -> None:
     ap.add_argument("--designs", default="heldout", help="split name(s) or design names, comma separated")
     ap.add_argument("--seed", type=int, default=81)
     a = ap.parse_args()
-    committed = {19: "four-colour-white-12", 31: "four-colour-dark-20", 33: "borderless-green-20", 71: "plastic-wood-20"}
+    committed = {19: "four-colour-white-12", 31: "four-colour-dark-20", 33: "borderless-green-20", 54: "neoclassical-pattern-12", 71: "plastic-wood-20"}
     if a.committed:
         # Three frames of the held-out set above (same seed, same order of draws).
         a.out, a.count, a.designs, a.seed = os.path.join(HERE, "..", "tests", "data", "spreads"), max(committed) + 1, "heldout", 81

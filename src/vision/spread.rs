@@ -12,8 +12,10 @@
 //! the edges between cards: an edge is a step or a thin dark line of whiteness that
 //! runs across the row's whole height, so it is scored in two bands near the top and
 //! the bottom of the row, where no card's art or pips reach (a court card's framed
-//! picture makes a long vertical line too, but stops short of the card's ends). Each
-//! edge starts a card whose width is that of the last, whole card. Which way round
+//! picture makes a long vertical line too, but stops short of the card's ends), and
+//! in the band between them, which the strokes of a card's index (reaching into the
+//! end bands) do not cross. Each edge starts a card whose width is that of the
+//! last, whole card. Which way round
 //! the row is read cannot be told from the outline — with the row turned by 180°
 //! the uncovered strips are on the left — so [`readings`] gives both, and the
 //! recognizer keeps the one the model reads best.
@@ -38,11 +40,16 @@ pub const MIN_STRIP: f64 = 0.18;
 /// The widest strip of a covered card, as a fraction of a card's width.
 pub const MAX_STRIP: f64 = 0.9;
 /// The bands of the row's height (fractions from its top) in which an edge must
-/// show: near the cards' ends, above and below any art.
-const BANDS: [(f64, f64); 2] = [(0.03, 0.14), (0.86, 0.97)];
+/// show, and every how many rows of a band are scored: near the cards' ends, above
+/// and below any art (a court card's framed picture makes a vertical line too, but
+/// stops short of them), and between them, where a card's index and the strokes of
+/// its rank, which reach into the end bands, do not (a card's edge runs across
+/// the whole height; pips interrupt it for a minority of the rows). The middle
+/// band is scored on every fourth row only.
+const BANDS: [(f64, f64, usize); 3] = [(0.03, 0.14, 1), (0.14, 0.86, 4), (0.86, 0.97, 1)];
 /// The smallest edge score: the whiteness step (or dip, for a thin dark line) across
-/// four pixels of the row image, median over a band's rows, the weaker band.
-const MIN_EDGE: f32 = 12.0;
+/// four pixels of the row image, median over a band's rows, the weakest band.
+const MIN_EDGE: f32 = 10.0;
 /// Peaks of the score closer than this (row pixels) are one edge: a card's edge
 /// and its drop shadow on the card below.
 const MERGE: usize = 8;
@@ -101,9 +108,10 @@ fn whiteness(p: [f32; 3]) -> f32 {
 /// The edge score of each column of the row image (see [`MIN_EDGE`]).
 fn edge_scores(sampler: &Sampler<'_>, to_frame: &Homography, len: usize) -> Option<Vec<f32>> {
     let mut bands = Vec::with_capacity(BANDS.len());
-    for (from, to) in BANDS {
-        let rows: Vec<usize> =
-            ((from * ROW_H as f64) as usize..(to * ROW_H as f64) as usize).collect();
+    for (from, to, every) in BANDS {
+        let rows: Vec<usize> = ((from * ROW_H as f64) as usize..(to * ROW_H as f64) as usize)
+            .step_by(every)
+            .collect();
         // Per row: the step or dip at each column, then the largest of three
         // neighbouring columns (an edge a pixel off straight).
         let mut per_row: Vec<Vec<f32>> = Vec::with_capacity(rows.len());
@@ -369,6 +377,28 @@ mod tests {
         }
         assert!((s.cards[0].visible - 50.0 / 142.0).abs() < 0.05);
         assert_eq!(s.cards[4].visible, 1.0);
+    }
+
+    #[test]
+    fn an_index_stroke_near_the_cards_ends_is_no_edge() {
+        // Each covered card's strip shows a dark vertical stroke (a rank's "1", a
+        // suit's stem) in its top and bottom corners, inside the end bands: only
+        // the card's edges cross the row's middle.
+        let (mut img, row) = spread(5, 142, 200, 70);
+        for k in 0..4u32 {
+            let x = 60 + 70 * k + 35;
+            for y in (86..108).chain(252..274) {
+                for dx in 0..3 {
+                    img.put_pixel(x + dx, y, Rgb([20, 20, 20]));
+                }
+            }
+        }
+        let s = split(&img, &row).expect("a spread of five");
+        let starts: Vec<f64> = s.cards.iter().map(|c| c.quad.0[0].x.round()).collect();
+        assert_eq!(s.cards.len(), 5, "cards start at {starts:?}");
+        for (k, x) in starts.iter().enumerate() {
+            assert!((x - (60.0 + 70.0 * k as f64)).abs() <= 3.0, "{starts:?}");
+        }
     }
 
     #[test]
