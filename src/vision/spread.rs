@@ -15,10 +15,9 @@
 //! picture makes a long vertical line too, but stops short of the card's ends), and
 //! in the band between them, which the strokes of a card's index (reaching into the
 //! end bands) do not cross. Each edge starts a card whose width is that of the
-//! last, whole card. Which way round
-//! the row is read cannot be told from the outline — with the row turned by 180°
-//! the uncovered strips are on the left — so [`readings`] gives both, and the
-//! recognizer keeps the one the model reads best.
+//! last, whole card. Which way round the row is read cannot be told from the
+//! outline — with the row turned by 180° the uncovered strips are on the left — so
+//! [`readings`] gives both, and the recognizer keeps the one the model reads best.
 
 use image::RgbImage;
 
