@@ -716,7 +716,7 @@ fn card_candidate<F: Fn(usize) -> bool>(
         return None;
     }
     let aspect = quad.aspect();
-    let row = aspect < cfg.aspect.0 && aspect >= cfg.min_row_aspect;
+    let row = cfg.min_row_aspect > 0.0 && aspect < cfg.aspect.0 && aspect >= cfg.min_row_aspect;
     if (aspect < cfg.aspect.0 && !row) || aspect > cfg.aspect.1 {
         return None;
     }
@@ -877,9 +877,11 @@ pub struct Located {
     /// Outlines longer and thinner than any card (short/long side ratio from
     /// `min_row_aspect` up to `aspect.0`) with a card's straight sides and white
     /// margin: rows of overlapping cards, for the recognizer to split
-    /// (`vision::spread`). A row holding the centres of two card outlines of a
-    /// whole card's proportions is separate cards merged through a gap and is left
-    /// out. A whole row may come with its strips, found on their own. Corners clockwise from
+    /// (`vision::spread`). Also rows put together from outlines that share sides
+    /// (strips, groups of them, the card on top), up to a whole card's
+    /// proportions. A row whose card outlines of a whole card's proportions span
+    /// most of it is separate cards merged through a gap and is left out. A whole
+    /// row may come with its strips, found on their own. Corners clockwise from
     /// the one nearest the frame's top-left; left to right by centre.
     pub rows: Vec<Quad>,
 }
@@ -1000,13 +1002,122 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     // Rows are re-fitted without the enclosed outlines' slack (they are not
     // given any), but with the wide cloth window's.
     let rows: Vec<Refined> = row_cands.iter().filter_map(|c| fit(c, c.slack)).collect();
-    let mut rows: Vec<Quad> = choose_rows(rows)
-        .into_iter()
-        .map(settle)
-        .filter(|r| !merged_cards(r, &cards))
-        .collect();
+    let mut rows: Vec<Quad> = choose_rows(rows).into_iter().map(settle).collect();
+    // A row the masks gave only in pieces (strips, groups of strips, the card on
+    // top) is put together from them, up to a whole card's proportions.
+    if cfg.min_row_aspect > 0.0 {
+        let pieces: Vec<Quad> = cards.iter().chain(&rows).copied().collect();
+        for joined in joined_rows(&pieces) {
+            let aspect = joined.aspect();
+            let height = shortest_side(&joined);
+            let known = rows
+                .iter()
+                .any(|r| r.corner_error(&joined) < SAME_ROW * height);
+            if aspect >= cfg.min_row_aspect && aspect < ROW_WHOLE_ASPECT && !known {
+                rows.push(joined);
+            }
+        }
+    }
+    rows.retain(|r| !merged_cards(r, &cards));
     rows.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     Located { cards, rows }
+}
+
+/// Two row outlines whose corners all lie within this fraction of the row's
+/// height of each other are one row.
+const SAME_ROW: f64 = 0.1;
+
+/// The length of a quad's shortest side.
+fn shortest_side(q: &Quad) -> f64 {
+    (0..4)
+        .map(|i| q.0[i].dist(q.0[(i + 1) % 4]))
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Outlines joined where they share a side ([`join`]), each as far as it goes:
+/// the masks cut a spread row at the edges between its cards, and where no mask
+/// gives the whole row, its pieces (each strip, or a few together, and the card
+/// on top) lie side by side, each one's side against the next one's along an
+/// edge. Only joins of two or more pieces are returned.
+fn joined_rows(pieces: &[Quad]) -> Vec<Quad> {
+    let mut used = vec![false; pieces.len()];
+    let mut out = Vec::new();
+    for start in 0..pieces.len() {
+        if used[start] {
+            continue;
+        }
+        let mut whole = pieces[start];
+        let mut joined = false;
+        while let Some((j, q)) = (0..pieces.len())
+            .filter(|&j| j != start && !used[j])
+            .find_map(|j| join(&whole, &pieces[j]).map(|q| (j, q)))
+        {
+            used[j] = true;
+            whole = q;
+            joined = true;
+        }
+        if joined {
+            used[start] = true;
+            out.push(whole);
+        }
+    }
+    out
+}
+
+/// Two sides shared by neighbouring pieces are as long as each other within this
+/// fraction...
+const JOIN_LENGTH: f64 = 0.15;
+/// ...their midpoints lie within this fraction of their length (and at most
+/// [`JOIN_GAP_PX`] pixels, for short pieces: the dark line of an edge between
+/// them)...
+const JOIN_GAP: f64 = 0.05;
+/// ...or within this many pixels...
+const JOIN_GAP_PX: f64 = 6.0;
+/// ...and they are parallel within this many degrees.
+const JOIN_ANGLE: f64 = 5.0;
+
+/// The outline of two pieces side by side that share a side (the same length
+/// within [`JOIN_LENGTH`], midpoints within [`JOIN_GAP`] of it or
+/// [`JOIN_GAP_PX`], parallel within [`JOIN_ANGLE`]): their other four corners.
+/// `None` when they share no side, or when the joined outline is smaller than
+/// either (the pieces overlap rather than lie side by side).
+fn join(a: &Quad, b: &Quad) -> Option<Quad> {
+    let mid = |p: Point, q: Point| Point::new((p.x + q.x) / 2.0, (p.y + q.y) / 2.0);
+    for i in 0..4 {
+        let (a0, a1) = (a.0[i], a.0[(i + 1) % 4]);
+        let la = a0.dist(a1);
+        if la < 1.0 {
+            continue;
+        }
+        for j in 0..4 {
+            let (b0, b1) = (b.0[j], b.0[(j + 1) % 4]);
+            let lb = b0.dist(b1);
+            if (la - lb).abs() > JOIN_LENGTH * la
+                || mid(a0, a1).dist(mid(b0, b1)) > (JOIN_GAP * la).max(JOIN_GAP_PX)
+            {
+                continue;
+            }
+            // Both outlines run clockwise: a shared side is walked in opposite
+            // directions.
+            let cos = ((a1.x - a0.x) * (b1.x - b0.x) + (a1.y - a0.y) * (b1.y - b0.y)) / (la * lb);
+            if cos > -JOIN_ANGLE.to_radians().cos() {
+                continue;
+            }
+            // Round the joined outline: a's two corners off the shared side, then
+            // b's.
+            let q = Quad::from_cyclic([
+                a.0[(i + 2) % 4],
+                a.0[(i + 3) % 4],
+                b.0[(j + 2) % 4],
+                b.0[(j + 3) % 4],
+            ]);
+            if q.area() < a.area().max(b.area()) {
+                continue;
+            }
+            return Some(q);
+        }
+    }
+    None
 }
 
 /// Whether a row outline is separate cards merged through the gaps between them
@@ -1391,6 +1502,49 @@ mod tests {
             Point::new(100.0, 280.0),
         ]);
         assert!((covered_share(&upright, &[&half]) - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn pieces_of_a_row_side_by_side_are_joined_into_the_row() {
+        let rect = |x0: f64, x1: f64| {
+            Quad([
+                Point::new(x0, 100.0),
+                Point::new(x1, 100.0),
+                Point::new(x1, 240.0),
+                Point::new(x0, 240.0),
+            ])
+        };
+        // Three strips 30 wide and the card on top, each against the next with
+        // the edge's dark line (3 px) between them; listed out of order.
+        let pieces = [
+            rect(100.0, 130.0),
+            rect(199.0, 299.0),
+            rect(133.0, 163.0),
+            rect(166.0, 196.0),
+        ];
+        let rows = joined_rows(&pieces);
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        let whole = Quad::from_cyclic(rect(100.0, 299.0).0);
+        assert!(rows[0].corner_error(&whole) < 1e-9, "{rows:?}");
+        // Pieces apart (a gap wider than an edge's line), of other heights, or
+        // lying on each other are not joined.
+        assert!(joined_rows(&[rect(100.0, 130.0), rect(140.0, 170.0)]).is_empty());
+        let short = Quad([
+            Point::new(133.0, 100.0),
+            Point::new(163.0, 100.0),
+            Point::new(163.0, 180.0),
+            Point::new(133.0, 180.0),
+        ]);
+        assert!(joined_rows(&[rect(100.0, 130.0), short]).is_empty());
+        assert!(joined_rows(&[rect(100.0, 200.0), rect(110.0, 200.0)]).is_empty());
+        // Turned rows join too.
+        let turn = |q: Quad| {
+            let (c, s) = (20f64.to_radians().cos(), 20f64.to_radians().sin());
+            Quad::from_cyclic(q.0.map(|p| Point::new(c * p.x - s * p.y, s * p.x + c * p.y)))
+        };
+        let rows = joined_rows(&[turn(rect(100.0, 130.0)), turn(rect(133.0, 233.0))]);
+        assert_eq!(rows.len(), 1);
+        assert!(rows[0].corner_error(&turn(rect(100.0, 233.0))) < 1e-9);
     }
 
     #[test]

@@ -582,22 +582,28 @@ fn cut_covered(frame: &RgbImage, quad: &Quad, visible: f64, out: &mut Vec<f32>) 
 /// both in its row and as a strip of its own (or with its neighbour's strip), and
 /// its reads then share the long side that shows. Two reads of the same card need
 /// only share that side's place, not its length: a row's outline and a strip's
-/// can differ in height by a few pixels. Only pairs where one read is of a
-/// covered card are compared: whole cards are never so close.
+/// can differ in height by a few pixels. Other pairs are one card only when
+/// they read the same card on the same outline: a card on top of a row is read
+/// whole both from its own outline and from the row's, while distinct whole
+/// cards never lie so close.
 fn drop_duplicates(cards: &mut Vec<CardRead>) {
     let mut gone = vec![false; cards.len()];
     for i in 0..cards.len() {
         for j in i + 1..cards.len() {
             let (a, b) = (&cards[i], &cards[j]);
-            if gone[i] || gone[j] || !(a.overlapped || b.overlapped) {
+            if gone[i] || gone[j] {
                 continue;
             }
             let q = &a.corners.0;
             let height = (q[0].dist(q[3]) + q[1].dist(q[2])) / 2.0;
             let limit = SAME_CARD * height;
-            if a.corners.side_error(&b.corners) < limit
-                || (a.card == b.card && a.corners.side_midpoint_error(&b.corners) < limit)
-            {
+            let same = if a.overlapped || b.overlapped {
+                a.corners.side_error(&b.corners) < limit
+                    || (a.card == b.card && a.corners.side_midpoint_error(&b.corners) < limit)
+            } else {
+                a.card == b.card && a.corners.corner_error(&b.corners) < limit
+            };
+            if same {
                 gone[if b.confidence > a.confidence { i } else { j }] = true;
             }
         }
@@ -896,6 +902,25 @@ mod tests {
             .map(|c| format!("{}@{}", c.card, c.corners.0[0].x))
             .collect();
         assert_eq!(names, ["2D@100", "2D@125", "9H@100"]);
+    }
+
+    #[test]
+    fn a_whole_card_read_from_its_outline_and_its_rows_is_reported_once() {
+        let mut cards = vec![
+            // The card on top of a row, read from the row's split...
+            read("AD", 0.999, 300.0, 100.0, false),
+            // ...and from its own outline, a few pixels off.
+            read("AD", 0.9999, 303.0, 100.0, false),
+            // The other deck's AD beside it, and another card at its place.
+            read("AD", 0.99, 400.0, 100.0, false),
+            read("9C", 0.98, 301.0, 100.0, false),
+        ];
+        drop_duplicates(&mut cards);
+        let names: Vec<String> = cards
+            .iter()
+            .map(|c| format!("{}@{}", c.card, c.corners.0[0].x))
+            .collect();
+        assert_eq!(names, ["AD@303", "AD@400", "9C@301"]);
     }
 
     #[test]
