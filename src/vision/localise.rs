@@ -1459,16 +1459,19 @@ mod tests {
         assert_eq!(rows.len(), 1);
     }
 
+    /// An upright rectangle from `x0` to `x1` and `y0` to `y1`, clockwise.
+    fn rect_quad(x0: f64, x1: f64, y0: f64, y1: f64) -> Quad {
+        Quad([
+            Point::new(x0, y0),
+            Point::new(x1, y0),
+            Point::new(x1, y1),
+            Point::new(x0, y1),
+        ])
+    }
+
     #[test]
     fn a_row_is_merged_cards_only_where_whole_cards_span_most_of_it() {
-        let rect = |x0: f64, x1: f64| {
-            Quad([
-                Point::new(x0, 100.0),
-                Point::new(x1, 100.0),
-                Point::new(x1, 220.0),
-                Point::new(x0, 220.0),
-            ])
-        };
+        let rect = |x0: f64, x1: f64| rect_quad(x0, x1, 100.0, 220.0);
         let row = rect(100.0, 460.0);
         // Four cards 85 wide with 5-pixel gaps: the row is those cards merged.
         let laid: Vec<Quad> = (0..4)
@@ -1489,31 +1492,14 @@ mod tests {
             .collect();
         assert!(!merged_cards(&row, &strips));
         // The long axis is found whichever way round the row's corners start.
-        let upright = Quad([
-            Point::new(100.0, 100.0),
-            Point::new(220.0, 100.0),
-            Point::new(220.0, 460.0),
-            Point::new(100.0, 460.0),
-        ]);
-        let half = Quad([
-            Point::new(100.0, 100.0),
-            Point::new(220.0, 100.0),
-            Point::new(220.0, 280.0),
-            Point::new(100.0, 280.0),
-        ]);
+        let upright = rect_quad(100.0, 220.0, 100.0, 460.0);
+        let half = rect_quad(100.0, 220.0, 100.0, 280.0);
         assert!((covered_share(&upright, &[&half]) - 0.5).abs() < 1e-9);
     }
 
     #[test]
     fn pieces_of_a_row_side_by_side_are_joined_into_the_row() {
-        let rect = |x0: f64, x1: f64| {
-            Quad([
-                Point::new(x0, 100.0),
-                Point::new(x1, 100.0),
-                Point::new(x1, 240.0),
-                Point::new(x0, 240.0),
-            ])
-        };
+        let rect = |x0: f64, x1: f64| rect_quad(x0, x1, 100.0, 240.0);
         // Three strips 30 wide and the card on top, each against the next with
         // the edge's dark line (3 px) between them; listed out of order.
         let pieces = [
@@ -1529,12 +1515,7 @@ mod tests {
         // Pieces apart (a gap wider than an edge's line), of other heights, or
         // lying on each other are not joined.
         assert!(joined_rows(&[rect(100.0, 130.0), rect(140.0, 170.0)]).is_empty());
-        let short = Quad([
-            Point::new(133.0, 100.0),
-            Point::new(163.0, 100.0),
-            Point::new(163.0, 180.0),
-            Point::new(133.0, 180.0),
-        ]);
+        let short = rect_quad(133.0, 163.0, 100.0, 180.0);
         assert!(joined_rows(&[rect(100.0, 130.0), short]).is_empty());
         assert!(joined_rows(&[rect(100.0, 200.0), rect(110.0, 200.0)]).is_empty());
         // Turned rows join too.

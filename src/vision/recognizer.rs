@@ -855,9 +855,18 @@ mod tests {
         }
     }
 
+    /// The reads `drop_duplicates` keeps, each as `card@left`.
+    fn kept(mut cards: Vec<CardRead>) -> Vec<String> {
+        drop_duplicates(&mut cards);
+        cards
+            .iter()
+            .map(|c| format!("{}@{}", c.card, c.corners.0[0].x))
+            .collect()
+    }
+
     #[test]
     fn a_covered_card_found_twice_is_reported_once_and_its_neighbours_stay() {
-        let mut cards = vec![
+        let cards = vec![
             read("8C", 0.9999, 100.0, 100.0, true),
             // The same strip with its neighbour's: the card's visible side agrees.
             read("8C", 0.99, 102.0, 90.0, true),
@@ -867,12 +876,7 @@ mod tests {
             read("2S", 0.9, 400.0, 100.0, false),
             read("2S", 0.8, 500.0, 100.0, false),
         ];
-        drop_duplicates(&mut cards);
-        let names: Vec<String> = cards
-            .iter()
-            .map(|c| format!("{}@{}", c.card, c.corners.0[0].x))
-            .collect();
-        assert_eq!(names, ["8C@100", "8H@130", "2S@400", "2S@500"]);
+        assert_eq!(kept(cards), ["8C@100", "8H@130", "2S@400", "2S@500"]);
     }
 
     #[test]
@@ -889,24 +893,19 @@ mod tests {
             ]),
             ..read(card, 0.99, left, 100.0, true)
         };
-        let mut cards = vec![
+        let cards = vec![
             read("2D", 0.9999, 100.0, 100.0, true),
             taller("2D", 101.0),
             taller("2D", 125.0),
             // Another card at that place is not the same card.
             taller("9H", 100.0),
         ];
-        drop_duplicates(&mut cards);
-        let names: Vec<String> = cards
-            .iter()
-            .map(|c| format!("{}@{}", c.card, c.corners.0[0].x))
-            .collect();
-        assert_eq!(names, ["2D@100", "2D@125", "9H@100"]);
+        assert_eq!(kept(cards), ["2D@100", "2D@125", "9H@100"]);
     }
 
     #[test]
     fn a_whole_card_read_from_its_outline_and_its_rows_is_reported_once() {
-        let mut cards = vec![
+        let cards = vec![
             // The card on top of a row, read from the row's split...
             read("AD", 0.999, 300.0, 100.0, false),
             // ...and from its own outline, a few pixels off.
@@ -915,12 +914,7 @@ mod tests {
             read("AD", 0.99, 400.0, 100.0, false),
             read("9C", 0.98, 301.0, 100.0, false),
         ];
-        drop_duplicates(&mut cards);
-        let names: Vec<String> = cards
-            .iter()
-            .map(|c| format!("{}@{}", c.card, c.corners.0[0].x))
-            .collect();
-        assert_eq!(names, ["AD@303", "AD@400", "9C@301"]);
+        assert_eq!(kept(cards), ["AD@303", "AD@400", "9C@301"]);
     }
 
     #[test]
