@@ -1067,17 +1067,17 @@ fn joined_rows(pieces: &[Quad]) -> Vec<Quad> {
 /// Two sides shared by neighbouring pieces are as long as each other within this
 /// fraction...
 const JOIN_LENGTH: f64 = 0.15;
-/// ...their midpoints lie within this fraction of their length (and at most
-/// [`JOIN_GAP_PX`] pixels, for short pieces: the dark line of an edge between
-/// them)...
+/// ...their midpoints lie within this fraction of their length or within
+/// [`JOIN_GAP_PX`], whichever is more (the dark line of the edge between them
+/// lies between the pieces)...
 const JOIN_GAP: f64 = 0.05;
-/// ...or within this many pixels...
+/// ...or within this many pixels, for short pieces...
 const JOIN_GAP_PX: f64 = 6.0;
 /// ...and they are parallel within this many degrees.
 const JOIN_ANGLE: f64 = 5.0;
 
 /// The outline of two pieces side by side that share a side (the same length
-/// within [`JOIN_LENGTH`], midpoints within [`JOIN_GAP`] of it or
+/// within [`JOIN_LENGTH`], midpoints within [`JOIN_GAP`] of it or within
 /// [`JOIN_GAP_PX`], parallel within [`JOIN_ANGLE`]): their other four corners.
 /// `None` when they share no side, or when the joined outline is smaller than
 /// either (the pieces overlap rather than lie side by side).
