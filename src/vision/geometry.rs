@@ -23,6 +23,11 @@ impl Point {
         (self.x - other.x).hypot(self.y - other.y)
     }
 
+    /// The point halfway to `other`.
+    pub fn midpoint(self, other: Point) -> Point {
+        Point::new((self.x + other.x) / 2.0, (self.y + other.y) / 2.0)
+    }
+
     fn sub(self, o: Point) -> Point {
         Point::new(self.x - o.x, self.y - o.y)
     }
@@ -113,12 +118,17 @@ impl Quad {
     /// Mean length of the short sides over mean length of the long sides (≈ 0.7 for
     /// a poker card seen from above).
     pub fn aspect(&self) -> f64 {
-        let s = |i: usize| self.0[i].dist(self.0[(i + 1) % 4]);
+        let s = |i: usize| self.side_length(i);
         let (a, b) = (s(0) + s(2), s(1) + s(3));
         if a.max(b) <= 0.0 {
             return 0.0;
         }
         a.min(b) / a.max(b)
+    }
+
+    /// The length of side `i`, from corner `i` to the next (clockwise).
+    pub fn side_length(&self, i: usize) -> f64 {
+        self.0[i % 4].dist(self.0[(i + 1) % 4])
     }
 
     /// Whether `p` lies inside the (convex) quad.
@@ -166,9 +176,7 @@ impl Quad {
     /// quads (both portrait orderings taken as the same outline): like
     /// [`Quad::side_error`], but blind to how long the sides are.
     pub fn side_midpoint_error(&self, other: &Quad) -> f64 {
-        let mid = |q: &Quad, a: usize, b: usize| {
-            Point::new((q.0[a].x + q.0[b].x) / 2.0, (q.0[a].y + q.0[b].y) / 2.0)
-        };
+        let mid = |q: &Quad, a: usize, b: usize| q.0[a].midpoint(q.0[b]);
         [0, 2]
             .iter()
             .flat_map(|&shift| {

@@ -1030,7 +1030,7 @@ const SAME_ROW: f64 = 0.1;
 /// The length of a quad's shortest side.
 fn shortest_side(q: &Quad) -> f64 {
     (0..4)
-        .map(|i| q.0[i].dist(q.0[(i + 1) % 4]))
+        .map(|i| q.side_length(i))
         .fold(f64::INFINITY, f64::min)
 }
 
@@ -1082,18 +1082,17 @@ const JOIN_ANGLE: f64 = 5.0;
 /// `None` when they share no side, or when the joined outline is smaller than
 /// either (the pieces overlap rather than lie side by side).
 fn join(a: &Quad, b: &Quad) -> Option<Quad> {
-    let mid = |p: Point, q: Point| Point::new((p.x + q.x) / 2.0, (p.y + q.y) / 2.0);
     for i in 0..4 {
         let (a0, a1) = (a.0[i], a.0[(i + 1) % 4]);
-        let la = a0.dist(a1);
+        let la = a.side_length(i);
         if la < 1.0 {
             continue;
         }
         for j in 0..4 {
             let (b0, b1) = (b.0[j], b.0[(j + 1) % 4]);
-            let lb = b0.dist(b1);
+            let lb = b.side_length(j);
             if (la - lb).abs() > JOIN_LENGTH * la
-                || mid(a0, a1).dist(mid(b0, b1)) > (JOIN_GAP * la).max(JOIN_GAP_PX)
+                || a0.midpoint(a1).dist(b0.midpoint(b1)) > (JOIN_GAP * la).max(JOIN_GAP_PX)
             {
                 continue;
             }
@@ -1142,11 +1141,11 @@ const MERGED_CARDS_SHARE: f64 = 0.8;
 /// row's long axis (their corners projected on it, the spans joined).
 fn covered_share(row: &Quad, outlines: &[&Quad]) -> f64 {
     let [a, b, c, d] = row.0;
-    let mid = |p: Point, q: Point| Point::new((p.x + q.x) / 2.0, (p.y + q.y) / 2.0);
-    let (from, to) = if a.dist(b) + c.dist(d) >= b.dist(c) + d.dist(a) {
-        (mid(d, a), mid(b, c))
+    let s = |i: usize| row.side_length(i);
+    let (from, to) = if s(0) + s(2) >= s(1) + s(3) {
+        (d.midpoint(a), b.midpoint(c))
     } else {
-        (mid(a, b), mid(c, d))
+        (a.midpoint(b), c.midpoint(d))
     };
     let (ux, uy) = (to.x - from.x, to.y - from.y);
     let len2 = ux * ux + uy * uy;

@@ -84,8 +84,8 @@ fn turned(q: &Quad, k: usize) -> Quad {
 /// proportions, which a short row of two or three cards has) along its short side
 /// too.
 pub fn readings(q: &Quad, both_directions: bool) -> Vec<Quad> {
-    let side = |q: &Quad, i: usize| q.0[i].dist(q.0[(i + 1) % 4]);
-    let along = if side(q, 0) + side(q, 2) >= side(q, 1) + side(q, 3) {
+    let side = |i: usize| q.side_length(i);
+    let along = if side(0) + side(2) >= side(1) + side(3) {
         *q
     } else {
         turned(q, 1)
