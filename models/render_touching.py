@@ -7,7 +7,8 @@ design's cards with no gap (or a hair's gap) between them, turned by up to 12
 degrees, on a random cloth, through the shared camera model.
 
     render_touching.py --out data/touching --count 120 --designs heldout --seed 51
-    render_touching.py --committed     # tests/data/touching (five frames)
+    render_touching.py --committed     # tests/data/touching: five frames, and frames 44
+                                       # and 103 of the set above
 """
 from __future__ import annotations
 
@@ -75,6 +76,16 @@ def main() -> None:
         # A row of four that merges into one outline as thin as the localiser takes.
         img, side = render(np.random.default_rng(101), synth.load_design("younestouati"), 4, "green")
         write(folder, "05-younestouati-green-4", img, side)
+        # Two frames of the held-out set above (same seed, same order of draws):
+        # rows whose court card no mask gives on its own, in the middle and at an end.
+        replay = {44: "06-cardsJS-wood-3-court-middle", 103: "07-four-colour-wood-4-court-end"}
+        names = [n for s in "heldout".split(",") for n in synth.SPLITS.get(s, [s])]
+        designs = [synth.load_design(n) for n in names]
+        rng = np.random.default_rng(51)
+        for k in tqdm(range(max(replay) + 1), desc="replaying the held-out rows"):
+            img, side = render(rng, designs[k % len(designs)], 2 + k // len(designs) % 3)
+            if k in replay:
+                write(folder, replay[k], img, side)
         return
     if not a.out:
         raise SystemExit("render_touching: give --out DIR or --committed")

@@ -315,11 +315,13 @@ fn touching_cards_of_a_borderless_deck_are_cut_apart_and_read() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
     // Rows of two, three and four touching cards of decks with no printed border:
     // each row is one outline to the localiser (read as no card, or as one unsure
-    // card, before the recognizer learnt to cut it).
+    // card, before the recognizer learnt to cut it). In two of them (06, 07) the
+    // masks give the plain cards on their own but not the court card, in the middle
+    // of the row and at its end: it lies in the stretch they leave uncovered.
     let (l, ok) = check_folder("tests/data/touching", &[]);
     let summary = &l.last().unwrap()["summary"];
-    assert_eq!(summary["labelled"].as_u64(), Some(14), "{summary}");
-    assert_eq!(summary["correct"].as_u64(), Some(14), "{summary}");
+    assert_eq!(summary["labelled"].as_u64(), Some(21), "{summary}");
+    assert_eq!(summary["correct"].as_u64(), Some(21), "{summary}");
     assert_eq!(summary["spurious"].as_u64(), Some(0), "{summary}");
     assert_eq!(summary["misread"].as_u64(), Some(0), "{summary}");
     assert!(ok);

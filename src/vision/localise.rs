@@ -17,6 +17,10 @@
 //! or more cards (neighbours merged through a bright gap). Finally each side is
 //! re-fitted on the full-resolution frame (edge points across the side, straight
 //! line fit, corners at the crossings), which also undoes the rounded corners.
+//! An outline dropped as merged cards may be a row of touching cards one of which
+//! no mask gives alone (a court card, whose art reaches its edge): the stretch of
+//! the row its found cards leave uncovered is filled with cards
+//! ([`super::touching`]).
 //!
 //! What is not a card but looks like one (a paper note of card shape) passes here;
 //! the classifier's "not a card" class turns it away.
@@ -24,6 +28,7 @@
 use image::RgbImage;
 
 use super::geometry::{convex_hull_of_sorted, max_area_quad, signed_area, Line, Point, Quad};
+use super::touching;
 
 /// Tuning of the localiser. The defaults suit a 1280 × 720 webcam frame with cards
 /// 80–300 pixels tall; the fields are public so tools can experiment.
@@ -873,6 +878,9 @@ pub fn locate_cards(frame: &RgbImage, cfg: &LocaliserConfig) -> Vec<Quad> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Located {
     /// Card outlines in the contract's corner order, left to right by centre.
+    /// Besides the outlines found, the cards that fill a row of touching cards
+    /// where the found ones leave a stretch of it as long as whole cards
+    /// ([`super::touching::fill_gaps`]).
     pub cards: Vec<Quad>,
     /// Outlines longer and thinner than any card (short/long side ratio from
     /// `min_row_aspect` up to `aspect.0`) with a card's straight sides and white
@@ -997,6 +1005,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             q
         }
     };
+    let outlines: Vec<Quad> = refined.iter().map(|r| r.quad).collect();
     let mut cards: Vec<Quad> = choose(refined).into_iter().map(settle).collect();
     cards.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     // Rows are re-fitted without the enclosed outlines' slack (they are not
@@ -1020,6 +1029,10 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     }
     rows.retain(|r| !merged_cards(r, &cards));
     rows.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
+    // A row of touching cards whose outline was dropped for the cards found in
+    // it on their own may hold a card found in no mask alone.
+    cards.extend(touching::fill_gaps(&outlines, &cards));
+    cards.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     Located { cards, rows }
 }
 

@@ -18,6 +18,7 @@ pub mod recognizer;
 pub mod rectify;
 pub mod scene;
 pub mod spread;
+pub mod touching;
 
 pub use classify::{Classifier, ModelError, ModelSettings};
 pub use exposure::{exposure_warnings, ExposureWarning};
