@@ -63,6 +63,11 @@ pub struct LocaliserConfig {
     /// lamp's glare the cloth is as white as the paper, and only the card's edge
     /// tells them apart.
     pub outline_steps: Vec<i16>,
+    /// The same steps on any other cloth, tried for cards only (not rows): a court
+    /// card whose art reaches its edge cuts the whiteness masks into pieces, and a
+    /// lamp's glare beside a card joins it to its halo, but the card's edge still
+    /// encloses it. One step only: each costs a flood of the working image.
+    pub other_cloth_outline_steps: Vec<i16>,
     /// How far inside an enclosed outline's quad the card's edge is searched for,
     /// as a fraction of the quad's size (square root of its area): the enclosed
     /// blob also holds the card's soft drop shadow.
@@ -106,6 +111,7 @@ impl Default for LocaliserConfig {
             light_cloth_whiteness: 80,
             cloth_distances: vec![35, 50, 90],
             outline_steps: vec![20, 40],
+            other_cloth_outline_steps: vec![40],
             outline_slack: 0.08,
             min_area_frac: 0.0015,
             max_area_frac: 0.3,
@@ -959,15 +965,29 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             }
         }
     }
-    if light && !cfg.outline_steps.is_empty() {
+    // Enclosed outlines on any cloth: on a light one whole rows too; on others
+    // cards only, since there the other masks already cut rows well and the
+    // enclosed blob of a row (its shadow with it) only moves their outlines.
+    let outline_steps = if light {
+        &cfg.outline_steps
+    } else {
+        &cfg.other_cloth_outline_steps
+    };
+    if !outline_steps.is_empty() {
         let steps = work.steps();
-        for &step in &cfg.outline_steps {
+        for &step in outline_steps {
             let inside = work.enclosed(&steps, step);
             let on = |i: usize| inside[i];
-            let first = cands.len();
-            candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
-            for c in cands[first..].iter_mut().filter(|c| !c.row) {
-                c.slack = cfg.outline_slack * c.quad.area().sqrt();
+            let mut found = Vec::new();
+            candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut found);
+            for mut c in found {
+                if c.row && !light {
+                    continue;
+                }
+                if !c.row {
+                    c.slack = cfg.outline_slack * c.quad.area().sqrt();
+                }
+                cands.push(c);
             }
         }
     }
@@ -1881,6 +1901,51 @@ mod tests {
             ..outline_only
         };
         assert!(locate_cards(&img, &none).is_empty());
+    }
+
+    #[test]
+    fn a_card_whose_art_reaches_its_edges_is_found_whole_on_a_coloured_cloth() {
+        // A court card's art can run across the card from edge to edge in a
+        // colour as dark as the cloth: the whiteness masks see two strips. Its
+        // edge is still a whiteness step all round, art included, so the enclosed
+        // outline holds the whole card.
+        let mut img = cloth(1280, 720, [110, 40, 110]);
+        let truth = [
+            p(200.0, 90.0),
+            p(300.0, 110.0),
+            p(272.0, 250.0),
+            p(172.0, 230.0),
+        ];
+        draw_card(&mut img, truth);
+        let to_card = Homography::from_points(
+            truth,
+            [p(0.0, 0.0), p(160.0, 0.0), p(160.0, 224.0), p(0.0, 224.0)],
+        )
+        .unwrap();
+        for y in 0..img.height() {
+            for x in 0..img.width() {
+                let c = to_card
+                    .apply(f64::from(x) + 0.5, f64::from(y) + 0.5)
+                    .unwrap();
+                if (50.0..110.0).contains(&c.x) && (0.0..224.0).contains(&c.y) {
+                    img.put_pixel(x, y, Rgb([114, 66, 110]));
+                }
+            }
+        }
+        let whole = Quad::from_cyclic(truth);
+        let found = locate_cards(&img, &LocaliserConfig::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        let err = found[0].corner_error(&whole);
+        assert!(err < 2.0, "corner error {err}: {:?}", found[0]);
+        let without = LocaliserConfig {
+            other_cloth_outline_steps: Vec::new(),
+            ..LocaliserConfig::default()
+        };
+        let found = locate_cards(&img, &without);
+        assert!(
+            found.iter().all(|q| q.corner_error(&whole) > 10.0),
+            "{found:?}"
+        );
     }
 
     #[test]
