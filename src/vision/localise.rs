@@ -1734,13 +1734,7 @@ mod tests {
     /// Draws a white card with a black mark in its top-left corner onto `img`,
     /// through the homography from the 160 × 224 card to `quad`.
     fn draw_card(img: &mut RgbImage, quad: [Point; 4]) {
-        let dst = [
-            Point::new(0.0, 0.0),
-            Point::new(160.0, 0.0),
-            Point::new(160.0, 224.0),
-            Point::new(0.0, 224.0),
-        ];
-        let inv = Homography::from_points(quad, dst).unwrap();
+        let inv = Homography::from_points(quad, card_corners()).unwrap();
         for y in 0..img.height() {
             for x in 0..img.width() {
                 let p = inv.apply(f64::from(x) + 0.5, f64::from(y) + 0.5).unwrap();
@@ -1769,15 +1763,25 @@ mod tests {
         Point::new(x, y)
     }
 
-    #[test]
-    fn finds_a_tilted_card_on_green_felt_within_a_pixel() {
-        let mut img = cloth(640, 400, [30, 110, 50]);
-        let truth = [
+    /// A card 100 × 140 pixels, turned by about 11°, where the tests draw one.
+    fn tilted_card() -> [Point; 4] {
+        [
             p(200.0, 90.0),
             p(300.0, 110.0),
             p(272.0, 250.0),
             p(172.0, 230.0),
-        ];
+        ]
+    }
+
+    /// The rectified card's corners (the contract's 160 × 224 card).
+    fn card_corners() -> [Point; 4] {
+        [p(0.0, 0.0), p(160.0, 0.0), p(160.0, 224.0), p(0.0, 224.0)]
+    }
+
+    #[test]
+    fn finds_a_tilted_card_on_green_felt_within_a_pixel() {
+        let mut img = cloth(640, 400, [30, 110, 50]);
+        let truth = tilted_card();
         draw_card(&mut img, truth);
         let found = locate_cards(&img, &LocaliserConfig::default());
         assert_eq!(found.len(), 1, "{found:?}");
@@ -1869,12 +1873,7 @@ mod tests {
         // drawing through its shadow; `tests/vision_localise.rs` has a frame that
         // needs the outline.)
         let mut img = cloth(640, 400, [236, 236, 240]);
-        let truth = [
-            p(200.0, 90.0),
-            p(300.0, 110.0),
-            p(272.0, 250.0),
-            p(172.0, 230.0),
-        ];
+        let truth = tilted_card();
         let centre = Quad::from_cyclic(truth).centre();
         for (grow, shade) in [(8.0, 226u8), (5.0, 214), (2.5, 200)] {
             let shadow = truth.map(|c| {
@@ -1921,18 +1920,9 @@ mod tests {
         // edge is still a whiteness step all round, art included, so the enclosed
         // outline holds the whole card.
         let mut img = cloth(1280, 720, [110, 40, 110]);
-        let truth = [
-            p(200.0, 90.0),
-            p(300.0, 110.0),
-            p(272.0, 250.0),
-            p(172.0, 230.0),
-        ];
+        let truth = tilted_card();
         draw_card(&mut img, truth);
-        let to_card = Homography::from_points(
-            truth,
-            [p(0.0, 0.0), p(160.0, 0.0), p(160.0, 224.0), p(0.0, 224.0)],
-        )
-        .unwrap();
+        let to_card = Homography::from_points(truth, card_corners()).unwrap();
         for y in 0..img.height() {
             for x in 0..img.width() {
                 let c = to_card
