@@ -1014,6 +1014,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         distinct.into_iter().partition(|c| c.row);
     // Re-fits a candidate on the full frame (`slack`: how far inside its quad the
     // edge may lie, in working pixels); `None` when the outline is not a card's.
+    let frame_px = f64::from(frame.width()) * f64::from(frame.height());
     let fit = |c: &Candidate, slack: f64| {
         let s = work.scale;
         let coarse = Quad(c.quad.0.map(|p| Point::new(p.x * s, p.y * s)));
@@ -1023,7 +1024,12 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             // from there as for any other candidate.
             r = refine(&luma, &r.quad, s, 0.0);
         }
-        (r.support >= cfg.min_edge_support && r.inside_light >= cfg.min_inside_light).then_some(r)
+        // The shadow-wide search may also pull the sides in onto something
+        // inside a small enclosed shape (a ring on a dotted cloth): an outline
+        // must still be a card's size once re-fitted.
+        let big_enough = r.quad.area() >= cfg.min_area_frac * frame_px;
+        (big_enough && r.support >= cfg.min_edge_support && r.inside_light >= cfg.min_inside_light)
+            .then_some(r)
     };
     let refined: Vec<Refined> = distinct.iter().filter_map(|c| fit(c, c.slack)).collect();
     // A second, narrower pass from the refined outline settles corners that the

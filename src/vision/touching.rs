@@ -4,8 +4,9 @@
 //! recognizer cuts such an outline into cards ([`super::recognizer::touching_cards`]).
 //! But where a mask also gives some of the row's cards on their own, the localiser
 //! keeps those and drops the row's outline as separate cards merged through a gap.
-//! A court card, whose art reaches its edge, or a card in a lamp's glare is often
-//! in no mask alone: it was in the row's outline only, and is lost with it. The
+//! A court card, whose art reaches its edge, or a card whose edge is faint on a
+//! light cloth is often in no mask alone: it was in the row's outline only, and
+//! is lost with it. The
 //! stretch of the row that its kept cards leave uncovered tells where it lies: a
 //! stretch as long as a whole number of the row's cards holds that many cards.
 
@@ -46,10 +47,13 @@ impl Side {
     }
 
     /// The fraction of the way along of the foot of `p`, and `p`'s distance from
-    /// the side's line.
+    /// the side's line (infinite for a side of no length).
     fn project(&self, p: Point) -> (f64, f64) {
         let (dx, dy) = (self.to.x - self.from.x, self.to.y - self.from.y);
         let len2 = dx * dx + dy * dy;
+        if len2 <= 0.0 {
+            return (0.0, f64::INFINITY);
+        }
         let (px, py) = (p.x - self.from.x, p.y - self.from.y);
         let t = (px * dx + py * dy) / len2;
         let off = (px * dy - py * dx).abs() / len2.sqrt();
@@ -275,5 +279,20 @@ mod tests {
         // A single card's own outline holds no row.
         let one = card(100.0, 100.0, w, h, 0.0);
         assert!(fill_gaps(&[one], &[one]).is_empty());
+    }
+
+    #[test]
+    fn a_degenerate_outline_holds_no_cards() {
+        // A row whose long sides have no length (all its corners at one point, or
+        // on one line) is no row, and must not fill anything with NaN corners.
+        let dot = Quad([Point::new(50.0, 50.0); 4]);
+        let flat = Quad::from_cyclic([
+            Point::new(0.0, 0.0),
+            Point::new(300.0, 0.0),
+            Point::new(300.0, 0.0),
+            Point::new(0.0, 0.0),
+        ]);
+        let kept = [card(0.0, 0.0, 90.0, 130.0, 0.0)];
+        assert!(fill_gaps(&[dot, flat], &kept).is_empty());
     }
 }
