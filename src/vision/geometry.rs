@@ -131,6 +131,25 @@ impl Quad {
         self.0[i % 4].dist(self.0[(i + 1) % 4])
     }
 
+    /// The length of the quad's shortest side.
+    pub fn shortest_side(&self) -> f64 {
+        (0..4)
+            .map(|i| self.side_length(i))
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The length of the quad's longest side.
+    pub fn longest_side(&self) -> f64 {
+        (0..4).map(|i| self.side_length(i)).fold(0.0, f64::max)
+    }
+
+    /// Whether the two outlines lie on each other: either one's centre lies inside
+    /// the other. Outlines of one card found by different means do; neighbouring
+    /// cards, even touching, do not.
+    pub fn overlaps(&self, other: &Quad) -> bool {
+        self.contains(other.centre()) || other.contains(self.centre())
+    }
+
     /// Whether `p` lies inside the (convex) quad.
     pub fn contains(&self, p: Point) -> bool {
         let mut sign = 0.0f64;
@@ -335,6 +354,37 @@ pub fn max_area_quad(poly: &[Point]) -> Option<[usize; 4]> {
     Some(best.1)
 }
 
+/// A straight segment, from one point to another.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Segment {
+    pub from: Point,
+    pub to: Point,
+}
+
+impl Segment {
+    /// The point a fraction `t` of the way along.
+    pub fn at(&self, t: f64) -> Point {
+        Point::new(
+            self.from.x + (self.to.x - self.from.x) * t,
+            self.from.y + (self.to.y - self.from.y) * t,
+        )
+    }
+
+    /// The fraction of the way along of the foot of `p` on the segment's line, and
+    /// `p`'s distance from that line; `None` for a segment of no length.
+    pub fn project(&self, p: Point) -> Option<(f64, f64)> {
+        let (dx, dy) = (self.to.x - self.from.x, self.to.y - self.from.y);
+        let len2 = dx * dx + dy * dy;
+        if len2 <= 0.0 {
+            return None;
+        }
+        let (px, py) = (p.x - self.from.x, p.y - self.from.y);
+        let t = (px * dx + py * dy) / len2;
+        let off = (px * dy - py * dx).abs() / len2.sqrt();
+        Some((t, off))
+    }
+}
+
 /// A straight line `a x + b y = c` with `(a, b)` a unit normal.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Line {
@@ -404,6 +454,34 @@ mod tests {
 
     fn p(x: f64, y: f64) -> Point {
         Point::new(x, y)
+    }
+
+    #[test]
+    fn a_segment_gives_the_foot_and_distance_of_a_point() {
+        let s = Segment {
+            from: p(10.0, 10.0),
+            to: p(110.0, 10.0),
+        };
+        assert_eq!(s.at(0.25), p(35.0, 10.0));
+        assert_eq!(s.project(p(60.0, 4.0)), Some((0.5, 6.0)));
+        assert_eq!(s.project(p(-40.0, 13.0)), Some((-0.5, 3.0)));
+        let dot = Segment {
+            from: p(5.0, 5.0),
+            to: p(5.0, 5.0),
+        };
+        assert_eq!(dot.project(p(6.0, 6.0)), None);
+    }
+
+    #[test]
+    fn outlines_overlap_when_either_centre_lies_in_the_other() {
+        let rect = |x0: f64, x1: f64| Quad([p(x0, 0.0), p(x1, 0.0), p(x1, 140.0), p(x0, 140.0)]);
+        let card = rect(0.0, 100.0);
+        assert!(card.overlaps(&rect(3.0, 104.0)));
+        // A strip at the card's edge: its centre is in the card, not the card's in it.
+        assert!(card.overlaps(&rect(80.0, 110.0)));
+        assert!(!card.overlaps(&rect(100.0, 200.0)));
+        assert_eq!(card.shortest_side(), 100.0);
+        assert_eq!(card.longest_side(), 140.0);
     }
 
     #[test]

@@ -28,7 +28,9 @@
 
 use image::RgbImage;
 
-use super::geometry::{convex_hull_of_sorted, max_area_quad, signed_area, Line, Point, Quad};
+use super::geometry::{
+    convex_hull_of_sorted, max_area_quad, signed_area, Line, Point, Quad, Segment,
+};
 use super::touching;
 
 /// Tuning of the localiser. The defaults suit a 1280 × 720 webcam frame with cards
@@ -789,7 +791,6 @@ struct Refined {
 /// a bright gap) go first; then the best-supported outline of each overlapping
 /// group wins (larger on a tie).
 fn choose(mut cands: Vec<Refined>) -> Vec<Quad> {
-    let overlap = |a: &Quad, b: &Quad| a.contains(b.centre()) || b.contains(a.centre());
     let merged: Vec<bool> = cands
         .iter()
         .map(|c| {
@@ -804,7 +805,7 @@ fn choose(mut cands: Vec<Refined>) -> Vec<Quad> {
             inner
                 .iter()
                 .enumerate()
-                .any(|(i, a)| inner[i + 1..].iter().any(|b| !overlap(&a.quad, &b.quad)))
+                .any(|(i, a)| inner[i + 1..].iter().any(|b| !a.quad.overlaps(&b.quad)))
         })
         .collect();
     let mut keep: Vec<Refined> = cands
@@ -820,7 +821,7 @@ fn choose(mut cands: Vec<Refined>) -> Vec<Quad> {
     });
     let mut out: Vec<Quad> = Vec::new();
     for c in keep {
-        if !out.iter().any(|q| overlap(q, &c.quad)) {
+        if !out.iter().any(|q| q.overlaps(&c.quad)) {
             out.push(c.quad);
         }
     }
@@ -846,10 +847,7 @@ fn choose_rows(rows: Vec<Refined>) -> Vec<Quad> {
     let mut out = choose(rows);
     let mut kept: Vec<Quad> = Vec::new();
     for q in wholes {
-        if !kept
-            .iter()
-            .any(|k| k.contains(q.centre()) || q.contains(k.centre()))
-        {
+        if !kept.iter().any(|k| k.overlaps(&q)) {
             kept.push(q);
         }
     }
@@ -1055,7 +1053,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         let pieces: Vec<Quad> = cards.iter().chain(&rows).copied().collect();
         for joined in joined_rows(&pieces) {
             let aspect = joined.aspect();
-            let height = shortest_side(&joined);
+            let height = joined.shortest_side();
             let known = rows
                 .iter()
                 .any(|r| r.corner_error(&joined) < SAME_ROW * height);
@@ -1076,13 +1074,6 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
 /// Two row outlines whose corners all lie within this fraction of the row's
 /// height of each other are one row.
 const SAME_ROW: f64 = 0.1;
-
-/// The length of a quad's shortest side.
-fn shortest_side(q: &Quad) -> f64 {
-    (0..4)
-        .map(|i| q.side_length(i))
-        .fold(f64::INFINITY, f64::min)
-}
 
 /// Outlines joined where they share a side ([`join`]), each as far as it goes:
 /// the masks cut a spread row at the edges between its cards, and where no mask
@@ -1192,34 +1183,29 @@ const MERGED_CARDS_SHARE: f64 = 0.8;
 fn covered_share(row: &Quad, outlines: &[&Quad]) -> f64 {
     let [a, b, c, d] = row.0;
     let s = |i: usize| row.side_length(i);
-    let (from, to) = if s(0) + s(2) >= s(1) + s(3) {
-        (d.midpoint(a), b.midpoint(c))
+    let axis = if s(0) + s(2) >= s(1) + s(3) {
+        Segment {
+            from: d.midpoint(a),
+            to: b.midpoint(c),
+        }
     } else {
-        (a.midpoint(b), c.midpoint(d))
+        Segment {
+            from: a.midpoint(b),
+            to: c.midpoint(d),
+        }
     };
-    let (ux, uy) = (to.x - from.x, to.y - from.y);
-    let len2 = ux * ux + uy * uy;
-    if len2 <= 0.0 {
-        return 0.0;
+    let mut spans: Vec<(f64, f64)> = Vec::with_capacity(outlines.len());
+    for q in outlines {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for p in q.0 {
+            // A row of no length has nothing to cover.
+            let Some((t, _)) = axis.project(p) else {
+                return 0.0;
+            };
+            (lo, hi) = (lo.min(t), hi.max(t));
+        }
+        spans.push((lo.clamp(0.0, 1.0), hi.clamp(0.0, 1.0)));
     }
-    let mut spans: Vec<(f64, f64)> = outlines
-        .iter()
-        .map(|q| {
-            let t =
-                q.0.map(|p| ((p.x - from.x) * ux + (p.y - from.y) * uy) / len2);
-            let lo = t
-                .iter()
-                .copied()
-                .fold(f64::INFINITY, f64::min)
-                .clamp(0.0, 1.0);
-            let hi = t
-                .iter()
-                .copied()
-                .fold(f64::NEG_INFINITY, f64::max)
-                .clamp(0.0, 1.0);
-            (lo, hi)
-        })
-        .collect();
     spans.sort_by(|x, y| x.0.total_cmp(&y.0));
     let (mut total, mut end) = (0.0, 0.0f64);
     for (lo, hi) in spans {

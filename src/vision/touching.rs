@@ -6,11 +6,11 @@
 //! keeps those and drops the row's outline as separate cards merged through a gap.
 //! A court card, whose art reaches its edge, or a card whose edge is faint on a
 //! light cloth is often in no mask alone: it was in the row's outline only, and
-//! is lost with it. The
-//! stretch of the row that its kept cards leave uncovered tells where it lies: a
-//! stretch as long as a whole number of the row's cards holds that many cards.
+//! is lost with it. The stretch of the row that its kept cards leave uncovered
+//! tells where it lies: a stretch as long as a whole number of the row's cards
+//! holds that many cards.
 
-use super::geometry::{Point, Quad};
+use super::geometry::{Quad, Segment};
 
 /// How far a stretch's length may be from a whole number of card widths for it to
 /// be filled with cards, as a fraction of a card's width. The gaps between cards
@@ -30,45 +30,18 @@ const ALONG_SIDE: f64 = 0.1;
 /// At most this many cards are put in one stretch (a play is two to four cards).
 const MOST_IN_STRETCH: f64 = 3.0;
 
-/// One of a row's long sides, from the row's first end to its other end.
-#[derive(Debug, Clone, Copy)]
-struct Side {
-    from: Point,
-    to: Point,
-}
-
-impl Side {
-    /// The point a fraction `t` of the way along.
-    fn at(&self, t: f64) -> Point {
-        Point::new(
-            self.from.x + (self.to.x - self.from.x) * t,
-            self.from.y + (self.to.y - self.from.y) * t,
-        )
+/// Where a card lies along one of a row's long sides (each running from the row's
+/// first end to its other end): from and to which fraction of the way along.
+/// The two of its corners nearest the side, projected onto it; `None` when those
+/// corners are not on the side (or the side has no length).
+fn span(side: &Segment, card: &Quad, limit: f64) -> Option<(f64, f64)> {
+    let mut feet = Vec::with_capacity(4);
+    for &p in &card.0 {
+        feet.push(side.project(p)?);
     }
-
-    /// The fraction of the way along of the foot of `p`, and `p`'s distance from
-    /// the side's line (infinite for a side of no length).
-    fn project(&self, p: Point) -> (f64, f64) {
-        let (dx, dy) = (self.to.x - self.from.x, self.to.y - self.from.y);
-        let len2 = dx * dx + dy * dy;
-        if len2 <= 0.0 {
-            return (0.0, f64::INFINITY);
-        }
-        let (px, py) = (p.x - self.from.x, p.y - self.from.y);
-        let t = (px * dx + py * dy) / len2;
-        let off = (px * dy - py * dx).abs() / len2.sqrt();
-        (t, off)
-    }
-
-    /// Where a card's side along this one starts and ends (fractions of the way
-    /// along): the two of its corners nearest this side, projected onto it.
-    /// `None` when those corners are not on the side.
-    fn span(&self, card: &Quad, limit: f64) -> Option<(f64, f64)> {
-        let mut feet: Vec<(f64, f64)> = card.0.iter().map(|&p| self.project(p)).collect();
-        feet.sort_by(|a, b| a.1.total_cmp(&b.1));
-        let (a, b) = (feet[0], feet[1]);
-        (b.1 <= limit).then(|| (a.0.min(b.0), a.0.max(b.0)))
-    }
+    feet.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let (a, b) = (feet[0], feet[1]);
+    (b.1 <= limit).then(|| (a.0.min(b.0), a.0.max(b.0)))
 }
 
 /// The cards that fill the uncovered stretches of the rows among `outlines` (any
@@ -79,10 +52,7 @@ pub fn fill_gaps(outlines: &[Quad], cards: &[Quad]) -> Vec<Quad> {
     let mut out: Vec<Quad> = Vec::new();
     for row in outlines {
         for q in fill_row(row, cards) {
-            let taken = cards
-                .iter()
-                .chain(&out)
-                .any(|c| c.contains(q.centre()) || q.contains(c.centre()));
+            let taken = cards.iter().chain(&out).any(|c| c.overlaps(&q));
             if !taken {
                 out.push(q);
             }
@@ -99,11 +69,11 @@ fn fill_row(row: &Quad, cards: &[Quad]) -> Vec<Quad> {
     // The contract's order puts the short sides first and third: the long sides run
     // from corner 0 to 3 and from 1 to 2.
     let (a, b) = (
-        Side {
+        Segment {
             from: p[0],
             to: p[3],
         },
-        Side {
+        Segment {
             from: p[1],
             to: p[2],
         },
@@ -116,13 +86,10 @@ fn fill_row(row: &Quad, cards: &[Quad]) -> Vec<Quad> {
     let mut spans: Vec<((f64, f64), (f64, f64))> = cards
         .iter()
         .filter(|c| row.contains(c.centre()) && row.corner_error(c) > 1.0)
-        .filter(|c| {
-            let long = (0..4).map(|i| c.side_length(i)).fold(0.0, f64::max);
-            (long - height).abs() <= SAME_HEIGHT * height
-        })
+        .filter(|c| (c.longest_side() - height).abs() <= SAME_HEIGHT * height)
         .filter_map(|c| {
             let limit = ALONG_SIDE * height;
-            Some((a.span(c, limit)?, b.span(c, limit)?))
+            Some((span(&a, c, limit)?, span(&b, c, limit)?))
         })
         .collect();
     if spans.is_empty() {
@@ -170,6 +137,7 @@ fn fill_row(row: &Quad, cards: &[Quad]) -> Vec<Quad> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vision::geometry::Point;
 
     /// A portrait card `w` wide and `h` tall at `(x, y)`, turned by `slope` (the
     /// rise of its top side per pixel across).
