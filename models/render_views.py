@@ -93,24 +93,30 @@ def look_at(rng, view: str, target_px: float, f: float) -> tuple[np.ndarray, np.
     return r, c, meta
 
 
-def distort(pts: np.ndarray, k1: float, f: float) -> np.ndarray:
+def distort(pts: np.ndarray, k1: float, f: float, w: int = W, h: int = H) -> np.ndarray:
     """Radial lens distortion of undistorted pixel coordinates (forward model)."""
-    n = (pts - [W / 2, H / 2]) / f
+    n = (pts - [w / 2, h / 2]) / f
     r2 = (n ** 2).sum(-1, keepdims=True)
-    return n * (1 + k1 * r2) * f + [W / 2, H / 2]
+    return n * (1 + k1 * r2) * f + [w / 2, h / 2]
 
 
-def undistort_grid(k1: float, f: float) -> np.ndarray:
+def undistort_grid(k1: float, f: float, w: int = W, h: int = H) -> np.ndarray:
     """For every output pixel, the undistorted pixel it shows (fixed-point inverse)."""
-    yy, xx = np.mgrid[0:H, 0:W].astype(np.float64)
-    d = np.stack([(xx - W / 2) / f, (yy - H / 2) / f], -1)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
+    d = np.stack([(xx - w / 2) / f, (yy - h / 2) / f], -1)
     u = d.copy()
     for _ in range(8):
         u = d / (1 + k1 * (u ** 2).sum(-1, keepdims=True))
-    return u * f + [W / 2, H / 2]
+    return u * f + [w / 2, h / 2]
 
 
-def render_view(rng, design: synth.Design, kind: str, view: str):
+def render_view(rng, design: synth.Design, kind: str, view: str, size: tuple[int, int] = (W, H)):
+    """One view through a camera of `size` pixels. Every length in pixels (card
+    heights, texture detail, blur) scales with the frame's height over 720: a
+    1920 x 1080 view shows the table of a 1280 x 720 view, through the same lens,
+    with 1.5 times the pixels; the random draws are the same for every size."""
+    W, H = size  # noqa: N806 (this view's size, under the module's names)
+    px = H / 720
     keys = [str(k) for k in rng.choice(synth.CARDS, 8 if kind == "eight" else 4)]
     aspect = design.faces[keys[0]].shape[1] / design.faces[keys[0]].shape[0]
     quads_cm = layout_cards(rng, kind, aspect)
@@ -119,14 +125,14 @@ def render_view(rng, design: synth.Design, kind: str, view: str):
     f = (W / 2) / np.tan(np.deg2rad(hfov / 2))
     k = np.array([[f, 0, W / 2], [0, f, H / 2], [0, 0, 1]])
     k1 = rng.uniform(-0.15, 0.02)
-    target = rng.uniform(95, 150) if kind == "eight" else rng.uniform(110, 200)
+    target = (rng.uniform(95, 150) if kind == "eight" else rng.uniform(110, 200)) * px
     for _ in range(100):
         r, c, meta = look_at(rng, view, target, f)
         shift = rng.uniform(-0.25, 0.25, 2) * np.array([W, H]) * (0.3 if kind == "eight" else 1.0)
         hom_cm = k @ np.column_stack([r[:, 0], r[:, 1], -r @ c])  # table (cm) -> undistorted px
         hom_cm = np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]]) @ hom_cm
         img_quads = [distort(cv2.perspectiveTransform(q.reshape(-1, 1, 2).astype(np.float64),
-                                                      hom_cm).reshape(4, 2), k1, f) for q in quads_cm]
+                                                      hom_cm).reshape(4, 2), k1, f, W, H) for q in quads_cm]
         allp = np.concatenate(img_quads)
         if allp[:, 0].min() > 8 and allp[:, 1].min() > 8 and allp[:, 0].max() < W - 8 and \
                 allp[:, 1].max() < H - 8:
@@ -135,14 +141,14 @@ def render_view(rng, design: synth.Design, kind: str, view: str):
     else:
         raise RuntimeError("no camera pose shows every card")
     # Table texture: the part of the table the frame can show, at about the frame's scale.
-    grid = undistort_grid(k1, f)
+    grid = undistort_grid(k1, f, W, H)
     table_pts = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), np.linalg.inv(hom_cm)).reshape(H, W, 2)
     lo = np.percentile(table_pts.reshape(-1, 2), 0.5, axis=0) - 2
     hi = np.percentile(table_pts.reshape(-1, 2), 99.5, axis=0) + 2
     near_px = max(np.linalg.norm(q[3] - q[0]) for q in img_quads)
-    ppc = min(40.0, max(12.0, 1.3 * near_px / CARD_H_CM))  # texture pixels per centimetre
+    ppc = min(40.0 * px, max(12.0 * px, 1.3 * near_px / CARD_H_CM))  # texture pixels per centimetre
     tw, th = int((hi[0] - lo[0]) * ppc), int((hi[1] - lo[1]) * ppc)
-    scale_limit = 3500 / max(tw, th)
+    scale_limit = 3500 * px / max(tw, th)
     if scale_limit < 1:  # a far horizon at a strong slant: cap the texture size
         ppc *= scale_limit
         tw, th = int((hi[0] - lo[0]) * ppc), int((hi[1] - lo[1]) * ppc)
@@ -151,11 +157,11 @@ def render_view(rng, design: synth.Design, kind: str, view: str):
     to_tex = lambda q: ((q - lo) * ppc).astype(np.float32)  # noqa: E731
     for key, q in zip(keys, quads_cm):
         synth.paste_rgba(tex, design.faces[key], to_tex(q), rng)
-    tex = cv2.GaussianBlur(tex, (0, 0), 0.5)  # against aliasing where the view shrinks it
+    tex = cv2.GaussianBlur(tex, (0, 0), 0.5 * px)  # against aliasing where the view shrinks it
     tex_pts = to_tex(table_pts)
     img = cv2.remap(tex, tex_pts[..., 0], tex_pts[..., 1], cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REFLECT)
-    out = synth.camera(img, rng, strength=float(rng.uniform(0.5, 1.0)), jpeg=False)
+    out = synth.camera(img, rng, strength=float(rng.uniform(0.5, 1.0)), jpeg=False, pixel_scale=px)
     cards = [{"card": key, "corners": np.round(synth.normalise_corners(q).astype(np.float64), 1).tolist()}
              for key, q in sorted(zip(keys, img_quads), key=lambda kq: float(kq[1][:, 0].mean()))]
     meta.update({"design": design.name, "cloth": cloth_name, "layout": kind, "size": [W, H],
@@ -169,7 +175,16 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=160)
     ap.add_argument("--designs", default="heldout", help="split name(s) or design names, comma separated")
     ap.add_argument("--seed", type=int, default=41)
+    ap.add_argument("--size", default="1280x720",
+                    help="frame size WxH: the same views through a camera of more or fewer pixels "
+                         "(1920x1080, what the God console asks a webcam for; 640x360)")
     a = ap.parse_args()
+    try:
+        size = tuple(int(v) for v in a.size.lower().split("x"))
+        if len(size) != 2 or min(size) < 64:
+            raise ValueError
+    except ValueError:
+        raise SystemExit(f"render_views: --size must be WxH, at least 64x64, not {a.size!r}")
     t0 = time.time()
     os.makedirs(a.out, exist_ok=True)
     designs = synth.load_split(a.designs)
@@ -179,7 +194,7 @@ def main() -> None:
         design = designs[int(rng.integers(len(designs)))]
         kind = ["single", "row", "eight"][i % 3]
         view = "above" if (i // 3) % 2 == 0 else "slant"
-        img, side = render_view(rng, design, kind, view)
+        img, side = render_view(rng, design, kind, view, size)
         name = f"{i:04d}-{kind}-{view}"
         render_scenes.write(a.out, name, img, side)
         index.append({"image": name + ".jpg", "labels": name + ".json", "design": design.name,

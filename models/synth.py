@@ -326,12 +326,14 @@ def add_distractor(img, rng, kind, cx, cy, size) -> dict:
 
 # ----------------------------------------------------------------------------- camera
 
-def camera(img, rng, strength=1.0, glare=None, jpeg=True) -> np.ndarray:
+def camera(img, rng, strength=1.0, glare=None, jpeg=True, pixel_scale=1.0) -> np.ndarray:
     """Lighting, glare, cast shadows, blur, noise and JPEG; returns uint8 RGB.
 
     `glare` forces the number of glare spots, or their centres when a list (random
     when None); `jpeg=False` skips
-    the JPEG round trip (for images that are saved as JPEG afterwards)."""
+    the JPEG round trip (for images that are saved as JPEG afterwards);
+    `pixel_scale` scales the blurs (in pixels) for frames of more pixels than a
+    1280 x 720 one (1.5 for 1920 x 1080: the same lens and the same shake)."""
     h, w = img.shape[:2]
     s = strength
     # Lighting: exposure, white balance, smooth gradient and vignette.
@@ -349,7 +351,7 @@ def camera(img, rng, strength=1.0, glare=None, jpeg=True) -> np.ndarray:
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
         cv2.ellipse(m, (int(cx), int(cy)), (int(rng.uniform(0.1, 0.5) * w), int(rng.uniform(0.1, 0.5) * h)),
                     rng.uniform(0, 180), 0, 360, 1, -1)
-        m = cv2.GaussianBlur(m, (0, 0), rng.uniform(10, 40))
+        m = cv2.GaussianBlur(m, (0, 0), rng.uniform(10, 40) * pixel_scale)
         img *= 1 - rng.uniform(0.2, 0.5) * m[..., None]
     # Glare: bright soft spots of a lamp reflected by glossy cards.
     if glare is None:
@@ -367,9 +369,9 @@ def camera(img, rng, strength=1.0, glare=None, jpeg=True) -> np.ndarray:
     img = np.clip(img, 0, 1)
     # Optics: defocus or motion blur.
     if rng.random() < 0.7:
-        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.4 * s + 0.3))
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.4 * s + 0.3) * pixel_scale)
     if rng.random() < 0.15 * s:
-        k = int(rng.integers(3, 8))
+        k = max(3, round(int(rng.integers(3, 8)) * pixel_scale))
         ker = np.zeros((k, k), np.float32)
         ker[k // 2, :] = 1 / k
         rm = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)

@@ -197,6 +197,45 @@ fn an_overexposed_frame_says_so_and_what_to_change() {
 }
 
 #[test]
+fn cards_too_small_to_read_are_named_with_the_fix() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // The committed sequence (cards about 160 px tall), then the same frame through
+    // a camera of 512 × 288 pixels: cards about 64 px tall, as a cheap webcam left at
+    // its lowest resolution gives them.
+    let seq = scene("08-seq4-dark.jpg");
+    let frame = image::open(&seq).unwrap().to_rgb8();
+    let small = image::imageops::resize(&frame, 512, 288, image::imageops::FilterType::Lanczos3);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("small.png");
+    small.save(&path).unwrap();
+    let out = eleusis(&[
+        "recognize",
+        "--json",
+        seq.to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]);
+    let l = lines(&out);
+    assert_eq!(l.len(), 2, "{l:?}");
+    assert!(
+        l[0].get("warnings").is_none(),
+        "cards of a good size: {}",
+        l[0]
+    );
+    assert_eq!(l[1]["cards"].as_array().map(Vec::len), Some(4), "{}", l[1]);
+    let warning = &l[1]["warnings"][0];
+    assert_eq!(warning["kind"], "small-cards", "{}", l[1]);
+    let text = warning["text"].as_str().unwrap();
+    assert!(
+        text.contains("about 64 px tall") && text.contains("1280x720"),
+        "{text}"
+    );
+    // A camera placement check without a model says it too.
+    let out = eleusis(&["recognize", "--locate-only", path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("warning: cards too small"), "{text}");
+}
+
+#[test]
 fn frames_a_few_pixels_thin_are_read_as_no_cards() {
     // A strip of 8 × 8000 pixels shrinks to a working image with no columns: it
     // once crashed the localiser. Each is an answer with no cards, and the frame

@@ -475,3 +475,29 @@ fn a_frame_of_an_overlapping_row_comes_back_with_its_covered_cards_marked() {
     }
     assert!(reads[11].get("overlapped").is_none(), "{}", reads[11]);
 }
+
+#[test]
+fn a_frame_from_a_low_resolution_camera_says_its_cards_are_too_small() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("small.db"));
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let frame = image::open(root.join("tests/data/scenes/08-seq4-dark.jpg"))
+        .expect("committed frame")
+        .to_rgb8();
+    // The sequence through a 512 × 288 camera: cards about 64 px tall.
+    let small = image::imageops::resize(&frame, 512, 288, image::imageops::FilterType::Lanczos3);
+    let mut png = Vec::new();
+    small
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .expect("png");
+    let reply = server.post_bytes("/api/frames", &png).expect(200);
+    assert_eq!(reply["recognized"], true, "{reply}");
+    assert_eq!(reply["reads"].as_array().map(Vec::len), Some(4), "{reply}");
+    assert_eq!(reply["warnings"][0]["kind"], "small-cards", "{reply}");
+    assert!(
+        reply["warnings"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("1280x720")),
+        "{reply}"
+    );
+}

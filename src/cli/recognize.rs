@@ -25,8 +25,8 @@ use serde_json::{json, Value};
 use crate::vision::rectify::rectify;
 use crate::vision::scene::{CheckSummary, Labels, SceneScore};
 use crate::vision::{
-    exposure_warnings, load_frame, locate_cards, Classifier, ExposureWarning, FrameRead,
-    LocaliserConfig, Quad, Recognizer,
+    exposure_warnings, load_frame, locate_cards, small_cards_warning, Classifier, FrameRead,
+    FrameWarning, LocaliserConfig, Quad, Recognizer,
 };
 
 /// Arguments of `eleusis recognize`.
@@ -190,14 +190,14 @@ fn frame_json(file: &str, read: &FrameRead) -> Value {
     line
 }
 
-fn with_warnings(line: &mut Value, warnings: &[ExposureWarning]) {
+fn with_warnings(line: &mut Value, warnings: &[FrameWarning]) {
     if !warnings.is_empty() {
         line["warnings"] = json!(warnings);
     }
 }
 
-/// The text lines of a frame's exposure warnings, one per warning.
-fn warnings_text(warnings: &[ExposureWarning]) -> String {
+/// The text lines of a frame's warnings, one per warning.
+fn warnings_text(warnings: &[FrameWarning]) -> String {
     warnings
         .iter()
         .map(|w| format!("\n  warning: {w}"))
@@ -235,8 +235,16 @@ fn locate_json(file: &str, frame: &RgbImage, quads: &[Quad]) -> Value {
         "height": frame.height(),
         "cards": quads.iter().map(|q| json!({"corners": q})).collect::<Vec<_>>(),
     });
-    with_warnings(&mut line, &exposure_warnings(frame));
+    with_warnings(&mut line, &outline_warnings(frame, quads));
     line
+}
+
+/// The warnings of a frame whose outlines were located without the model: its
+/// exposure, and cards too small to read (a camera placement check).
+fn outline_warnings(frame: &RgbImage, quads: &[Quad]) -> Vec<FrameWarning> {
+    let mut warnings = exposure_warnings(frame);
+    warnings.extend(small_cards_warning(quads));
+    warnings
 }
 
 fn check_text(file: &str, s: &SceneScore) -> String {
@@ -377,7 +385,7 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
                     out,
                     "{file}: {} card outlines{}",
                     quads.len(),
-                    warnings_text(&exposure_warnings(&frame))
+                    warnings_text(&outline_warnings(&frame, &quads))
                 )?;
                 for q in &quads {
                     writeln!(out, "  {}", serde_json::to_string(q)?)?;

@@ -4,11 +4,9 @@
 //! Either way the localiser finds fewer cards and nothing says why. These checks
 //! say why, with what to change (`firmware-notes/README.md`, "Settings to lock").
 
-use std::fmt;
-
 use image::RgbImage;
-use serde::ser::SerializeStruct;
-use serde::{Serialize, Serializer};
+
+use super::warning::FrameWarning;
 
 /// Share of the frame clipped to white (every channel ≥ [`CLIPPED`]) from which
 /// the frame counts as overexposed. Card paper well exposed reads 200–240 and
@@ -30,58 +28,9 @@ pub const DARK_LEVEL: u8 = 60;
 /// 57 600 pixels).
 const STEP: usize = 4;
 
-/// Something about the frame's exposure that costs cards.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ExposureWarning {
-    /// This share of the frame is clipped to pure white.
-    Overexposed { share: f32 },
-    /// The brightest 0.2 % of the frame only reaches this brightness.
-    Dark { brightest: u8 },
-}
-
-impl ExposureWarning {
-    /// A stable name for programs (`"overexposed"`, `"dark"`).
-    pub fn kind(&self) -> &'static str {
-        match self {
-            ExposureWarning::Overexposed { .. } => "overexposed",
-            ExposureWarning::Dark { .. } => "dark",
-        }
-    }
-}
-
-impl fmt::Display for ExposureWarning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExposureWarning::Overexposed { share } => write!(
-                f,
-                "overexposed: {:.0} % of the frame is pure white, so card edges there \
-                 cannot be seen; lower the camera's exposure until a white card reads \
-                 200-240, or use a darker cloth",
-                100.0 * share
-            ),
-            ExposureWarning::Dark { brightest } => write!(
-                f,
-                "too dark: the brightest part of the frame only reaches {brightest}/255; \
-                 add light on the table or raise the camera's exposure"
-            ),
-        }
-    }
-}
-
-/// Serialised as `{"kind": …, "text": …}`: a name for programs, a sentence for
-/// people.
-impl Serialize for ExposureWarning {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("ExposureWarning", 2)?;
-        st.serialize_field("kind", self.kind())?;
-        st.serialize_field("text", &self.to_string())?;
-        st.end()
-    }
-}
-
 /// The exposure warnings of a frame, from a sample of its pixels (well under a
 /// millisecond for a 1280 × 720 frame). Empty when the frame looks fine.
-pub fn exposure_warnings(frame: &RgbImage) -> Vec<ExposureWarning> {
+pub fn exposure_warnings(frame: &RgbImage) -> Vec<FrameWarning> {
     let (w, h) = (frame.width() as usize, frame.height() as usize);
     let raw = frame.as_raw();
     let mut clipped = 0usize;
@@ -102,7 +51,7 @@ pub fn exposure_warnings(frame: &RgbImage) -> Vec<ExposureWarning> {
     }
     let share = clipped as f32 / total as f32;
     if share >= OVEREXPOSED_SHARE {
-        out.push(ExposureWarning::Overexposed { share });
+        out.push(FrameWarning::Overexposed { share });
     }
     // The value below which 99.8 % of the sample lies.
     let mut above = 0usize;
@@ -115,7 +64,7 @@ pub fn exposure_warnings(frame: &RgbImage) -> Vec<ExposureWarning> {
         }
     }
     if brightest < DARK_LEVEL {
-        out.push(ExposureWarning::Dark { brightest });
+        out.push(FrameWarning::Dark { brightest });
     }
     out
 }
@@ -141,7 +90,7 @@ mod tests {
     fn a_blown_out_white_cloth_is_overexposed() {
         let w = exposure_warnings(&frame_with([255, 254, 253], [255, 255, 255]));
         assert_eq!(w.len(), 1, "{w:?}");
-        let ExposureWarning::Overexposed { share } = w[0] else {
+        let FrameWarning::Overexposed { share } = w[0] else {
             panic!("{w:?}")
         };
         assert!((share - 1.0).abs() < 1e-6, "{share}");
@@ -162,7 +111,7 @@ mod tests {
     #[test]
     fn a_frame_whose_cards_are_dim_is_too_dark() {
         let w = exposure_warnings(&frame_with([10, 20, 12], [50, 50, 48]));
-        assert_eq!(w, vec![ExposureWarning::Dark { brightest: 50 }]);
+        assert_eq!(w, vec![FrameWarning::Dark { brightest: 50 }]);
         assert_eq!(w[0].kind(), "dark");
     }
 

@@ -2,7 +2,7 @@
 //! outline ([`localise`]), warp its two index corners upright ([`rectify`]), and
 //! classify them with the ONNX recognizer ([`classify`]). [`Recognizer`] runs the
 //! whole pipeline; [`exposure`] says when a frame is too bright or too dark to find
-//! cards in; [`scene`] compares reads with labelled scenes.
+//! cards in, and [`warning`] says so to the table, with cards too small to read; [`scene`] compares reads with labelled scenes.
 //!
 //! The recognizer contract shared with the training pipeline (`models/README.md`):
 //! corners `[top-left, top-right, bottom-right, bottom-left]` of the portrait card,
@@ -19,10 +19,12 @@ pub mod rectify;
 pub mod scene;
 pub mod spread;
 pub mod touching;
+pub mod warning;
 
 pub use classify::{Classifier, ModelError, ModelSettings};
-pub use exposure::{exposure_warnings, ExposureWarning};
+pub use exposure::exposure_warnings;
 pub use frame::{decode_frame, load_frame, FrameError};
 pub use geometry::{Point, Quad};
 pub use localise::{locate, locate_cards, LocaliserConfig, Located};
 pub use recognizer::{CardRead, FrameRead, Recognizer};
+pub use warning::{small_cards_warning, FrameWarning};

@@ -5,11 +5,12 @@ use image::RgbImage;
 use serde::Serialize;
 
 use super::classify::{ClassRead, Classifier, ModelError};
-use super::exposure::{exposure_warnings, ExposureWarning};
+use super::exposure::exposure_warnings;
 use super::geometry::{Point, Quad};
 use super::localise::{locate, LocaliserConfig};
 use super::rectify::{card_to_frame, index_crops, top_left_crop, CARD_H, CARD_W, CROP_LEN};
 use super::spread::{cover_beyond, readings, split, Spread};
+use super::warning::{small_cards_warning, FrameWarning};
 use crate::cards::Card;
 
 /// One card read from a frame.
@@ -40,9 +41,10 @@ pub struct FrameRead {
     /// Card-shaped things the model turned away as "not a card".
     #[serde(skip)]
     pub rejected: Vec<Quad>,
-    /// What about the frame's exposure may have cost cards (empty when fine).
+    /// What about the frame may have cost cards: its exposure, cards too small to
+    /// read (empty when fine).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<ExposureWarning>,
+    pub warnings: Vec<FrameWarning>,
 }
 
 /// The card recognizer: localiser settings plus the loaded model. Build it once and
@@ -121,6 +123,8 @@ impl Recognizer {
         drop_duplicates(&mut out.cards);
         out.cards
             .sort_by(|a, b| a.corners.centre().x.total_cmp(&b.corners.centre().x));
+        out.warnings
+            .extend(small_cards_warning(out.cards.iter().map(|c| &c.corners)));
         Ok(out)
     }
 

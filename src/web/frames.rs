@@ -13,7 +13,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::vision::rectify::rectify;
-use crate::vision::{decode_frame, exposure_warnings, ExposureWarning, Point, Quad, Recognizer};
+use crate::vision::{decode_frame, exposure_warnings, FrameWarning, Point, Quad, Recognizer};
 
 use super::error::ApiError;
 
@@ -81,9 +81,10 @@ pub struct FrameReply {
     pub recognizer: String,
     /// Whether the recognizer ran on the frame.
     pub recognized: bool,
-    /// The frame's exposure problems (`{"kind", "text"}`), checked with or without
-    /// a recognizer: why cards may be missing, and what to change.
-    pub warnings: Vec<ExposureWarning>,
+    /// The frame's problems (`{"kind", "text"}`): its exposure, checked with or
+    /// without a recognizer, and cards too small to read: why cards may be missing
+    /// or asking God, and what to change.
+    pub warnings: Vec<FrameWarning>,
 }
 
 /// Whether `id` is a frame id (64 lowercase hex digits); anything else could name a
