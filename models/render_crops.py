@@ -26,10 +26,15 @@ from tqdm import tqdm
 import synth
 
 _DESIGNS: list[synth.Design] = []
+# Card heights in pixels drawn for every target, when set (--heights); otherwise the
+# default mix below.
+_HEIGHTS: list[tuple[float, float]] = []
 
 
-def _init(split: str) -> None:
+def _init(split: str, heights: tuple[float, float] | None = None) -> None:
     _DESIGNS.extend(synth.load_split(split))
+    if heights:
+        _HEIGHTS.append(heights)
 
 
 def _neighbours(rng, img, design, quad, ch, aspect, occ_polys):
@@ -69,6 +74,8 @@ def render_sample(seed: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int]:
     # Card height in pixels: 40 % of targets are small (a spread hand, a far card),
     # where the index is a few pixels tall and most misreads happen.
     ch = float(rng.uniform(85, 145) if rng.random() < 0.4 else rng.uniform(90, 250))
+    if _HEIGHTS:  # a set of one size band (cards seen through a low-resolution camera)
+        ch = float(rng.uniform(*_HEIGHTS[0]))
     size = int(ch * 1.7)
     img, _ = synth.cloth(rng, size, size)
     c = np.array([size / 2, size / 2]) + rng.uniform(-0.08, 0.08, 2) * ch
@@ -119,7 +126,18 @@ def main() -> None:
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--heights", help="LO,HI: every target's card height in pixels drawn from this "
+                                      "band (e.g. 45,85: a 640x480 camera) instead of the default mix")
     a = ap.parse_args()
+    heights = None
+    if a.heights:
+        try:
+            lo, hi = (float(v) for v in a.heights.split(","))
+        except ValueError:
+            raise SystemExit(f"render_crops: --heights must be LO,HI in pixels, not {a.heights!r}")
+        if not 20 <= lo < hi:
+            raise SystemExit(f"render_crops: --heights needs 20 <= LO < HI, not {a.heights!r}")
+        heights = (lo, hi)
     t0 = time.time()
     names = [n for s in a.split.split(",") for n in synth.SPLITS.get(s, [s])]
     n_designs = len(names)
@@ -132,7 +150,7 @@ def main() -> None:
         for k in range(n_neg):
             seeds.append((a.seed, d, 52 + k % 4, 10_000 + k))
     tl, br, labels, design_ids = [], [], [], []
-    with Pool(a.workers, initializer=_init, initargs=(a.split,)) as pool:
+    with Pool(a.workers, initializer=_init, initargs=(a.split, heights)) as pool:
         for s, (x, y, lab) in zip(seeds, tqdm(pool.imap(render_sample, seeds, chunksize=32),
                                                total=len(seeds), desc=f"crops {a.split}")):
             tl.append(x)

@@ -493,6 +493,15 @@ fn a_frame_from_a_low_resolution_camera_says_its_cards_are_too_small() {
     let reply = server.post_bytes("/api/frames", &png).expect(200);
     assert_eq!(reply["recognized"], true, "{reply}");
     assert_eq!(reply["reads"].as_array().map(Vec::len), Some(4), "{reply}");
+    // Cards this small ask God, however sure the model is.
+    assert!(
+        reply["reads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["needs_confirmation"] == true),
+        "{reply}"
+    );
     assert_eq!(reply["warnings"][0]["kind"], "small-cards", "{reply}");
     assert!(
         reply["warnings"][0]["text"]

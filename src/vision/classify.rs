@@ -12,6 +12,7 @@ use thiserror::Error;
 use tract_onnx::prelude::*;
 
 use super::rectify::{CROP_H, CROP_LEN, CROP_W};
+use super::warning::SMALL_CARD_HEIGHT;
 use crate::cards::Card;
 
 /// Classes the model tells apart: the 52 cards by [`Card::index`], then "not a
@@ -58,6 +59,12 @@ pub struct ModelSettings {
     /// `confirm_threshold`.
     #[serde(default)]
     pub confirm_threshold_one_corner: Option<f32>,
+    /// Cards shorter than this in the frame (their outline's longest side, in
+    /// pixels) ask God however sure the read: the confidence was calibrated on cards
+    /// of 85 px and taller, and below about 70 px the model is sure of wrong reads
+    /// (README, "Camera resolution"). Absent: [`SMALL_CARD_HEIGHT`].
+    #[serde(default)]
+    pub confirm_below_height: Option<f64>,
     /// The model's version, as the training pipeline writes it.
     #[serde(default)]
     pub version: serde_json::Value,
@@ -95,6 +102,13 @@ impl ModelSettings {
                 s.confirm_threshold
             )));
         }
+        if let Some(h) = s.confirm_below_height {
+            if !(h.is_finite() && h >= 0.0) {
+                return Err(bad(format!(
+                    "confirm_below_height {h} is not a height in pixels"
+                )));
+            }
+        }
         if let Some(t) = s.confirm_threshold_one_corner {
             if !(0.0..=1.0).contains(&t) {
                 return Err(bad(format!(
@@ -103,6 +117,11 @@ impl ModelSettings {
             }
         }
         Ok(s)
+    }
+
+    /// The height (frame pixels) under which every card read asks God.
+    pub fn confirm_below_height(&self) -> f64 {
+        self.confirm_below_height.unwrap_or(SMALL_CARD_HEIGHT)
     }
 
     /// The confirmation threshold of a read from one index corner.
@@ -547,6 +566,15 @@ mod tests {
         assert_eq!(s.temperature, 1.4);
         // No one-corner threshold: a read from one corner is held to the usual one.
         assert_eq!(s.one_corner_threshold(), 0.93);
+        // No height: cards under the small-card height ask God.
+        assert_eq!(s.confirm_below_height(), SMALL_CARD_HEIGHT);
+        let own = br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9,"confirm_below_height":50}"#;
+        assert_eq!(
+            ModelSettings::parse(own, "r.json")
+                .unwrap()
+                .confirm_below_height(),
+            50.0
+        );
         let own = br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9,"confirm_threshold_one_corner":0.99}"#;
         assert_eq!(
             ModelSettings::parse(own, "r.json")
@@ -556,6 +584,7 @@ mod tests {
         );
         for bad in [
             &br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9,"confirm_threshold_one_corner":1.5}"#[..],
+            br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9,"confirm_below_height":-3}"#,
             br#"{"input":[3,64,64],"classes":53,"temperature":1,"confirm_threshold":0.9}"#,
             br#"{"input":[3,72,40],"classes":52,"temperature":1,"confirm_threshold":0.9}"#,
             br#"{"input":[3,72,40],"classes":53,"temperature":0,"confirm_threshold":0.9}"#,

@@ -21,8 +21,10 @@ pub struct CardRead {
     pub confidence: f32,
     /// The outline `[TL, TR, BR, BL]` of the portrait card, in frame pixels.
     pub corners: Quad,
-    /// True when the confidence is below the model's confirmation threshold: the
-    /// referee asks God to confirm the card.
+    /// True when the confidence is below the model's confirmation threshold, or
+    /// the card is too small in the frame for its confidence to mean anything
+    /// (`ModelSettings::confirm_below_height`): the referee asks God to confirm
+    /// the card.
     pub needs_confirmation: bool,
     /// True for a card read from its one uncovered index in an overlapping row
     /// (`vision::spread`): its corners past the strip that shows are where a whole
@@ -103,6 +105,7 @@ impl Recognizer {
             warnings: exposure_warnings(frame),
         };
         let whole = best.into_iter().flatten().chain(parts);
+        let too_small = self.classifier.settings().confirm_below_height();
         for (quad, read, overlapped) in whole.map(|(q, r)| (q, r, false)).chain(spread) {
             let needed = if overlapped {
                 self.classifier.settings().one_corner_threshold()
@@ -114,7 +117,7 @@ impl Recognizer {
                     card,
                     confidence: read.confidence,
                     corners: quad,
-                    needs_confirmation: read.confidence < needed,
+                    needs_confirmation: read.confidence < needed || quad.longest_side() < too_small,
                     overlapped,
                 }),
                 None => out.rejected.push(quad),
