@@ -249,6 +249,65 @@ fn cards_too_small_to_read_are_named_with_the_fix() {
     assert!(text.contains("warning: cards too small"), "{text}");
 }
 
+/// A JPEG with an EXIF block whose orientation tag is `value`, spliced in after the
+/// start-of-image marker, as a phone writes it.
+fn with_exif_orientation(jpeg: &[u8], value: u8) -> Vec<u8> {
+    let mut app1 = b"Exif\0\0II*\0\x08\0\0\0\x01\0\x12\x01\x03\0\x01\0\0\0".to_vec();
+    app1.extend_from_slice(&[value, 0, 0, 0, 0, 0, 0, 0]);
+    let length = u16::try_from(app1.len() + 2).unwrap().to_be_bytes();
+    [&jpeg[..2], &[0xFF, 0xE1], &length, &app1, &jpeg[2..]].concat()
+}
+
+#[test]
+fn a_phone_photo_stored_sideways_is_read_the_way_it_is_seen() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // A phone held upright stores the sequence turned a quarter anticlockwise and
+    // says in its EXIF orientation (6) to turn it back for viewing. Read unturned,
+    // the cards would come out top to bottom, with the wrong corners.
+    let seq = scene("08-seq4-dark.jpg");
+    let sensor = image::open(&seq).unwrap().to_rgb8();
+    let sensor = image::imageops::rotate270(&sensor);
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 92)
+        .encode_image(&sensor)
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("phone.jpg");
+    std::fs::write(&path, with_exif_orientation(&jpeg, 6)).unwrap();
+    let out = eleusis(&[
+        "recognize",
+        "--json",
+        seq.to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]);
+    let l = lines(&out);
+    assert_eq!(l.len(), 2, "{l:?}");
+    assert_eq!(
+        (&l[1]["width"], &l[1]["height"]),
+        (&l[0]["width"], &l[0]["height"]),
+        "{}",
+        l[1]
+    );
+    let cards = |v: &Value| -> Vec<String> {
+        v["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["card"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(cards(&l[1]), ["4D", "4H", "8C", "5H"], "{}", l[1]);
+    assert_eq!(cards(&l[1]), cards(&l[0]));
+    for (a, b) in l[0]["cards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(l[1]["cards"].as_array().unwrap())
+    {
+        assert!(corner_error(&a["corners"], &b["corners"]) < 3.0, "{a} {b}");
+    }
+}
+
 #[test]
 fn frames_a_few_pixels_thin_are_read_as_no_cards() {
     // A strip of 8 × 8000 pixels shrinks to a working image with no columns: it

@@ -1,11 +1,13 @@
 //! Loading camera frames (PNG or JPEG) with limits, so that a corrupt, truncated,
 //! empty or absurdly large file is turned away with an error naming it instead of
-//! crashing the referee or eating its memory.
+//! crashing the referee or eating its memory. A photo's EXIF orientation is
+//! applied, so that a phone photo is read the way it is seen.
 
 use std::io::Cursor;
 use std::path::Path;
 
-use image::{ImageFormat, ImageReader, Limits, RgbImage};
+use image::metadata::Orientation;
+use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbImage};
 use thiserror::Error;
 
 /// Widest and tallest frame accepted. Webcams top out at 4K (3840 × 2160); the
@@ -102,10 +104,22 @@ fn decode(bytes: &[u8]) -> Result<RgbImage, FrameErrorKind> {
     limits.max_image_height = Some(MAX_SIDE);
     limits.max_alloc = Some(MAX_DECODE_BYTES);
     reader.limits(limits);
-    let image = reader.decode().map_err(|e| match e {
+    let decode_error = |e| match e {
         image::ImageError::Limits(_) => FrameErrorKind::OverLimits,
         other => FrameErrorKind::Decode(other.to_string()),
-    })?;
+    };
+    let mut decoder = reader.into_decoder().map_err(decode_error)?;
+    if decoder.total_bytes() > MAX_DECODE_BYTES {
+        return Err(FrameErrorKind::OverLimits);
+    }
+    // A phone stores a photo as its sensor saw it and says in the EXIF orientation
+    // how to turn it for viewing. Unturned, a photo taken upright is read sideways:
+    // the cards come out top to bottom instead of left to right, and the corners do
+    // not match the photo a browser shows (browsers turn it). A missing or broken
+    // orientation leaves the pixels as they are.
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let mut image = DynamicImage::from_decoder(decoder).map_err(decode_error)?;
+    image.apply_orientation(orientation);
     Ok(image.into_rgb8())
 }
 
@@ -158,6 +172,67 @@ mod tests {
         assert_eq!(img.get_pixel(3, 4).0, [10, 200, 30]);
         let img = decode_frame(&jpeg_bytes(64, 48), "a.jpg").unwrap();
         assert_eq!(img.dimensions(), (64, 48));
+    }
+
+    /// The EXIF block (TIFF, little-endian, one entry) of a photo whose orientation
+    /// tag is `value`.
+    fn exif_orientation(value: u8) -> Vec<u8> {
+        let mut tiff = b"II*\0\x08\0\0\0\x01\0\x12\x01\x03\0\x01\0\0\0".to_vec();
+        tiff.extend_from_slice(&[value, 0, 0, 0, 0, 0, 0, 0]);
+        tiff
+    }
+
+    fn jpeg_with_exif(img: &RgbImage, exif: Vec<u8>) -> Vec<u8> {
+        use image::ImageEncoder;
+        let mut out = Vec::new();
+        let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 95);
+        encoder.set_exif_metadata(exif).unwrap();
+        encoder
+            .write_image(
+                img.as_raw(),
+                img.width(),
+                img.height(),
+                image::ExtendedColorType::Rgb8,
+            )
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_photo_is_turned_by_its_exif_orientation() {
+        // Stored as the sensor saw it, 64 × 32 with a dark left half; orientation 6
+        // says "turn a quarter clockwise to view": 32 × 64, the dark half on top.
+        let stored = RgbImage::from_fn(64, 32, |x, _| {
+            image::Rgb(if x < 32 { [20; 3] } else { [230; 3] })
+        });
+        let frame = decode_frame(&jpeg_with_exif(&stored, exif_orientation(6)), "p.jpg").unwrap();
+        assert_eq!(frame.dimensions(), (32, 64));
+        assert!(
+            frame.get_pixel(16, 8).0[0] < 60,
+            "{:?}",
+            frame.get_pixel(16, 8)
+        );
+        assert!(
+            frame.get_pixel(16, 56).0[0] > 180,
+            "{:?}",
+            frame.get_pixel(16, 56)
+        );
+        // Orientation 8 turns the other way: the dark half at the bottom.
+        let frame = decode_frame(&jpeg_with_exif(&stored, exif_orientation(8)), "p.jpg").unwrap();
+        assert!(
+            frame.get_pixel(16, 56).0[0] < 60,
+            "{:?}",
+            frame.get_pixel(16, 56)
+        );
+        // "As stored", an invalid value and a broken block leave the pixels alone.
+        for exif in [
+            exif_orientation(1),
+            exif_orientation(0),
+            b"II*\0junk".to_vec(),
+        ] {
+            let frame = decode_frame(&jpeg_with_exif(&stored, exif), "p.jpg").unwrap();
+            assert_eq!(frame.dimensions(), (64, 32));
+        }
     }
 
     #[test]
