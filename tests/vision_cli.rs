@@ -174,15 +174,20 @@ fn read_with_the_sequence(
     let frame = image::open(&seq).unwrap().to_rgb8();
     let path = dir.join(name);
     change(&frame).save(&path).unwrap();
+    (read_two(&seq, &path), path)
+}
+
+/// `recognize --json` on two frames: their two output lines.
+fn read_two(first: &Path, second: &Path) -> Vec<Value> {
     let out = eleusis(&[
         "recognize",
         "--json",
-        seq.to_str().unwrap(),
-        path.to_str().unwrap(),
+        first.to_str().unwrap(),
+        second.to_str().unwrap(),
     ]);
     let l = lines(&out);
     assert_eq!(l.len(), 2, "{l:?}");
-    (l, path)
+    l
 }
 
 #[test]
@@ -274,14 +279,7 @@ fn a_phone_photo_stored_sideways_is_read_the_way_it_is_seen() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("phone.jpg");
     std::fs::write(&path, with_exif_orientation(&jpeg, 6)).unwrap();
-    let out = eleusis(&[
-        "recognize",
-        "--json",
-        seq.to_str().unwrap(),
-        path.to_str().unwrap(),
-    ]);
-    let l = lines(&out);
-    assert_eq!(l.len(), 2, "{l:?}");
+    let l = read_two(&seq, &path);
     assert_eq!(
         (&l[1]["width"], &l[1]["height"]),
         (&l[0]["width"], &l[0]["height"]),

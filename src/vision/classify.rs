@@ -561,27 +561,18 @@ mod tests {
 
     #[test]
     fn settings_are_checked_against_the_contract() {
+        let parsed = |json: &[u8]| ModelSettings::parse(json, "r.json").unwrap();
         let good = br#"{"input":[3,72,40],"classes":53,"temperature":1.4,"confirm_threshold":0.93,"version":"1"}"#;
-        let s = ModelSettings::parse(good, "r.json").unwrap();
+        let s = parsed(good);
         assert_eq!(s.temperature, 1.4);
         // No one-corner threshold: a read from one corner is held to the usual one.
         assert_eq!(s.one_corner_threshold(), 0.93);
         // No height: cards under the small-card height ask God.
         assert_eq!(s.confirm_below_height(), SMALL_CARD_HEIGHT);
         let own = br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9,"confirm_below_height":50}"#;
-        assert_eq!(
-            ModelSettings::parse(own, "r.json")
-                .unwrap()
-                .confirm_below_height(),
-            50.0
-        );
+        assert_eq!(parsed(own).confirm_below_height(), 50.0);
         let own = br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9,"confirm_threshold_one_corner":0.99}"#;
-        assert_eq!(
-            ModelSettings::parse(own, "r.json")
-                .unwrap()
-                .one_corner_threshold(),
-            0.99
-        );
+        assert_eq!(parsed(own).one_corner_threshold(), 0.99);
         for bad in [
             &br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9,"confirm_threshold_one_corner":1.5}"#[..],
             br#"{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9,"confirm_below_height":-3}"#,
