@@ -6,7 +6,8 @@
 //! localisation on a light cloth (`tests/data/white`), where the localiser tries
 //! its neutral-paper masks as well, the exposure check every read makes, and the
 //! whole read of a 4-card frame where one card's first read is unsure and gets the
-//! second look (`10-seq4-white`).
+//! second look (`10-seq4-white`). And the same 4-card frame enlarged to 1920 ×
+//! 1080, the size the God console asks a webcam for: decoding and the whole read.
 //!
 //! Run: `cargo bench --bench recognize` (the model benches are skipped, with a
 //! note, when `models/recognizer.onnx` is not there).
@@ -85,6 +86,20 @@ fn bench(c: &mut Criterion) {
                 .recognise(black_box(&frame))
                 .map(|r| r.cards.len())
         })
+    });
+    // The console asks the webcam for 1920 × 1080: the same frame, enlarged.
+    let big = image::imageops::resize(&frame, 1920, 1080, image::imageops::FilterType::CatmullRom);
+    let mut big_jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut big_jpeg, 92)
+        .encode_image(&big)
+        .expect("jpeg encodes");
+    let read = recognizer.recognise(&big).expect("model runs");
+    assert_eq!(read.cards.len(), 4, "the enlarged scene has four cards");
+    c.bench_function("decode 1920x1080 jpeg", |b| {
+        b.iter(|| decode_frame(black_box(&big_jpeg), "frame").map(|f| f.width()))
+    });
+    c.bench_function("recognise 4 cards 1920x1080", |b| {
+        b.iter(|| recognizer.recognise(black_box(&big)).map(|r| r.cards.len()))
     });
     c.bench_function("recognise 3 cards on a white cloth", |b| {
         b.iter(|| {
