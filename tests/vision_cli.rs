@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -252,6 +252,37 @@ fn cards_too_small_to_read_are_named_with_the_fix() {
     let out = eleusis(&["recognize", "--locate-only", path.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("warning: cards too small"), "{text}");
+}
+
+#[test]
+fn a_photo_larger_than_the_read_size_is_read_shrunk_with_corners_in_its_own_pixels() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // The committed sequence as a 4K camera or a phone would give it: three times
+    // the pixels. It is read at 1920 × 1080; the corners come back in 3840 × 2160.
+    let dir = tempfile::tempdir().unwrap();
+    let (l, _) = read_with_the_sequence(dir.path(), "big.jpg", |frame| {
+        image::imageops::resize(frame, 3840, 2160, image::imageops::FilterType::Triangle)
+    });
+    assert_eq!(
+        (&l[1]["width"], &l[1]["height"]),
+        (&json!(3840), &json!(2160))
+    );
+    let (small, big) = (
+        l[0]["cards"].as_array().unwrap(),
+        l[1]["cards"].as_array().unwrap(),
+    );
+    assert_eq!(big.len(), 4, "{}", l[1]);
+    for (s, b) in small.iter().zip(big) {
+        assert_eq!(s["card"], b["card"], "{b}");
+        let tripled: Vec<Value> = s["corners"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| json!([p[0].as_f64().unwrap() * 3.0, p[1].as_f64().unwrap() * 3.0]))
+            .collect();
+        let err = corner_error(&json!(tripled), &b["corners"]);
+        assert!(err < 9.0, "{s} {b}: {err}");
+    }
 }
 
 /// A JPEG with an EXIF block whose orientation tag is `value`, spliced in after the

@@ -25,8 +25,8 @@ use serde_json::{json, Value};
 use crate::vision::rectify::rectify;
 use crate::vision::scene::{CheckSummary, Labels, SceneScore};
 use crate::vision::{
-    exposure_warnings, load_frame, locate_cards, small_cards_warning, Classifier, FrameRead,
-    FrameWarning, LocaliserConfig, Quad, Recognizer,
+    exposure_warnings, load_frame, locate_cards, reading_frame, small_cards_warning, Classifier,
+    FrameRead, FrameWarning, LocaliserConfig, Quad, Recognizer,
 };
 
 /// Arguments of `eleusis recognize`.
@@ -228,14 +228,14 @@ fn frame_text(file: &str, read: &FrameRead) -> String {
     format!("{file}: {}", cards.join(" "))
 }
 
-fn locate_json(file: &str, frame: &RgbImage, quads: &[Quad]) -> Value {
+fn locate_json(file: &str, frame: &RgbImage, quads: &[Quad], warnings: &[FrameWarning]) -> Value {
     let mut line = json!({
         "file": file,
         "width": frame.width(),
         "height": frame.height(),
         "cards": quads.iter().map(|q| json!({"corners": q})).collect::<Vec<_>>(),
     });
-    with_warnings(&mut line, &outline_warnings(frame, quads));
+    with_warnings(&mut line, warnings);
     line
 }
 
@@ -377,15 +377,20 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
             }
         };
         let Some(recognizer) = &recognizer else {
-            let quads = locate_cards(&frame, &localiser);
+            // Located as the recognizer would read the frame (a large one shrunk),
+            // the outlines given in the frame's own pixels.
+            let (read_frame, back) = reading_frame(&frame);
+            let read_quads = locate_cards(&read_frame, &localiser);
+            let warnings = outline_warnings(&read_frame, &read_quads);
+            let quads: Vec<Quad> = read_quads.iter().map(|q| q.scaled(back)).collect();
             if args.json {
-                writeln!(out, "{}", locate_json(&file, &frame, &quads))?;
+                writeln!(out, "{}", locate_json(&file, &frame, &quads, &warnings))?;
             } else {
                 writeln!(
                     out,
                     "{file}: {} card outlines{}",
                     quads.len(),
-                    warnings_text(&outline_warnings(&frame, &quads))
+                    warnings_text(&warnings)
                 )?;
                 for q in &quads {
                     writeln!(out, "  {}", serde_json::to_string(q)?)?;

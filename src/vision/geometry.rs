@@ -110,6 +110,12 @@ impl Quad {
         Point::new(sx / 4.0, sy / 4.0)
     }
 
+    /// The quad with every coordinate multiplied by `factor`: the same outline in
+    /// a frame `factor` times as large.
+    pub fn scaled(&self, factor: f64) -> Quad {
+        Quad(self.0.map(|p| Point::new(p.x * factor, p.y * factor)))
+    }
+
     /// Area in square pixels.
     pub fn area(&self) -> f64 {
         signed_area(&self.0).abs()
@@ -454,6 +460,20 @@ mod tests {
 
     fn p(x: f64, y: f64) -> Point {
         Point::new(x, y)
+    }
+
+    #[test]
+    fn a_scaled_quad_keeps_its_shape() {
+        let q = Quad([
+            Point::new(10.0, 20.0),
+            Point::new(40.0, 20.0),
+            Point::new(40.0, 62.0),
+            Point::new(10.0, 62.0),
+        ]);
+        let big = q.scaled(2.5);
+        assert_eq!(big.0[2], Point::new(100.0, 155.0));
+        assert!((big.area() - q.area() * 6.25).abs() < 1e-9);
+        assert!((big.aspect() - q.aspect()).abs() < 1e-12);
     }
 
     #[test]

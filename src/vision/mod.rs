@@ -26,5 +26,5 @@ pub use exposure::exposure_warnings;
 pub use frame::{decode_frame, load_frame, FrameError};
 pub use geometry::{Point, Quad};
 pub use localise::{locate, locate_cards, LocaliserConfig, Located};
-pub use recognizer::{CardRead, FrameRead, Recognizer};
+pub use recognizer::{reading_frame, CardRead, FrameRead, Recognizer, MAX_READ_SIDE};
 pub use warning::{small_cards_warning, FrameWarning};
