@@ -409,7 +409,7 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
         let read = recognizer.recognise(&frame).context("running the model")?;
         match &labels {
             Some(labels) => {
-                let s = labels.score(&read.cards);
+                let s = labels.score_read(&read);
                 summary.add(&s);
                 if args.json {
                     let mut line = frame_json(&file, &read);

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::geometry::Quad;
-use super::recognizer::CardRead;
+use super::recognizer::{CardRead, FrameRead, MAX_READ_SIDE};
 use crate::cards::Card;
 
 /// A labelled card of a scene.
@@ -146,6 +146,16 @@ impl Labels {
             Labels::Ordered(cards) => score_by_order(cards, reads),
         }
     }
+
+    /// Scores a frame's reads, outlines within the [`corner_tolerance`] of its size.
+    pub fn score_read(&self, read: &FrameRead) -> SceneScore {
+        match self {
+            Labels::Outlined(l) => {
+                score_within(l, &read.cards, corner_tolerance(read.width, read.height))
+            }
+            Labels::Ordered(cards) => score_by_order(cards, &read.cards),
+        }
+    }
 }
 
 /// Scores reads against card names left to right: the two sequences are aligned
@@ -199,6 +209,15 @@ pub fn score_by_order(expected: &[Card], reads: &[CardRead]) -> SceneScore {
 /// Corners further than this from the label (in pixels) do not count as found.
 pub const CORNER_TOLERANCE: f64 = 8.0;
 
+/// The corner tolerance for a frame of this size: [`CORNER_TOLERANCE`] at the size
+/// the recognizer reads it. A frame whose long side is over `MAX_READ_SIDE` (a phone
+/// photo) is read shrunk to it, so its tolerance grows in proportion: 16.8 px for
+/// 4032 × 3024. Smaller frames keep 8 px.
+pub fn corner_tolerance(width: u32, height: u32) -> f64 {
+    let long = f64::from(width.max(height));
+    CORNER_TOLERANCE * (long / f64::from(MAX_READ_SIDE)).max(1.0)
+}
+
 /// How the reads of one scene compare with its labels.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SceneScore {
@@ -247,6 +266,11 @@ impl SceneScore {
 /// Scores reads against labels. Each labelled card is matched to the read with the
 /// smallest corner error (0° and 180° orderings count as the same outline).
 pub fn score(labels: &SceneLabels, reads: &[CardRead]) -> SceneScore {
+    score_within(labels, reads, CORNER_TOLERANCE)
+}
+
+/// [`score`] with corners counted as found within `tolerance` pixels.
+pub fn score_within(labels: &SceneLabels, reads: &[CardRead], tolerance: f64) -> SceneScore {
     let mut s = SceneScore {
         labelled: labels.cards.len(),
         read: reads.iter().map(|r| r.card).collect(),
@@ -270,7 +294,7 @@ pub fn score(labels: &SceneLabels, reads: &[CardRead]) -> SceneScore {
             })
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let Some((i, err)) = best else { continue };
-        if err > CORNER_TOLERANCE {
+        if err > tolerance {
             continue;
         }
         used[i] = true;
@@ -464,5 +488,30 @@ mod tests {
         };
         let s = score(&labels, &[read("QH", 20.0, false)]);
         assert_eq!((s.located, s.correct, s.spurious), (0, 0, 1));
+    }
+
+    #[test]
+    fn a_photo_read_shrunk_is_scored_at_the_size_it_is_read() {
+        assert_eq!(corner_tolerance(1280, 720), CORNER_TOLERANCE);
+        assert_eq!(corner_tolerance(1920, 1080), CORNER_TOLERANCE);
+        assert!((corner_tolerance(4032, 3024) - 16.8).abs() < 1e-9);
+        let labels = Labels::Outlined(SceneLabels {
+            cards: vec![LabelledCard {
+                card: "QH".parse().unwrap(),
+                corners: quad(0.0),
+            }],
+            distractors: vec![],
+        });
+        // An outline 12 px off: not found in a webcam frame, found in a phone photo.
+        let frame = |width, height| FrameRead {
+            width,
+            height,
+            cards: vec![read("QH", 12.0, false)],
+            rejected: vec![],
+            warnings: vec![],
+        };
+        assert_eq!(labels.score_read(&frame(1280, 720)).located, 0);
+        let s = labels.score_read(&frame(4032, 3024));
+        assert_eq!((s.located, s.correct, s.spurious), (1, 1, 0));
     }
 }
