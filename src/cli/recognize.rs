@@ -23,7 +23,7 @@ use image::RgbImage;
 use serde_json::{json, Value};
 
 use crate::vision::rectify::rectify;
-use crate::vision::scene::{CheckSummary, Labels, SceneScore};
+use crate::vision::scene::{corner_tolerance, CheckSummary, Labels, SceneScore};
 use crate::vision::{
     exposure_warnings, load_frame, locate_cards, reading_frame, small_cards_warning, Classifier,
     FrameRead, FrameWarning, LocaliserConfig, Quad, Recognizer,
@@ -409,7 +409,7 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
         let read = recognizer.recognise(&frame).context("running the model")?;
         match &labels {
             Some(labels) => {
-                let s = labels.score_read(&read);
+                let s = labels.score(&read.cards, corner_tolerance(read.width, read.height));
                 summary.add(&s);
                 if args.json {
                     let mut line = frame_json(&file, &read);

@@ -59,17 +59,22 @@ pub struct FrameRead {
 /// 1920 × 1440 (README, "Camera resolution"). Cards that big lose nothing legible.
 pub const MAX_READ_SIDE: u32 = 1920;
 
-/// The frame as the recognizer reads it — box-averaged down to a long side of
-/// [`MAX_READ_SIDE`] when it is larger — and the factor that takes its pixels back
-/// to the frame's (1 when it is read as it is).
+/// How many times larger a frame of this size is than the recognizer reads it: its
+/// long side over [`MAX_READ_SIDE`], and 1 for a frame read as it is.
+pub fn read_factor(width: u32, height: u32) -> f64 {
+    (f64::from(width.max(height)) / f64::from(MAX_READ_SIDE)).max(1.0)
+}
+
+/// The frame as the recognizer reads it — box-averaged down by its
+/// [`read_factor`] to a long side of [`MAX_READ_SIDE`] when it is larger — and the
+/// factor that takes its pixels back to the frame's (1 when it is read as it is).
 pub fn reading_frame(frame: &RgbImage) -> (Cow<'_, RgbImage>, f64) {
     let (w, h) = frame.dimensions();
-    let long = w.max(h);
-    if long <= MAX_READ_SIDE {
+    let factor = read_factor(w, h);
+    if factor == 1.0 {
         return (Cow::Borrowed(frame), 1.0);
     }
-    let shrink = f64::from(MAX_READ_SIDE) / f64::from(long);
-    let side = |v: u32| ((f64::from(v) * shrink).round() as u32).max(1);
+    let side = |v: u32| ((f64::from(v) / factor).round() as u32).max(1);
     let small = image::imageops::thumbnail(frame, side(w), side(h));
     let back = f64::from(w) / f64::from(small.width());
     (Cow::Owned(small), back)

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::geometry::Quad;
-use super::recognizer::{CardRead, FrameRead, MAX_READ_SIDE};
+use super::recognizer::{read_factor, CardRead};
 use crate::cards::Card;
 
 /// A labelled card of a scene.
@@ -139,21 +139,12 @@ impl Labels {
         ))
     }
 
-    /// Scores reads against these labels (by outline, or by order).
-    pub fn score(&self, reads: &[CardRead]) -> SceneScore {
+    /// Scores reads against these labels: by outline, corners found within
+    /// `tolerance` pixels (a frame's [`corner_tolerance`]), or by order.
+    pub fn score(&self, reads: &[CardRead], tolerance: f64) -> SceneScore {
         match self {
-            Labels::Outlined(l) => score(l, reads),
+            Labels::Outlined(l) => score(l, reads, tolerance),
             Labels::Ordered(cards) => score_by_order(cards, reads),
-        }
-    }
-
-    /// Scores a frame's reads, outlines within the [`corner_tolerance`] of its size.
-    pub fn score_read(&self, read: &FrameRead) -> SceneScore {
-        match self {
-            Labels::Outlined(l) => {
-                score_within(l, &read.cards, corner_tolerance(read.width, read.height))
-            }
-            Labels::Ordered(cards) => score_by_order(cards, &read.cards),
         }
     }
 }
@@ -210,12 +201,11 @@ pub fn score_by_order(expected: &[Card], reads: &[CardRead]) -> SceneScore {
 pub const CORNER_TOLERANCE: f64 = 8.0;
 
 /// The corner tolerance for a frame of this size: [`CORNER_TOLERANCE`] at the size
-/// the recognizer reads it. A frame whose long side is over `MAX_READ_SIDE` (a phone
-/// photo) is read shrunk to it, so its tolerance grows in proportion: 16.8 px for
+/// the recognizer reads it. A frame larger than that (a phone photo) is read shrunk
+/// by its [`read_factor`], so its tolerance grows in proportion: 16.8 px for
 /// 4032 × 3024. Smaller frames keep 8 px.
 pub fn corner_tolerance(width: u32, height: u32) -> f64 {
-    let long = f64::from(width.max(height));
-    CORNER_TOLERANCE * (long / f64::from(MAX_READ_SIDE)).max(1.0)
+    CORNER_TOLERANCE * read_factor(width, height)
 }
 
 /// How the reads of one scene compare with its labels.
@@ -264,13 +254,9 @@ impl SceneScore {
 }
 
 /// Scores reads against labels. Each labelled card is matched to the read with the
-/// smallest corner error (0° and 180° orderings count as the same outline).
-pub fn score(labels: &SceneLabels, reads: &[CardRead]) -> SceneScore {
-    score_within(labels, reads, CORNER_TOLERANCE)
-}
-
-/// [`score`] with corners counted as found within `tolerance` pixels.
-pub fn score_within(labels: &SceneLabels, reads: &[CardRead], tolerance: f64) -> SceneScore {
+/// smallest corner error (0° and 180° orderings count as the same outline), and
+/// counts as found when that error is at most `tolerance` pixels.
+pub fn score(labels: &SceneLabels, reads: &[CardRead], tolerance: f64) -> SceneScore {
     let mut s = SceneScore {
         labelled: labels.cards.len(),
         read: reads.iter().map(|r| r.card).collect(),
@@ -394,6 +380,7 @@ mod tests {
                 read("9S", 100.0, false),
                 read("AC", 300.0, true),
             ],
+            CORNER_TOLERANCE,
         );
         assert_eq!(
             (
@@ -407,7 +394,11 @@ mod tests {
         );
         assert!(!s.sequence_ok);
         assert!((s.max_corner_error - 1.0).abs() < 1e-9);
-        let s = score(&labels, &[read("QH", 0.0, true), read("10S", 100.0, false)]);
+        let s = score(
+            &labels,
+            &[read("QH", 0.0, true), read("10S", 100.0, false)],
+            CORNER_TOLERANCE,
+        );
         assert!(s.sequence_ok);
         assert_eq!((s.correct, s.correct_unsure, s.spurious), (2, 1, 0));
         let mut sum = CheckSummary::default();
@@ -429,11 +420,14 @@ mod tests {
         assert_eq!(labels, Labels::Ordered(cards(&["QH", "10S", "2C"])));
         // The middle card was missed and a coaster read as a card at the end: QH and
         // 2C still count as right, not shifted into misreads.
-        let s = labels.score(&[
-            read("QH", 0.0, false),
-            read("2C", 100.0, true),
-            read("5D", 200.0, false),
-        ]);
+        let s = labels.score(
+            &[
+                read("QH", 0.0, false),
+                read("2C", 100.0, true),
+                read("5D", 200.0, false),
+            ],
+            CORNER_TOLERANCE,
+        );
         assert!(s.by_order);
         assert_eq!(
             (
@@ -445,17 +439,20 @@ mod tests {
             ),
             (2, 2, 1, 0, 1)
         );
-        let s = labels.score(&[
-            read("QH", 0.0, false),
-            read("9S", 100.0, false),
-            read("2C", 200.0, false),
-        ]);
+        let s = labels.score(
+            &[
+                read("QH", 0.0, false),
+                read("9S", 100.0, false),
+                read("2C", 200.0, false),
+            ],
+            CORNER_TOLERANCE,
+        );
         assert_eq!(
             (s.located, s.correct, s.misread, s.misread_confident),
             (3, 2, 1, 1)
         );
         assert!(!s.sequence_ok);
-        let s = labels.score(&[]);
+        let s = labels.score(&[], CORNER_TOLERANCE);
         assert_eq!((s.located, s.correct, s.spurious, s.labelled), (0, 0, 0, 3));
     }
 
@@ -486,7 +483,7 @@ mod tests {
             }],
             distractors: vec![],
         };
-        let s = score(&labels, &[read("QH", 20.0, false)]);
+        let s = score(&labels, &[read("QH", 20.0, false)], CORNER_TOLERANCE);
         assert_eq!((s.located, s.correct, s.spurious), (0, 0, 1));
     }
 
@@ -503,15 +500,9 @@ mod tests {
             distractors: vec![],
         });
         // An outline 12 px off: not found in a webcam frame, found in a phone photo.
-        let frame = |width, height| FrameRead {
-            width,
-            height,
-            cards: vec![read("QH", 12.0, false)],
-            rejected: vec![],
-            warnings: vec![],
-        };
-        assert_eq!(labels.score_read(&frame(1280, 720)).located, 0);
-        let s = labels.score_read(&frame(4032, 3024));
+        let off = [read("QH", 12.0, false)];
+        assert_eq!(labels.score(&off, corner_tolerance(1280, 720)).located, 0);
+        let s = labels.score(&off, corner_tolerance(4032, 3024));
         assert_eq!((s.located, s.correct, s.spurious), (1, 1, 0));
     }
 }
