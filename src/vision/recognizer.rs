@@ -55,7 +55,7 @@ pub struct FrameRead {
 /// localiser's settings were chosen on 1280 × 720 frames and hold at 1920 × 1080;
 /// a phone photo of 4032 × 3024 shows the same cards with twice the pixels again,
 /// and a soft edge spread over more pixels than the edge search reaches: of 122
-/// held-out cards in such photos, 110 were found read at full size and 119 read at
+/// held-out cards in such photos, 110 were found at full size and 119 when read at
 /// 1920 × 1440 (README, "Camera resolution"). Cards that big lose nothing legible.
 pub const MAX_READ_SIDE: u32 = 1920;
 
