@@ -214,3 +214,30 @@ fn cards_on_a_pale_cloth_under_uneven_light_are_found_by_their_closed_outline() 
         "enclosed-outline",
     );
 }
+
+#[test]
+fn cream_cards_on_a_pale_green_cloth_are_found_by_their_colour_outline() {
+    // Twelve cards of a cream deck with red and black indices at its very edge on
+    // a pale green cloth: paper and cloth are equally white, so the whiteness
+    // masks and their outlines find the cards only in part (a side drawn through
+    // an index), and the cloth-distance masks split them where the cloth's colour
+    // estimate changes. Their edges are a step in hue all round.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/white/spread12-cream-pale-green.jpg");
+    let with = check_scene(&path, &LocaliserConfig::default());
+    assert!(
+        with.missed.len() <= 2,
+        "not located: {}",
+        with.missed.join("; ")
+    );
+    assert!(!with.out_of_order, "cards out of left-to-right order");
+    let without = LocaliserConfig {
+        outline_colour_steps: Vec::new(),
+        ..LocaliserConfig::default()
+    };
+    let missed = check_scene(&path, &without).missed.len();
+    assert!(
+        missed >= 9,
+        "only {missed} of 12 cards missed without the colour-outline masks: pick a harder frame"
+    );
+}

@@ -71,6 +71,16 @@ pub struct LocaliserConfig {
     /// lamp's glare beside a card joins it to its halo, but the card's edge still
     /// encloses it. One step only: each costs a flood of the working image.
     pub other_cloth_outline_steps: Vec<i16>,
+    /// On a light cloth, the colour steps (sum over R, G, B across two working
+    /// pixels) that count as an outline for more enclosed-outline masks, tried in
+    /// turn: a cream or ivory card on a pale tinted cloth (cream on pale green,
+    /// ivory on pink) is barely whiter than it, but differs in hue all round.
+    pub outline_colour_steps: Vec<i16>,
+    /// On a light cloth, fit the sides of an outline that whiteness cannot fit
+    /// again on the colour axis from the cloth's colour to the paper's (the
+    /// median colours just outside and just inside it): the sides of a cream
+    /// card on a pale green cloth are a step in colour, hardly in whiteness.
+    pub refit_on_colour: bool,
     /// How far inside an enclosed outline's quad the card's edge is searched for,
     /// as a fraction of the quad's size (square root of its area): the enclosed
     /// blob also holds the card's soft drop shadow.
@@ -115,6 +125,8 @@ impl Default for LocaliserConfig {
             cloth_distances: vec![35, 50, 90],
             outline_steps: vec![20, 40],
             other_cloth_outline_steps: vec![40],
+            outline_colour_steps: vec![45, 70],
+            refit_on_colour: true,
             outline_slack: 0.08,
             min_area_frac: 0.0015,
             max_area_frac: 0.3,
@@ -283,25 +295,37 @@ impl WorkImage {
     /// largest grows each outline by a pixel, so that a flood cannot slip between
     /// the pixels of a diagonal outline.
     fn steps(&self) -> Vec<i16> {
-        let (w, h) = (self.w, self.h);
         let d = &self.data;
+        self.outline_map(|a, b| (d[a] - d[b]).abs())
+    }
+
+    /// The same for colour: a step is the sum over R, G and B of the absolute
+    /// central differences. A cream or ivory card on a pale tinted cloth differs
+    /// from it in hue far more than in whiteness (which barely moves between the
+    /// two), so its edge is closed here where the whiteness outline has gaps.
+    fn colour_steps(&self) -> Vec<i16> {
+        let rgb = &self.rgb;
+        self.outline_map(|a, b| {
+            let (p, q) = (rgb[a], rgb[b]);
+            (0..3)
+                .map(|k| (i16::from(p[k]) - i16::from(q[k])).abs())
+                .sum()
+        })
+    }
+
+    /// Each pixel's larger central difference (`diff` of the pixels either side
+    /// of it, across and down; 0 on the frame's edge), then the largest within a
+    /// pixel (3 × 3).
+    fn outline_map(&self, diff: impl Fn(usize, usize) -> i16) -> Vec<i16> {
+        let (w, h) = (self.w, self.h);
         let mut step = vec![0i16; w * h];
         if w < 3 || h < 3 {
             return step;
         }
         for y in 1..h - 1 {
-            let (up, row, down) = (
-                &d[(y - 1) * w..y * w],
-                &d[y * w..(y + 1) * w],
-                &d[(y + 1) * w..(y + 2) * w],
-            );
-            let o = &mut step[y * w + 1..(y + 1) * w - 1];
-            for ((o, (l, r)), (u, dn)) in o
-                .iter_mut()
-                .zip(row.iter().zip(&row[2..]))
-                .zip(up[1..].iter().zip(&down[1..]))
-            {
-                *o = (r - l).abs().max((dn - u).abs());
+            for x in 1..w - 1 {
+                let i = y * w + x;
+                step[i] = diff(i - 1, i + 1).max(diff(i - w, i + w));
             }
         }
         // The 3 × 3 maximum, separably: along each row, then down each column.
@@ -784,6 +808,9 @@ struct Refined {
     /// Brightness just inside the outline over brightness just outside it: a card
     /// is never much darker than the cloth beside it, a phone or a dark coaster is.
     inside_light: f64,
+    /// The colour axis the sides were fitted on, where whiteness could not fit
+    /// them ([`Luma::colour_axis`]); `None` for whiteness.
+    axis: Option<ColourAxis>,
 }
 
 /// Keeps one outline per card. Outlines that swallow two or more smaller, separate
@@ -966,15 +993,30 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     }
     // Enclosed outlines on any cloth: on a light one whole rows too; on others
     // cards only, since there the other masks already cut rows well and the
-    // enclosed blob of a row (its shadow with it) moves their outlines.
+    // enclosed blob of a row (its shadow with it) moves their outlines. On a
+    // light cloth, also outlines of colour steps.
     let outline_steps = if light {
         &cfg.outline_steps
     } else {
         &cfg.other_cloth_outline_steps
     };
-    if !outline_steps.is_empty() {
-        let steps = work.steps();
-        for &step in outline_steps {
+    let colour_steps: &[i16] = if light {
+        &cfg.outline_colour_steps
+    } else {
+        &[]
+    };
+    for (steps_of, levels) in [
+        (
+            WorkImage::steps as fn(&WorkImage) -> Vec<i16>,
+            outline_steps.as_slice(),
+        ),
+        (WorkImage::colour_steps, colour_steps),
+    ] {
+        if levels.is_empty() {
+            continue;
+        }
+        let steps = steps_of(&work);
+        for &step in levels {
             let inside = work.enclosed(&steps, step);
             let on = |i: usize| inside[i];
             let mut found = Vec::new();
@@ -1007,20 +1049,19 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             distinct.push(c);
         }
     }
-    let luma = Luma { frame };
+    let luma = Luma::whiteness(frame);
     let (row_cands, distinct): (Vec<Candidate>, Vec<Candidate>) =
         distinct.into_iter().partition(|c| c.row);
     // Re-fits a candidate on the full frame (`slack`: how far inside its quad the
     // edge may lie, in working pixels); `None` when the outline is not a card's.
     let frame_px = f64::from(frame.width()) * f64::from(frame.height());
-    let fit = |c: &Candidate, slack: f64| {
+    let fit_on = |signal: &Luma<'_>, coarse: &Quad, slack: f64| {
         let s = work.scale;
-        let coarse = Quad(c.quad.0.map(|p| Point::new(p.x * s, p.y * s)));
-        let mut r = refine(&luma, &coarse, s, slack * s);
+        let mut r = refine(signal, coarse, s, slack * s);
         if slack > 0.0 && r.support > 0.0 {
             // The shadow-wide search found the outline roughly: search again
             // from there as for any other candidate.
-            r = refine(&luma, &r.quad, s, 0.0);
+            r = refine(signal, &r.quad, s, 0.0);
         }
         // The shadow-wide search may also pull the sides in onto something
         // inside a small enclosed shape (a ring on a dotted cloth): an outline
@@ -1029,11 +1070,33 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         (big_enough && r.support >= cfg.min_edge_support && r.inside_light >= cfg.min_inside_light)
             .then_some(r)
     };
+    let fit = |c: &Candidate, slack: f64| {
+        let s = work.scale;
+        let coarse = Quad(c.quad.0.map(|p| Point::new(p.x * s, p.y * s)));
+        let found = fit_on(&luma, &coarse, slack);
+        if found.is_some() || !light || !cfg.refit_on_colour {
+            return found;
+        }
+        // On a light cloth a card may be barely whiter than the cloth (cream on
+        // pale green, ivory on pink): its sides are fitted again on the colour
+        // axis from the cloth to its paper.
+        let axis = luma.colour_axis(&coarse, edge_reach(s, slack * s))?;
+        fit_on(&axis, &coarse, slack)
+    };
     let refined: Vec<Refined> = distinct.iter().filter_map(|c| fit(c, c.slack)).collect();
     // A second, narrower pass from the refined outline settles corners that the
     // coarse working scale left a few pixels off.
-    let settle = |q: Quad| {
-        let again = refine(&luma, &q, 1.0, 0.0);
+    // It is fitted on the signal the outline was found on.
+    let axes: Vec<(Quad, ColourAxis)> = refined
+        .iter()
+        .filter_map(|r| r.axis.map(|a| (r.quad, a)))
+        .collect();
+    let settle = |q: Quad, axes: &[(Quad, ColourAxis)]| {
+        let signal = Luma {
+            frame,
+            towards_paper: axes.iter().find(|(r, _)| *r == q).map(|(_, a)| *a),
+        };
+        let again = refine(&signal, &q, 1.0, 0.0);
         if again.support > 0.0 {
             again.quad
         } else {
@@ -1041,12 +1104,22 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         }
     };
     let outlines: Vec<Quad> = refined.iter().map(|r| r.quad).collect();
-    let mut cards: Vec<Quad> = choose(refined).into_iter().map(settle).collect();
+    let mut cards: Vec<Quad> = choose(refined)
+        .into_iter()
+        .map(|q| settle(q, &axes))
+        .collect();
     cards.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     // Rows are re-fitted without the enclosed outlines' slack (they are not
     // given any), but with the wide cloth window's.
     let rows: Vec<Refined> = row_cands.iter().filter_map(|c| fit(c, c.slack)).collect();
-    let mut rows: Vec<Quad> = choose_rows(rows).into_iter().map(settle).collect();
+    let row_axes: Vec<(Quad, ColourAxis)> = rows
+        .iter()
+        .filter_map(|r| r.axis.map(|a| (r.quad, a)))
+        .collect();
+    let mut rows: Vec<Quad> = choose_rows(rows)
+        .into_iter()
+        .map(|q| settle(q, &row_axes))
+        .collect();
     // A row the masks gave only in pieces (strips, groups of strips, the card on
     // top) is put together from them, up to a whole card's proportions.
     if cfg.min_row_aspect > 0.0 {
@@ -1223,17 +1296,96 @@ fn covered_share(row: &Quad, outlines: &[&Quad]) -> f64 {
 const ROW_WHOLE_ASPECT: f64 = 0.6;
 
 /// Whiteness of the full frame, for edge search.
+#[derive(Clone, Copy)]
 struct Luma<'a> {
     frame: &'a RgbImage,
+    /// Where set, the signal is the colour's position along the line from the
+    /// cloth's colour to the paper's instead of whiteness.
+    towards_paper: Option<ColourAxis>,
 }
 
-impl Luma<'_> {
-    /// The whiteness score of the localiser (`min − (max − min)` of R, G, B):
-    /// a card's edge is a step in it on any cloth, even one as bright as the card.
+/// A line in colour space from a cloth's colour toward a card's paper, as a
+/// unit vector: a pixel's position along it is its distance from the cloth's
+/// colour in the paper's direction (0 on the cloth, the two colours' distance
+/// on the paper), signed like whiteness (higher inside the card).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ColourAxis {
+    cloth: [f32; 3],
+    unit: [f32; 3],
+}
+
+/// The smallest distance between paper and cloth colours (Euclidean, R, G, B)
+/// worth a colour axis: below it the step drowns in a webcam's noise.
+const MIN_AXIS_CONTRAST: f32 = 20.0;
+
+impl<'a> Luma<'a> {
+    fn whiteness(frame: &'a RgbImage) -> Luma<'a> {
+        Luma {
+            frame,
+            towards_paper: None,
+        }
+    }
+
+    /// The edge signal of a coarse outline that whiteness does not set apart
+    /// from its cloth (a cream card on a pale green cloth): the colour axis
+    /// from the per-channel median colour `reach` outside its sides to that
+    /// `reach` inside them. `None` when the two are too alike.
+    fn colour_axis(&self, coarse: &Quad, reach: f64) -> Option<Luma<'a>> {
+        let (w, h) = self.frame.dimensions();
+        let q = &coarse.0;
+        let (mut inside, mut outside): (Vec<[u8; 3]>, Vec<[u8; 3]>) = (Vec::new(), Vec::new());
+        for i in 0..4 {
+            let (a, b) = (q[i], q[(i + 1) % 4]);
+            let len = a.dist(b).max(1e-9);
+            let (nx, ny) = ((b.y - a.y) / len, -(b.x - a.x) / len);
+            for k in 0..24 {
+                let t = 0.12 + 0.76 * f64::from(k) / 23.0;
+                let (bx, by) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+                for (sign, out) in [(-1.0, &mut inside), (1.0, &mut outside)] {
+                    let (x, y) = (bx + sign * nx * reach, by + sign * ny * reach);
+                    if x >= 0.0 && y >= 0.0 && x < f64::from(w) && y < f64::from(h) {
+                        out.push(self.frame.get_pixel(x as u32, y as u32).0);
+                    }
+                }
+            }
+        }
+        let median = |v: &mut Vec<[u8; 3]>| -> Option<[f32; 3]> {
+            if v.len() < 16 {
+                return None;
+            }
+            let mid = v.len() / 2;
+            Some(std::array::from_fn(|c| {
+                let mut ch: Vec<u8> = v.iter().map(|p| p[c]).collect();
+                f32::from(*ch.select_nth_unstable(mid).1)
+            }))
+        };
+        let (paper, cloth) = (median(&mut inside)?, median(&mut outside)?);
+        let d: [f32; 3] = std::array::from_fn(|c| paper[c] - cloth[c]);
+        let norm = d.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if norm < MIN_AXIS_CONTRAST {
+            return None;
+        }
+        Some(Luma {
+            frame: self.frame,
+            towards_paper: Some(ColourAxis {
+                cloth,
+                unit: d.map(|v| v / norm),
+            }),
+        })
+    }
+
+    /// The edge signal at a pixel: the localiser's whiteness score (`min − (max
+    /// − min)` of R, G, B), in which a card's edge is a step on nearly any cloth,
+    /// even one as bright as the card; or the position along the colour axis.
     fn grey(&self, x: u32, y: u32) -> f32 {
         let at = (y as usize * self.frame.width() as usize + x as usize) * 3;
         let p = &self.frame.as_raw()[at..at + 3];
-        f32::from(whiteness(p[0].into(), p[1].into(), p[2].into()))
+        match &self.towards_paper {
+            None => f32::from(whiteness(p[0].into(), p[1].into(), p[2].into())),
+            Some(axis) => (0..3)
+                .map(|c| (f32::from(p[c]) - axis.cloth[c]) * axis.unit[c])
+                .sum(),
+        }
     }
 
     /// The brightest channel at a pixel (nearest), `None` off the frame.
@@ -1271,7 +1423,7 @@ impl Luma<'_> {
 /// coarse quad known to lie outside the card by up to that much.
 fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64, slack: f64) -> Refined {
     const PROBES: usize = 24;
-    let reach = 2.5 * scale + 2.0 + slack;
+    let reach = edge_reach(scale, slack);
     let step = 0.5;
     // Steps over two pixels (four half-pixel samples) in the wide first search,
     // over one in the narrow final one.
@@ -1288,6 +1440,7 @@ fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64, slack: f64) -> Refined {
                 quad: *coarse,
                 support: 0.0,
                 inside_light: 0.0,
+                axis: luma.towards_paper,
             };
         }
         let (dx, dy) = ((b.x - a.x) / len, (b.y - a.y) / len);
@@ -1343,7 +1496,15 @@ fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64, slack: f64) -> Refined {
         quad: Quad::from_cyclic(corners),
         support,
         inside_light: light_in / light_out.max(1.0),
+        axis: luma.towards_paper,
     }
+}
+
+/// How far across a side [`refine`] searches for its edge (full-frame pixels):
+/// a few working pixels, and the slack of an outline known to lie outside the
+/// card.
+fn edge_reach(scale: f64, slack: f64) -> f64 {
+    2.5 * scale + 2.0 + slack
 }
 
 /// The offset along the normal (from `-reach` to `reach`) of the strongest grey-level
@@ -1476,6 +1637,7 @@ mod tests {
             ]),
             support: 0.9,
             inside_light: 1.0,
+            axis: None,
         };
         // Three strips, each as well supported as the row that holds them.
         let strips = [rect(100.0, 130.0), rect(130.0, 160.0), rect(160.0, 190.0)];
@@ -1726,6 +1888,11 @@ mod tests {
     /// Draws a white card with a black mark in its top-left corner onto `img`,
     /// through the homography from the 160 × 224 card to `quad`.
     fn draw_card(img: &mut RgbImage, quad: [Point; 4]) {
+        draw_card_on(img, quad, [245, 245, 240]);
+    }
+
+    /// A card of `paper` colour with a dark index mark and a round pip.
+    fn draw_card_on(img: &mut RgbImage, quad: [Point; 4], paper: [u8; 3]) {
         let inv = Homography::from_points(quad, card_corners()).unwrap();
         for y in 0..img.height() {
             for x in 0..img.width() {
@@ -1733,11 +1900,7 @@ mod tests {
                 if (0.0..160.0).contains(&p.x) && (0.0..224.0).contains(&p.y) {
                     let mark = p.x > 10.0 && p.x < 30.0 && p.y > 10.0 && p.y < 50.0;
                     let pip = (p.x - 80.0).hypot(p.y - 112.0) < 25.0;
-                    let v = if mark || pip {
-                        [20, 20, 20]
-                    } else {
-                        [245, 245, 240]
-                    };
+                    let v = if mark || pip { [20, 20, 20] } else { paper };
                     img.put_pixel(x, y, Rgb(v));
                 }
             }
@@ -1900,9 +2063,52 @@ mod tests {
         assert!(err < 1.5, "corner error {err}: {:?}", found[0]);
         let none = LocaliserConfig {
             outline_steps: Vec::new(),
+            outline_colour_steps: Vec::new(),
             ..outline_only
         };
         assert!(locate_cards(&img, &none).is_empty());
+    }
+
+    #[test]
+    fn a_cream_card_on_a_pale_green_cloth_is_enclosed_by_its_colour_outline() {
+        // Cream paper and a pale green cloth are as white as each other
+        // (whiteness 160 against 160–168): the whiteness outline is open all
+        // round, but the colour changes by about 60 (sum over R, G, B). The
+        // sides are then fitted on the colour axis from cloth to paper.
+        let (paper, green) = ([250, 235, 205], [200, 240, 215]);
+        let mut img = cloth(640, 400, green);
+        let truth = tilted_card();
+        draw_card_on(&mut img, truth, paper);
+        let work = WorkImage::new(&img, 800);
+        let (whiteness, colour) = (work.steps(), work.colour_steps());
+        // Along a row across the card's lower half (below its pip), the largest
+        // step of each kind.
+        let y = (215.0 / work.scale) as usize;
+        let row = y * work.w..(y + 1) * work.w;
+        let most = |v: &[i16]| v[row.clone()].iter().copied().max().unwrap_or(0);
+        assert!(most(&whiteness) < 20, "whiteness step {}", most(&whiteness));
+        assert!(most(&colour) >= 45, "colour step {}", most(&colour));
+        let outline_only = LocaliserConfig {
+            levels: Vec::new(),
+            local_margins: Vec::new(),
+            neutral_spreads: Vec::new(),
+            cloth_distances: Vec::new(),
+            ..LocaliserConfig::default()
+        };
+        let found = locate_cards(&img, &outline_only);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let err = found[0].corner_error(&Quad::from_cyclic(truth));
+        assert!(err < 1.5, "corner error {err}: {:?}", found[0]);
+        let without = LocaliserConfig {
+            outline_colour_steps: Vec::new(),
+            ..outline_only.clone()
+        };
+        assert!(locate_cards(&img, &without).is_empty());
+        let whiteness_fit = LocaliserConfig {
+            refit_on_colour: false,
+            ..outline_only
+        };
+        assert!(locate_cards(&img, &whiteness_fit).is_empty());
     }
 
     #[test]
