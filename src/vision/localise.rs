@@ -1918,6 +1918,25 @@ mod tests {
         Point::new(x, y)
     }
 
+    /// The enclosed-outline masks alone (whiteness and colour steps).
+    fn outline_masks_only() -> LocaliserConfig {
+        LocaliserConfig {
+            levels: Vec::new(),
+            local_margins: Vec::new(),
+            neutral_spreads: Vec::new(),
+            cloth_distances: Vec::new(),
+            ..LocaliserConfig::default()
+        }
+    }
+
+    /// `cfg` finds one card in `img`, within 1.5 px of `truth` at every corner.
+    fn assert_finds_only(img: &RgbImage, cfg: &LocaliserConfig, truth: [Point; 4]) {
+        let found = locate_cards(img, cfg);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let err = found[0].corner_error(&Quad::from_cyclic(truth));
+        assert!(err < 1.5, "corner error {err}: {:?}", found[0]);
+    }
+
     /// A card 100 × 140 pixels, turned by about 11°, where the tests draw one.
     fn tilted_card() -> [Point; 4] {
         [
@@ -2050,17 +2069,8 @@ mod tests {
         draw_card(&mut img, truth);
         // The enclosed-outline masks alone: their blob holds the shadow too, and
         // the edge search must still land on the card's edge.
-        let outline_only = LocaliserConfig {
-            levels: Vec::new(),
-            local_margins: Vec::new(),
-            neutral_spreads: Vec::new(),
-            cloth_distances: Vec::new(),
-            ..LocaliserConfig::default()
-        };
-        let found = locate_cards(&img, &outline_only);
-        assert_eq!(found.len(), 1, "{found:?}");
-        let err = found[0].corner_error(&Quad::from_cyclic(truth));
-        assert!(err < 1.5, "corner error {err}: {:?}", found[0]);
+        let outline_only = outline_masks_only();
+        assert_finds_only(&img, &outline_only, truth);
         let none = LocaliserConfig {
             outline_steps: Vec::new(),
             outline_colour_steps: Vec::new(),
@@ -2088,17 +2098,8 @@ mod tests {
         let most = |v: &[i16]| v[row.clone()].iter().copied().max().unwrap_or(0);
         assert!(most(&whiteness) < 20, "whiteness step {}", most(&whiteness));
         assert!(most(&colour) >= 45, "colour step {}", most(&colour));
-        let outline_only = LocaliserConfig {
-            levels: Vec::new(),
-            local_margins: Vec::new(),
-            neutral_spreads: Vec::new(),
-            cloth_distances: Vec::new(),
-            ..LocaliserConfig::default()
-        };
-        let found = locate_cards(&img, &outline_only);
-        assert_eq!(found.len(), 1, "{found:?}");
-        let err = found[0].corner_error(&Quad::from_cyclic(truth));
-        assert!(err < 1.5, "corner error {err}: {:?}", found[0]);
+        let outline_only = outline_masks_only();
+        assert_finds_only(&img, &outline_only, truth);
         let without = LocaliserConfig {
             outline_colour_steps: Vec::new(),
             ..outline_only.clone()
