@@ -167,6 +167,10 @@ def main() -> None:
                     help="training crop files in --data, without .npz, comma separated (the "
                          "wider-font experiment of the model card adds fonts_wide)")
     ap.add_argument("--out", default=HERE)
+    ap.add_argument("--ema", type=float, default=0.0,
+                    help="decay of an exponential moving average of the weights (batch-norm "
+                         "statistics included), updated every step; the average is evaluated, "
+                         "calibrated and exported instead of the last weights (0: off)")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
@@ -182,6 +186,10 @@ def main() -> None:
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     steps = a.epochs * (len(ytr) // a.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
+    ema = None
+    if a.ema > 0:
+        from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
+        ema = AveragedModel(net, multi_avg_fn=get_ema_multi_avg_fn(a.ema), use_buffers=True)
     g = torch.Generator(device=dev).manual_seed(a.seed)
     for epoch in range(a.epochs):
         net.train()
@@ -199,16 +207,21 @@ def main() -> None:
             loss.backward()
             opt.step()
             sched.step()
+            if ema is not None:
+                ema.update_parameters(net)
             tot += float(loss.detach()) * len(yb)
             correct += int((out.argmax(1) == yb).sum())
             seen += len(yb)
             if b % 20 == 0:
                 bar.set_postfix(loss=f"{tot / seen:.3f}", acc=f"{correct / seen:.4f}")
-        vl = logits_of(net, xva)
+        vl = logits_of(net if ema is None else ema.module, xva)
         vacc = float((vl.argmax(1) == yva).float().mean())
         print(f"epoch {epoch + 1}: train loss {tot / seen:.4f} acc {correct / seen:.4f} | "
-              f"val crop acc {vacc:.4f} | {time.time() - t0:.0f} s")
+              f"val crop acc {vacc:.4f}{' (average)' if ema is not None else ''} | "
+              f"{time.time() - t0:.0f} s")
     t_train = time.time() - t0
+    if ema is not None:
+        net = ema.module
 
     # Calibration on the validation designs.
     net = net.cpu().eval()
