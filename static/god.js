@@ -208,10 +208,18 @@
         r.needs_confirmation ? E.el("label", {}, E.el("input", { type: "checkbox" }), " needs confirmation: confirmed") : "");
       box.append(row);
     });
+    // A hand spread out can bring a dozen unsure reads: once God has looked at the
+    // cuts, one tap confirms them all (a read God corrects by typing is settled anyway).
+    const unsure = reply.reads.filter((r) => r.needs_confirmation).length;
     box.append(E.el("div", { class: "row" },
-      E.el("button", { class: "secondary", onclick: useReads }, "Use these cards (left to right)")));
+      unsure > 1 ? E.el("button", { id: "confirm-all", class: "secondary", onclick: confirmAll }, "Confirm all " + unsure + " unsure reads") : "",
+      E.el("button", { id: "use-reads", class: "secondary", onclick: useReads }, "Use these cards (left to right)")));
     evidence = { frame: reply.frame, reads: [] };
     $("evidence-note").textContent = "frame attached as evidence";
+  }
+  function confirmAll() {
+    document.querySelectorAll("#reads .read.confirm input[type=checkbox]").forEach((c) => { c.checked = true; });
+    $("play-error").textContent = "";
   }
   function useReads() {
     if (!frameReply) return;

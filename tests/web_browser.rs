@@ -332,7 +332,7 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
     driver.screenshot(&shots.join("god.png"));
     let cards = driver.eval(
         "document.querySelectorAll('#reads .read.confirm input[type=checkbox]').forEach(c => c.checked = true); \
-         document.querySelector('#reads button').click(); \
+         document.getElementById('use-reads').click(); \
          return document.getElementById('cards').value;",
     );
     let cards: Vec<String> = cards
@@ -392,6 +392,29 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
         "http://{}/god?token={}",
         server.addr, server.token
     ));
+
+    // A hand spread out: most of its covered cards ask God, who confirms them all
+    // with one tap once the cuts look right.
+    let spread = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/spreads/0019-four-colour-white-12.jpg");
+    driver.send_keys("#upload", &spread.display().to_string());
+    let unsure = driver.wait_for(
+        "the spread's unsure reads",
+        "return document.querySelectorAll('#reads .read.confirm input[type=checkbox]').length;",
+        |v| v.as_u64().is_some_and(|n| n >= 2),
+    );
+    let unsure = unsure.as_u64().expect("count");
+    let button = driver.eval("return document.getElementById('confirm-all').textContent;");
+    assert_eq!(
+        button.as_str(),
+        Some(format!("Confirm all {unsure} unsure reads").as_str()),
+        "{button}"
+    );
+    let left = driver.eval(
+        "document.getElementById('confirm-all').click(); \
+         return document.querySelectorAll('#reads .read.confirm input[type=checkbox]:not(:checked)').length;",
+    );
+    assert_eq!(left.as_u64(), Some(0), "unsure reads left unconfirmed");
 
     // A blown-out frame: the console says what is wrong with the camera.
     let dir = tempfile::tempdir().expect("temp dir");
