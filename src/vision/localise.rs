@@ -1085,12 +1085,9 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     };
     let refined: Vec<Refined> = distinct.iter().filter_map(|c| fit(c, c.slack)).collect();
     // A second, narrower pass from the refined outline settles corners that the
-    // coarse working scale left a few pixels off.
-    // It is fitted on the signal the outline was found on.
-    let axes: Vec<(Quad, ColourAxis)> = refined
-        .iter()
-        .filter_map(|r| r.axis.map(|a| (r.quad, a)))
-        .collect();
+    // coarse working scale left a few pixels off, on the signal the outline was
+    // fitted on.
+    let axes = colour_axes(&refined);
     let settle = |q: Quad, axes: &[(Quad, ColourAxis)]| {
         let signal = Luma {
             frame,
@@ -1112,10 +1109,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     // Rows are re-fitted without the enclosed outlines' slack (they are not
     // given any), but with the wide cloth window's.
     let rows: Vec<Refined> = row_cands.iter().filter_map(|c| fit(c, c.slack)).collect();
-    let row_axes: Vec<(Quad, ColourAxis)> = rows
-        .iter()
-        .filter_map(|r| r.axis.map(|a| (r.quad, a)))
-        .collect();
+    let row_axes = colour_axes(&rows);
     let mut rows: Vec<Quad> = choose_rows(rows)
         .into_iter()
         .map(|q| settle(q, &row_axes))
@@ -1142,6 +1136,14 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     cards.extend(touching::fill_gaps(&outlines, &cards));
     cards.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     Located { cards, rows }
+}
+
+/// The outlines fitted on a colour axis, with their axes.
+fn colour_axes(refined: &[Refined]) -> Vec<(Quad, ColourAxis)> {
+    refined
+        .iter()
+        .filter_map(|r| r.axis.map(|a| (r.quad, a)))
+        .collect()
 }
 
 /// Two row outlines whose corners all lie within this fraction of the row's
@@ -1295,7 +1297,7 @@ fn covered_share(row: &Quad, outlines: &[&Quad]) -> f64 {
 /// together may not be.
 const ROW_WHOLE_ASPECT: f64 = 0.6;
 
-/// Whiteness of the full frame, for edge search.
+/// The full frame's edge signal for the side search: whiteness, or a colour axis.
 #[derive(Clone, Copy)]
 struct Luma<'a> {
     frame: &'a RgbImage,
@@ -1349,7 +1351,7 @@ impl<'a> Luma<'a> {
                 }
             }
         }
-        let median = |v: &mut Vec<[u8; 3]>| -> Option<[f32; 3]> {
+        let median = |v: &[[u8; 3]]| -> Option<[f32; 3]> {
             if v.len() < 16 {
                 return None;
             }
@@ -1359,7 +1361,7 @@ impl<'a> Luma<'a> {
                 f32::from(*ch.select_nth_unstable(mid).1)
             }))
         };
-        let (paper, cloth) = (median(&mut inside)?, median(&mut outside)?);
+        let (paper, cloth) = (median(&inside)?, median(&outside)?);
         let d: [f32; 3] = std::array::from_fn(|c| paper[c] - cloth[c]);
         let norm = d.iter().map(|v| v * v).sum::<f32>().sqrt();
         if norm < MIN_AXIS_CONTRAST {
