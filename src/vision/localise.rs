@@ -809,7 +809,7 @@ struct Refined {
     /// is never much darker than the cloth beside it, a phone or a dark coaster is.
     inside_light: f64,
     /// The colour axis the sides were fitted on, where whiteness could not fit
-    /// them ([`Luma::colour_axis`]); `None` for whiteness.
+    /// them ([`EdgeSignal::colour_axis`]); `None` for whiteness.
     axis: Option<ColourAxis>,
 }
 
@@ -1049,13 +1049,13 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             distinct.push(c);
         }
     }
-    let luma = Luma::whiteness(frame);
+    let by_whiteness = EdgeSignal::whiteness(frame);
     let (row_cands, distinct): (Vec<Candidate>, Vec<Candidate>) =
         distinct.into_iter().partition(|c| c.row);
     // Re-fits a candidate on the full frame (`slack`: how far inside its quad the
     // edge may lie, in working pixels); `None` when the outline is not a card's.
     let frame_px = f64::from(frame.width()) * f64::from(frame.height());
-    let fit_on = |signal: &Luma<'_>, coarse: &Quad, slack: f64| {
+    let fit_on = |signal: &EdgeSignal<'_>, coarse: &Quad, slack: f64| {
         let s = work.scale;
         let mut r = refine(signal, coarse, s, slack * s);
         if slack > 0.0 && r.support > 0.0 {
@@ -1073,14 +1073,14 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     let fit = |c: &Candidate, slack: f64| {
         let s = work.scale;
         let coarse = Quad(c.quad.0.map(|p| Point::new(p.x * s, p.y * s)));
-        let found = fit_on(&luma, &coarse, slack);
+        let found = fit_on(&by_whiteness, &coarse, slack);
         if found.is_some() || !light || !cfg.refit_on_colour {
             return found;
         }
         // On a light cloth a card may be barely whiter than the cloth (cream on
         // pale green, ivory on pink): its sides are fitted again on the colour
         // axis from the cloth to its paper.
-        let axis = luma.colour_axis(&coarse, edge_reach(s, slack * s))?;
+        let axis = by_whiteness.colour_axis(&coarse, edge_reach(s, slack * s))?;
         fit_on(&axis, &coarse, slack)
     };
     let refined: Vec<Refined> = distinct.iter().filter_map(|c| fit(c, c.slack)).collect();
@@ -1089,7 +1089,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     // fitted on.
     let axes = colour_axes(&refined);
     let settle = |q: Quad, axes: &[(Quad, ColourAxis)]| {
-        let signal = Luma {
+        let signal = EdgeSignal {
             frame,
             towards_paper: axes.iter().find(|(r, _)| *r == q).map(|(_, a)| *a),
         };
@@ -1299,7 +1299,7 @@ const ROW_WHOLE_ASPECT: f64 = 0.6;
 
 /// The full frame's edge signal for the side search: whiteness, or a colour axis.
 #[derive(Clone, Copy)]
-struct Luma<'a> {
+struct EdgeSignal<'a> {
     frame: &'a RgbImage,
     /// Where set, the signal is the colour's position along the line from the
     /// cloth's colour to the paper's instead of whiteness.
@@ -1320,9 +1320,9 @@ struct ColourAxis {
 /// worth a colour axis: below it the step drowns in a webcam's noise.
 const MIN_AXIS_CONTRAST: f32 = 20.0;
 
-impl<'a> Luma<'a> {
-    fn whiteness(frame: &'a RgbImage) -> Luma<'a> {
-        Luma {
+impl<'a> EdgeSignal<'a> {
+    fn whiteness(frame: &'a RgbImage) -> EdgeSignal<'a> {
+        EdgeSignal {
             frame,
             towards_paper: None,
         }
@@ -1332,7 +1332,7 @@ impl<'a> Luma<'a> {
     /// from its cloth (a cream card on a pale green cloth): the colour axis
     /// from the per-channel median colour `reach` outside its sides to that
     /// `reach` inside them. `None` when the two are too alike.
-    fn colour_axis(&self, coarse: &Quad, reach: f64) -> Option<Luma<'a>> {
+    fn colour_axis(&self, coarse: &Quad, reach: f64) -> Option<EdgeSignal<'a>> {
         let (w, h) = self.frame.dimensions();
         let q = &coarse.0;
         let (mut inside, mut outside): (Vec<[u8; 3]>, Vec<[u8; 3]>) = (Vec::new(), Vec::new());
@@ -1367,7 +1367,7 @@ impl<'a> Luma<'a> {
         if norm < MIN_AXIS_CONTRAST {
             return None;
         }
-        Some(Luma {
+        Some(EdgeSignal {
             frame: self.frame,
             towards_paper: Some(ColourAxis {
                 cloth,
@@ -1379,7 +1379,7 @@ impl<'a> Luma<'a> {
     /// The edge signal at a pixel: the localiser's whiteness score (`min − (max
     /// − min)` of R, G, B), in which a card's edge is a step on nearly any cloth,
     /// even one as bright as the card; or the position along the colour axis.
-    fn grey(&self, x: u32, y: u32) -> f32 {
+    fn value(&self, x: u32, y: u32) -> f32 {
         let at = (y as usize * self.frame.width() as usize + x as usize) * 3;
         let p = &self.frame.as_raw()[at..at + 3];
         match &self.towards_paper {
@@ -1410,8 +1410,8 @@ impl<'a> Luma<'a> {
         let (x0, y0) = (x as u32, y as u32);
         let (x1, y1) = ((x0 + 1).min(w - 1), (y0 + 1).min(h - 1));
         let (fx, fy) = ((x - f64::from(x0)) as f32, (y - f64::from(y0)) as f32);
-        let top = self.grey(x0, y0) * (1.0 - fx) + self.grey(x1, y0) * fx;
-        let bot = self.grey(x0, y1) * (1.0 - fx) + self.grey(x1, y1) * fx;
+        let top = self.value(x0, y0) * (1.0 - fx) + self.value(x1, y0) * fx;
+        let bot = self.value(x0, y1) * (1.0 - fx) + self.value(x1, y1) * fx;
         Some(top * (1.0 - fy) + bot * fy)
     }
 }
@@ -1423,7 +1423,7 @@ impl<'a> Luma<'a> {
 /// coarse position. The support is the fraction of probes on the fitted lines.
 /// `slack` (full-frame pixels) widens the search and the corners' leeway, for a
 /// coarse quad known to lie outside the card by up to that much.
-fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64, slack: f64) -> Refined {
+fn refine(signal: &EdgeSignal<'_>, coarse: &Quad, scale: f64, slack: f64) -> Refined {
     const PROBES: usize = 24;
     let reach = edge_reach(scale, slack);
     let step = 0.5;
@@ -1442,7 +1442,7 @@ fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64, slack: f64) -> Refined {
                 quad: *coarse,
                 support: 0.0,
                 inside_light: 0.0,
-                axis: luma.towards_paper,
+                axis: signal.towards_paper,
             };
         }
         let (dx, dy) = ((b.x - a.x) / len, (b.y - a.y) / len);
@@ -1453,7 +1453,7 @@ fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64, slack: f64) -> Refined {
             let t = 0.12 + 0.76 * k as f64 / (PROBES - 1) as f64;
             let (bx, by) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
             let found = edge_offset(
-                luma,
+                signal,
                 (bx, by),
                 (nx, ny),
                 reach,
@@ -1464,8 +1464,8 @@ fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64, slack: f64) -> Refined {
             if let Some(s) = found {
                 pts.push(Point::new(bx + nx * s, by + ny * s));
             }
-            let inner = luma.brightness(bx - nx * reach, by - ny * reach);
-            let outer = luma.brightness(bx + nx * reach, by + ny * reach);
+            let inner = signal.brightness(bx - nx * reach, by - ny * reach);
+            let outer = signal.brightness(bx + nx * reach, by + ny * reach);
             if let (Some(i), Some(o)) = (inner, outer) {
                 light_in += i;
                 light_out += o;
@@ -1498,7 +1498,7 @@ fn refine(luma: &Luma<'_>, coarse: &Quad, scale: f64, slack: f64) -> Refined {
         quad: Quad::from_cyclic(corners),
         support,
         inside_light: light_in / light_out.max(1.0),
-        axis: luma.towards_paper,
+        axis: signal.towards_paper,
     }
 }
 
@@ -1518,7 +1518,7 @@ fn edge_reach(scale: f64, slack: f64) -> f64 {
 /// so that a blurred card edge on a cloth nearly as light as the card still stands
 /// out of the noise; one pixel in the final, narrow one, for precision.
 fn edge_offset(
-    luma: &Luma<'_>,
+    signal: &EdgeSignal<'_>,
     base: (f64, f64),
     normal: (f64, f64),
     reach: f64,
@@ -1535,8 +1535,9 @@ fn edge_offset(
     for k in 0..n {
         let s = -reach + step * k as f64;
         let (x, y) = (base.0 + normal.0 * s, base.1 + normal.1 * s);
-        let sum =
-            luma.sample(x, y)? + luma.sample(x + tx, y + ty)? + luma.sample(x - tx, y - ty)?;
+        let sum = signal.sample(x, y)?
+            + signal.sample(x + tx, y + ty)?
+            + signal.sample(x - tx, y - ty)?;
         vals.push(sum / 3.0);
     }
     // Central differences, sign flipped so that bright-inside/dark-outside is
