@@ -2,7 +2,8 @@
 //! outline ([`localise`]), warp its two index corners upright ([`rectify`]), and
 //! classify them with the ONNX recognizer ([`classify`]). [`Recognizer`] runs the
 //! whole pipeline; [`exposure`] says when a frame is too bright or too dark to find
-//! cards in, and [`warning`] says so to the table, with cards too small to read; [`scene`] compares reads with labelled scenes.
+//! cards in, and [`warning`] says so to the table, with cards too small to read; [`scene`] compares reads with labelled scenes;
+//! [`watcher`] turns a stream of frames over the play zone into plays.
 //!
 //! The recognizer contract shared with the training pipeline (`models/README.md`):
 //! corners `[top-left, top-right, bottom-right, bottom-left]` of the portrait card,
@@ -20,6 +21,7 @@ pub mod scene;
 pub mod spread;
 pub mod touching;
 pub mod warning;
+pub mod watcher;
 
 pub use classify::{Classifier, ModelError, ModelSettings};
 pub use exposure::exposure_warnings;
@@ -28,3 +30,4 @@ pub use geometry::{Point, Quad};
 pub use localise::{locate, locate_cards, LocaliserConfig, Located};
 pub use recognizer::{reading_frame, CardRead, FrameRead, Recognizer, MAX_READ_SIDE};
 pub use warning::{small_cards_warning, FrameWarning};
+pub use watcher::{Phase, PlayZoneWatcher, Seen, Watch, WatchConfig, Zone};

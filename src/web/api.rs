@@ -29,7 +29,7 @@ use crate::store::{format_utc, GameId, Target};
 use super::desk::Desk;
 use super::error::{parse_object, ApiError};
 use super::views::Views;
-use super::{assets, auth, frames, AppState};
+use super::{assets, auth, frames, play_zone, AppState};
 
 type Shared = State<Arc<AppState>>;
 
@@ -51,6 +51,7 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/api/table/events", post(table_event))
         .route("/api/rule/check", post(rule_check))
         .route("/api/frames", post(upload_frame))
+        .route("/api/watch", post(watch_frame))
         .route("/api/frames/:id", get(frame))
         .route("/api/frames/:id/card", get(frame_card))
         .route("/api/audit/:id", get(audit_report))
@@ -329,6 +330,38 @@ async fn upload_frame(
     let worker = Arc::clone(&state);
     let reply = tokio::task::spawn_blocking(move || {
         frames::process(&body, worker.table.spool(), &worker.camera)
+    })
+    .await
+    .map_err(|e| ApiError::Store {
+        what: format!("the frame reader stopped: {e}"),
+        at: at.into(),
+    })??;
+    Ok(Json(reply).into_response())
+}
+
+/// `POST /api/watch?zone=x0,y0,x1,y1[&restart=1]`: one webcam frame over the play
+/// zone (God). Answers what the zone holds, and once per play the play's reads
+/// with its frame kept as evidence ([`play_zone::WatchReply`]).
+async fn watch_frame(
+    State(state): Shared,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let at = "POST /api/watch";
+    require_god(&state, &headers, query.as_deref(), at)?;
+    let zone = play_zone::parse_zone(auth::query_param(query.as_deref(), "zone"), at)?;
+    let restart = auth::query_param(query.as_deref(), "restart").is_some_and(|v| v == "1");
+    let worker = Arc::clone(&state);
+    let reply = tokio::task::spawn_blocking(move || {
+        play_zone::watch_frame(
+            &body,
+            zone,
+            restart,
+            worker.table.spool(),
+            &worker.camera,
+            &worker.watch,
+        )
     })
     .await
     .map_err(|e| ApiError::Store {

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use image::codecs::jpeg::JpegEncoder;
+use image::RgbImage;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -179,12 +180,21 @@ pub fn process(bytes: &[u8], spool: &Path, camera: &Camera) -> Result<FrameReply
     let at = "POST /api/frames";
     let image =
         decode_frame(bytes, "the uploaded frame").map_err(|e| ApiError::bad(format!("{e}"), at))?;
+    let id = keep(bytes, &image, spool, at)?;
+    let mut reply = FrameReply::unread(id, &image, camera);
+    read_into(&mut reply, &image, camera);
+    Ok(reply)
+}
+
+/// Keeps a decoded frame in the spool as JPEG (the uploaded bytes when they are
+/// one), named by its SHA-256; returns the id.
+pub fn keep(bytes: &[u8], image: &RgbImage, spool: &Path, at: &str) -> Result<String, ApiError> {
     let jpeg = if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
         bytes.to_vec()
     } else {
         let mut out = Cursor::new(Vec::new());
         JpegEncoder::new_with_quality(&mut out, 92)
-            .encode_image(&image)
+            .encode_image(image)
             .map_err(|e| ApiError::bad(format!("the frame cannot be kept as JPEG: {e}"), at))?;
         out.into_inner()
     };
@@ -194,20 +204,32 @@ pub fn process(bytes: &[u8], spool: &Path, camera: &Camera) -> Result<FrameReply
         what: format!("cannot keep the frame in {}: {e}", path.display()),
         at: at.into(),
     })?;
-    let mut reply = FrameReply {
-        url: format!("/api/frames/{id}"),
-        frame: id,
-        width: image.width(),
-        height: image.height(),
-        reads: Vec::new(),
-        confirm_threshold: None,
-        recognizer: camera.note.clone(),
-        recognized: false,
-        warnings: Vec::new(),
-    };
+    Ok(id)
+}
+
+impl FrameReply {
+    /// The reply for frame `id` before any read.
+    pub fn unread(id: String, image: &RgbImage, camera: &Camera) -> FrameReply {
+        FrameReply {
+            url: format!("/api/frames/{id}"),
+            frame: id,
+            width: image.width(),
+            height: image.height(),
+            reads: Vec::new(),
+            confirm_threshold: None,
+            recognizer: camera.note.clone(),
+            recognized: false,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// Reads the cards of a frame into `reply` with the camera's recognizer, when it
+/// has one; without a read (no recognizer, or it failed) the exposure is checked.
+pub fn read_into(reply: &mut FrameReply, image: &RgbImage, camera: &Camera) {
     if let Some(recognizer) = &camera.recognizer {
         reply.confirm_threshold = Some(recognizer.classifier.settings().confirm_threshold);
-        match recognizer.recognise(&image) {
+        match recognizer.recognise(image) {
             Ok(read) => {
                 reply.recognized = true;
                 reply.reads = read
@@ -226,11 +248,9 @@ pub fn process(bytes: &[u8], spool: &Path, camera: &Camera) -> Result<FrameReply
             Err(e) => reply.recognizer = format!("the recognizer failed on this frame: {e}"),
         }
     }
-    // Without a read (no recognizer, or it failed) the exposure is checked here.
     if !reply.recognized {
-        reply.warnings = exposure_warnings(&image);
+        reply.warnings = exposure_warnings(image);
     }
-    Ok(reply)
 }
 
 /// A frame's JPEG bytes from the spool, when it is still there.

@@ -14,6 +14,7 @@ pub mod auth;
 pub mod desk;
 pub mod error;
 pub mod frames;
+pub mod play_zone;
 pub mod views;
 
 use std::future::Future;
@@ -30,6 +31,7 @@ use crate::store::history::{standard_referee, RefereeFactory};
 pub use desk::{OpenError, Table};
 pub use error::ApiError;
 pub use frames::Camera;
+pub use play_zone::ZoneWatch;
 
 /// Largest request body accepted (a camera frame, in bytes).
 pub const MAX_BODY: usize = 24 * 1024 * 1024;
@@ -38,6 +40,8 @@ pub const MAX_BODY: usize = 24 * 1024 * 1024;
 pub struct AppState {
     pub table: Table,
     pub camera: Camera,
+    /// The play-zone watcher fed by `POST /api/watch`.
+    pub watch: ZoneWatch,
     /// The secret that opens the God console and God's routes.
     pub god_token: String,
 }
@@ -85,6 +89,7 @@ impl Service {
             state: Arc::new(AppState {
                 table,
                 camera,
+                watch: ZoneWatch::default(),
                 god_token,
             }),
         })

@@ -1,0 +1,219 @@
+//! Watching the play zone: the God console sends the webcam's frames, one at a
+//! time, to `POST /api/watch`; each is read, its cards in the zone go to the
+//! [`PlayZoneWatcher`], and the frame that settles a play is kept as evidence and
+//! answered with the play's reads, as an upload is. Frames that settle nothing are
+//! not kept: a table watched for an evening sends thousands.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use crate::vision::{
+    decode_frame, FrameWarning, Phase, PlayZoneWatcher, Point, Quad, Seen, WatchConfig, Zone,
+};
+
+use super::error::ApiError;
+use super::frames::{self, Camera, FrameReply, Read};
+
+/// The service's one watcher (one camera watches the play zone).
+pub struct ZoneWatch {
+    watcher: Mutex<PlayZoneWatcher>,
+}
+
+impl Default for ZoneWatch {
+    fn default() -> Self {
+        ZoneWatch {
+            watcher: Mutex::new(PlayZoneWatcher::new(WatchConfig::default())),
+        }
+    }
+}
+
+/// The answer to one watched frame.
+#[derive(Debug, Clone, Serialize)]
+pub struct WatchReply {
+    /// What the zone holds: `not_ready`, `clear`, `moving`, `laid`, `changed`.
+    pub phase: Phase,
+    /// The phase, as a line for the table.
+    pub text: &'static str,
+    pub zone: Zone,
+    pub width: u32,
+    pub height: u32,
+    /// The cards read in the zone in this frame, left to right.
+    pub cards: Vec<Read>,
+    /// How many cards were found outside the zone (the main line, beside it).
+    pub outside: usize,
+    /// The play that settled with this frame: the frame kept as evidence (its
+    /// id, as `POST /api/frames` answers), with the zone's reads. Once per play.
+    pub laid: Option<FrameReply>,
+    /// Whether this frame found the zone empty after a play.
+    pub cleared: bool,
+    /// The frame's problems (exposure, cards too small to read).
+    pub warnings: Vec<FrameWarning>,
+}
+
+/// The zone of `?zone=x0,y0,x1,y1` (fractions of the frame's width and height);
+/// the whole frame when not given.
+pub fn parse_zone(value: Option<&str>, at: &str) -> Result<Zone, ApiError> {
+    let Some(value) = value.filter(|v| !v.is_empty()) else {
+        return Ok(Zone::WHOLE);
+    };
+    let value = value.replace("%2C", ",").replace("%2c", ",");
+    let numbers: Vec<f64> = value
+        .split(',')
+        .map(|v| v.trim().parse::<f64>().ok().filter(|n| n.is_finite()))
+        .collect::<Option<_>>()
+        .ok_or_else(|| ApiError::bad(format!("zone: {value:?} is not four numbers"), at))?;
+    let [x0, y0, x1, y1] = numbers[..] else {
+        return Err(ApiError::bad(
+            format!(
+                "zone: 4 numbers expected (x0,y0,x1,y1), got {}",
+                numbers.len()
+            ),
+            at,
+        ));
+    };
+    Zone::new(x0, y0, x1, y1).ok_or_else(|| {
+        ApiError::bad(
+            format!(
+                "zone: {value} is not a zone: give x0,y0,x1,y1 as fractions of the frame \
+                 (0 to 1), x0 < x1 and y0 < y1, at least 0.05 apart"
+            ),
+            at,
+        )
+    })
+}
+
+/// Reads one watched frame and feeds its zone's cards to the watcher (`restart`:
+/// forget what was seen before, as when watching is switched on). Blocking.
+pub fn watch_frame(
+    bytes: &[u8],
+    zone: Zone,
+    restart: bool,
+    spool: &Path,
+    camera: &Camera,
+    watch: &ZoneWatch,
+) -> Result<WatchReply, ApiError> {
+    let at = "POST /api/watch";
+    if camera.recognizer.is_none() {
+        return Err(ApiError::rejected(
+            format!(
+                "watching the play zone needs the recognizer ({}): capture frames and type the cards instead",
+                camera.note
+            ),
+            at,
+        ));
+    }
+    let image =
+        decode_frame(bytes, "the watched frame").map_err(|e| ApiError::bad(format!("{e}"), at))?;
+    let mut read = FrameReply::unread(String::new(), &image, camera);
+    frames::read_into(&mut read, &image, camera);
+    if !read.recognized {
+        return Err(ApiError::Store {
+            what: read.recognizer,
+            at: at.into(),
+        });
+    }
+    let (width, height) = (image.width(), image.height());
+    let (inside, outside): (Vec<Read>, Vec<Read>) = read
+        .reads
+        .drain(..)
+        .partition(|r| zone.contains(quad_of(r).centre(), width, height));
+    let seen: Vec<Seen<Read>> = inside
+        .into_iter()
+        .map(|r| Seen {
+            quad: quad_of(&r),
+            read: r,
+        })
+        .collect();
+    let outcome = {
+        // A panic while the lock was held left a watcher of plain data: go on with it.
+        let mut watcher = watch
+            .watcher
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if restart {
+            *watcher = PlayZoneWatcher::new(WatchConfig::default());
+        }
+        watcher.observe(seen.clone())
+    };
+    let cards: Vec<Read> = outcome
+        .laid
+        .as_ref()
+        .unwrap_or(&seen)
+        .iter()
+        .map(|s| s.read.clone())
+        .collect();
+    let laid = match &outcome.laid {
+        Some(_) => {
+            let id = frames::keep(bytes, &image, spool, at)?;
+            let mut reply = FrameReply::unread(id, &image, camera);
+            reply.confirm_threshold = read.confirm_threshold;
+            reply.recognized = true;
+            reply.reads = cards.clone();
+            reply.warnings = read.warnings.clone();
+            Some(reply)
+        }
+        None => None,
+    };
+    Ok(WatchReply {
+        phase: outcome.phase,
+        text: outcome.phase.text(),
+        zone,
+        width,
+        height,
+        cards,
+        outside: outside.len(),
+        laid,
+        cleared: outcome.cleared,
+        warnings: read.warnings,
+    })
+}
+
+fn quad_of(read: &Read) -> Quad {
+    let p = |i: usize| {
+        read.corners
+            .get(i)
+            .map_or(Point::new(0.0, 0.0), |c| Point::new(c[0], c[1]))
+    };
+    Quad([p(0), p(1), p(2), p(3)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zones_are_fractions_with_clear_errors() {
+        assert_eq!(parse_zone(None, "t").expect("whole"), Zone::WHOLE);
+        assert_eq!(parse_zone(Some(""), "t").expect("whole"), Zone::WHOLE);
+        let z = parse_zone(Some("0.5%2C0,1,0.6"), "t").expect("zone");
+        assert_eq!((z.x0, z.y0, z.x1, z.y1), (0.5, 0.0, 1.0, 0.6));
+        for (bad, says) in [
+            ("0.5,0,1", "4 numbers expected"),
+            ("a,b,c,d", "is not four numbers"),
+            ("0.5,0,0.4,1", "x0 < x1"),
+            ("0,0,2,1", "fractions of the frame"),
+        ] {
+            let err = parse_zone(Some(bad), "t").unwrap_err();
+            assert!(err.to_string().contains(says), "{bad}: {err}");
+            assert_eq!(err.status(), axum::http::StatusCode::BAD_REQUEST);
+        }
+    }
+
+    #[test]
+    fn without_a_recognizer_watching_is_refused_with_the_reason() {
+        let dir = tempfile::tempdir().expect("dir");
+        let err = watch_frame(
+            b"anything",
+            Zone::WHOLE,
+            false,
+            dir.path(),
+            &Camera::none("no model here"),
+            &ZoneWatch::default(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("no model here"), "{err}");
+        assert_eq!(err.status(), axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+    }
+}

@@ -1,0 +1,204 @@
+//! Watching the play zone through the live service: frames of an empty table, then
+//! of a four-card sequence, sent one at a time to `POST /api/watch` as the God
+//! console sends its webcam's frames. The play must be reported once, when it has
+//! lain still for three frames, with its frame kept as evidence that a play can
+//! take; the zone must be seen cleared; cards outside the zone are not the play;
+//! and bad requests get clear errors without disturbing the watcher.
+
+mod web_support;
+
+use serde_json::{json, Value};
+use web_support::Server;
+
+const ROUND: &str = r#"{"god":"Pierre","players":["Alain","François","Jacques"],"rule":"if last.odd then black else red","starter":"3H"}"#;
+
+/// The committed four-card frame (4D 4H 8C 5H on a dark cloth), and the same
+/// table with the cards taken away (every pixel the cloth's colour at a corner,
+/// with a little texture so that it is not a blank image).
+fn frames() -> (Vec<u8>, Vec<u8>) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cards = std::fs::read(root.join("tests/data/scenes/08-seq4-dark.jpg")).expect("frame");
+    let image = image::load_from_memory(&cards).expect("decodes").to_rgb8();
+    let cloth = *image.get_pixel(5, 5);
+    let empty = image::RgbImage::from_fn(image.width(), image.height(), |x, y| {
+        let grain = ((x * 7 + y * 13) % 5) as u8;
+        image::Rgb(cloth.0.map(|c| c.saturating_add(grain)))
+    });
+    let mut png = Vec::new();
+    empty
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .expect("png");
+    (cards, png)
+}
+
+fn names(reads: &Value) -> Vec<String> {
+    reads
+        .as_array()
+        .expect("reads")
+        .iter()
+        .map(|r| r["card"].as_str().expect("card").to_string())
+        .collect()
+}
+
+#[test]
+fn a_play_laid_in_the_zone_is_reported_once_with_its_frame_as_evidence() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("watch.db"));
+    server.post("/api/rounds", ROUND).expect(200);
+    let (cards, empty) = frames();
+
+    // Cards already in the zone when watching starts are not a play.
+    let first = server
+        .post_bytes("/api/watch?restart=1", &cards)
+        .expect(200);
+    assert_eq!(first["phase"], "moving", "{first}");
+    for _ in 0..3 {
+        let r = server.post_bytes("/api/watch", &cards).expect(200);
+        assert!(r["laid"].is_null(), "{r}");
+    }
+    let stale = server.post_bytes("/api/watch", &cards).expect(200);
+    assert_eq!(stale["phase"], "not_ready", "{stale}");
+    assert!(stale["text"]
+        .as_str()
+        .unwrap()
+        .contains("clear the play zone"));
+
+    // The zone is cleared, then the play is laid.
+    let phases: Vec<Value> = (0..3)
+        .map(|_| server.post_bytes("/api/watch", &empty).expect(200)["phase"].clone())
+        .collect();
+    assert_eq!(phases, [json!("moving"), json!("moving"), json!("clear")]);
+    let replies: Vec<Value> = (0..3)
+        .map(|_| server.post_bytes("/api/watch", &cards).expect(200))
+        .collect();
+    assert!(replies[0]["laid"].is_null() && replies[1]["laid"].is_null());
+    let laid = &replies[2]["laid"];
+    assert_eq!(replies[2]["phase"], "laid", "{}", replies[2]);
+    assert_eq!(names(&laid["reads"]), ["4D", "4H", "8C", "5H"], "{laid}");
+    assert_eq!(names(&replies[2]["cards"]), ["4D", "4H", "8C", "5H"]);
+    let frame = laid["frame"].as_str().expect("frame id").to_string();
+    assert_eq!(frame.len(), 64);
+    // The frame was kept: it can be fetched, and a play can take it as evidence.
+    assert_eq!(server.get(&format!("/api/frames/{frame}")).status, 200);
+    let reads: Vec<Value> = laid["reads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| json!({"read": r["card"], "confidence": r["confidence"], "corners": r["corners"]}))
+        .collect();
+    let play = server
+        .post(
+            "/api/plays",
+            &json!({"cards": names(&laid["reads"]), "evidence": {"frame": frame, "reads": reads}})
+                .to_string(),
+        )
+        .expect(200);
+    assert_eq!(play["ack"]["ok"], true, "{play}");
+    assert_eq!(
+        play["last"]["evidence"]["frame_sha256"],
+        frame.as_str(),
+        "{play}"
+    );
+    assert_eq!(play["last"]["cards"], json!(["4D", "4H", "8C", "5H"]));
+
+    // Still lying there: not reported again; taken away: cleared once.
+    for _ in 0..3 {
+        let r = server.post_bytes("/api/watch", &cards).expect(200);
+        assert!(r["laid"].is_null(), "{r}");
+        assert_eq!(r["phase"], "laid", "{r}");
+    }
+    let cleared: Vec<Value> = (0..4)
+        .map(|_| server.post_bytes("/api/watch", &empty).expect(200)["cleared"].clone())
+        .collect();
+    assert_eq!(
+        cleared,
+        [json!(false), json!(false), json!(true), json!(false)]
+    );
+
+    // Frames that settled nothing were not kept: the spool holds the one frame,
+    // now taken by the play into the database.
+    let spooled = std::fs::read_dir(dir.path().join("watch.db.frames"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert!(spooled <= 1, "{spooled} frames spooled");
+}
+
+#[test]
+fn only_the_cards_inside_the_zone_are_the_play() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("zone.db"));
+    let (cards, empty) = frames();
+    // The left quarter of the frame: the sequence's first card only.
+    let zone = "zone=0,0,0.26,1";
+    server
+        .post_bytes(&format!("/api/watch?restart=1&{zone}"), &empty)
+        .expect(200);
+    for _ in 0..2 {
+        server
+            .post_bytes(&format!("/api/watch?{zone}"), &empty)
+            .expect(200);
+    }
+    let replies: Vec<Value> = (0..3)
+        .map(|_| {
+            server
+                .post_bytes(&format!("/api/watch?{zone}"), &cards)
+                .expect(200)
+        })
+        .collect();
+    let last = &replies[2];
+    assert_eq!(names(&last["laid"]["reads"]), ["4D"], "{last}");
+    assert_eq!(last["outside"], 3, "{last}");
+    assert_eq!(last["zone"]["x1"], 0.26);
+}
+
+#[test]
+fn bad_watch_requests_get_clear_errors_and_leave_the_watcher_as_it_was() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("bad.db"));
+    let (cards, empty) = frames();
+    server
+        .post_bytes("/api/watch?restart=1", &empty)
+        .expect(200);
+    for _ in 0..2 {
+        server.post_bytes("/api/watch", &empty).expect(200);
+    }
+    let ready = server.post_bytes("/api/watch", &empty).expect(200);
+    assert_eq!(ready["phase"], "clear");
+    // Between two frames of the play: a broken frame, a bad zone, no token.
+    server.post_bytes("/api/watch", &cards).expect(200);
+    let broken = server.post_bytes("/api/watch", b"not an image").expect(400);
+    assert!(
+        broken["error"].as_str().unwrap().contains("watched frame"),
+        "{broken}"
+    );
+    let zone = server
+        .post_bytes("/api/watch?zone=0.5,0,0.2,1", &cards)
+        .expect(400);
+    assert!(
+        zone["error"].as_str().unwrap().contains("x0 < x1"),
+        "{zone}"
+    );
+    assert_eq!(
+        web_support::request(server.addr, "POST", "/api/watch", &[], &cards).status,
+        401
+    );
+    // The play still settles on its third good frame.
+    server.post_bytes("/api/watch", &cards).expect(200);
+    let third = server.post_bytes("/api/watch", &cards).expect(200);
+    assert_eq!(names(&third["laid"]["reads"]).len(), 4, "{third}");
+}
+
+#[test]
+fn watching_without_a_recognizer_says_why() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("none.db"));
+    let (cards, _) = frames();
+    let refused = server.post_bytes("/api/watch", &cards).expect(422);
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains("needs the recognizer"),
+        "{refused}"
+    );
+}
