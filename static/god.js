@@ -154,6 +154,7 @@
       stream = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 1920 }, height: { ideal: 1080 } } });
       const v = $("video"); v.srcObject = stream; v.hidden = false; $("frame-img").hidden = true;
       $("snap").disabled = false;
+      for (const id of ["watch", "mark-zone", "whole-zone"]) $(id).disabled = false;
     } catch (e) { $("frame-error").textContent = "webcam: " + e.message; }
   });
   $("snap").addEventListener("click", () => {
@@ -164,6 +165,104 @@
     c.toBlob((blob) => blob && uploadFrame(blob), "image/jpeg", 0.92);
   });
   $("upload").addEventListener("change", (ev) => { const f = ev.target.files[0]; if (f) uploadFrame(f); });
+
+  // --- watching the play zone ---
+  // Every 650 ms (never two at once) the webcam's frame goes to /api/watch; the
+  // service's watcher says when a play has settled in the zone, once per play,
+  // and keeps that frame as evidence. A sure play of 1–4 cards can be played at
+  // once for the player whose turn it is; anything else waits for God.
+  const ZONE_KEY = "eleusis.zone";
+  let zone = null, watchTimer = null, watchBusy = false, restartWatch = false, marking = null;
+  try { zone = JSON.parse(localStorage.getItem(ZONE_KEY) || "null"); } catch (e) { zone = null; }
+  function showZone() {
+    const box = $("zone-box");
+    box.hidden = !zone;
+    if (!zone) return;
+    box.style.left = zone[0] * 100 + "%"; box.style.top = zone[1] * 100 + "%";
+    box.style.width = (zone[2] - zone[0]) * 100 + "%"; box.style.height = (zone[3] - zone[1]) * 100 + "%";
+  }
+  showZone();
+  function setZone(z) {
+    zone = z;
+    if (z) localStorage.setItem(ZONE_KEY, JSON.stringify(z)); else localStorage.removeItem(ZONE_KEY);
+    showZone();
+    restartWatch = true; // what lay in the old zone says nothing of the new one
+  }
+  $("whole-zone").addEventListener("click", () => setZone(null));
+  $("mark-zone").addEventListener("click", () => {
+    marking = {};
+    $("camera-view").classList.add("marking");
+    $("watch-status").textContent = "drag a rectangle over the video where plays are laid";
+  });
+  function fraction(ev) {
+    const r = $("video").getBoundingClientRect();
+    return [Math.min(1, Math.max(0, (ev.clientX - r.left) / r.width)), Math.min(1, Math.max(0, (ev.clientY - r.top) / r.height))];
+  }
+  $("camera-view").addEventListener("pointerdown", (ev) => { if (marking) { marking.from = fraction(ev); ev.preventDefault(); } });
+  $("camera-view").addEventListener("pointermove", (ev) => {
+    if (!marking || !marking.from) return;
+    const [a, b] = [marking.from, fraction(ev)];
+    zone = [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[0], b[0]), Math.max(a[1], b[1])];
+    showZone();
+  });
+  $("camera-view").addEventListener("pointerup", () => {
+    if (!marking || !marking.from) return;
+    marking = null;
+    $("camera-view").classList.remove("marking");
+    // The service refuses a zone narrower than 5 % of the frame: a slip of the mouse.
+    setZone(zone && zone[2] - zone[0] >= 0.05 && zone[3] - zone[1] >= 0.05 ? zone : null);
+    $("watch-status").textContent = zone ? "play zone marked" : "too small: the whole frame is the play zone";
+  });
+  $("watch").addEventListener("change", () => {
+    clearInterval(watchTimer);
+    if ($("watch").checked) {
+      restartWatch = true;
+      watchTimer = setInterval(watchTick, 650);
+      $("watch-status").textContent = "watching…";
+    } else $("watch-status").textContent = "";
+  });
+  async function watchTick() {
+    const v = $("video");
+    if (watchBusy || !v.videoWidth) return;
+    watchBusy = true;
+    try {
+      const c = document.createElement("canvas");
+      c.width = v.videoWidth; c.height = v.videoHeight;
+      c.getContext("2d").drawImage(v, 0, 0);
+      const blob = await new Promise((ok) => c.toBlob(ok, "image/jpeg", 0.9));
+      const query = [restartWatch ? "restart=1" : "", zone ? "zone=" + zone.map((x) => x.toFixed(4)).join(",") : ""].filter(Boolean).join("&");
+      const reply = await E.api("POST", "/api/watch" + (query ? "?" + query : ""), blob, true);
+      restartWatch = false;
+      showWatch(reply);
+    } catch (e) {
+      $("watch-status").textContent = "watching: " + e.message;
+    } finally { watchBusy = false; }
+  }
+  function showWatch(reply) {
+    if (!$("watch").checked) return;
+    const inZone = reply.cards.map((r) => r.card + (r.needs_confirmation ? "?" : "")).join(" ");
+    $("watch-status").textContent = reply.text + (inZone ? " · in the zone: " + inZone : "") +
+      (reply.outside ? " · " + reply.outside + " card(s) outside the zone" : "") +
+      (reply.warnings.length ? " · ⚠ " + reply.warnings.map((w) => w.text).join("; ") : "");
+    if (reply.laid) takeLaid(reply.laid);
+  }
+  function takeLaid(laid) {
+    frameReply = laid;
+    const img = $("frame-img");
+    img.onload = () => drawOverlay(laid);
+    img.src = laid.url; img.hidden = false; $("video").hidden = true;
+    showReads(laid);
+    useReads();
+    const n = laid.reads.length, sure = laid.reads.every((r) => !r.needs_confirmation);
+    const live = view && view.round && view.state && !view.state.ended;
+    if ($("auto-judge").checked && live && sure && n >= 1 && n <= 4) {
+      $("play").click();
+    } else {
+      $("play-error").textContent = n > 4
+        ? n + " cards laid: a hand spread out? Check the reads, then No play."
+        : "play read from the zone: check the reads, then Play.";
+    }
+  }
 
   async function uploadFrame(blob) {
     $("frame-error").textContent = "";

@@ -3,7 +3,7 @@
 //! play are posted through the API, and the page must show them — pushed over the
 //! WebSocket, without a reload. The God console's live rule check and its camera
 //! upload (read by the project's recognizer, confirmed, played with its evidence)
-//! are exercised too.
+//! are exercised too, and its watching of the play zone through a (fake) webcam.
 //!
 //! Chromium and chromedriver are required (`scripts/test-all` installs them): when
 //! they are missing this test fails, it does not skip.
@@ -84,15 +84,26 @@ impl Driver {
     }
 
     fn open_session(&mut self, profile: &Path) {
+        self.open_session_with(profile, &[]);
+    }
+
+    /// A session with more Chromium switches (a fake webcam, say).
+    fn open_session_with(&mut self, profile: &Path, extra: &[String]) {
+        let mut args = vec![
+            "--headless".to_string(),
+            "--no-sandbox".into(),
+            "--disable-gpu".into(),
+            "--disable-background-networking".into(),
+            "--disable-component-update".into(),
+            "--disable-sync".into(),
+            "--no-first-run".into(),
+            "--window-size=1366,900".into(),
+            format!("--user-data-dir={}", profile.display()),
+        ];
+        args.extend_from_slice(extra);
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": CHROMIUM,
-                "args": ["--headless", "--no-sandbox", "--disable-gpu",
-                         "--disable-background-networking", "--disable-component-update",
-                         "--disable-sync", "--no-first-run", "--window-size=1366,900",
-                         format!("--user-data-dir={}", profile.display())]
-            }
+            "goog:chromeOptions": { "binary": CHROMIUM, "args": args }
         }}});
         let value = self.call("POST", "/session", &caps);
         self.session = Some(value["sessionId"].as_str().expect("session id").to_string());
@@ -119,6 +130,17 @@ impl Driver {
 
     /// Evaluates `script` until `ok` holds on its value (20 s at most).
     fn wait_for(&self, what: &str, script: &str, ok: impl Fn(&Value) -> bool) -> Value {
+        self.wait_within(Duration::from_secs(20), what, script, ok)
+    }
+
+    /// [`Driver::wait_for`] with another limit.
+    fn wait_within(
+        &self,
+        limit: Duration,
+        what: &str,
+        script: &str,
+        ok: impl Fn(&Value) -> bool,
+    ) -> Value {
         let start = Instant::now();
         loop {
             let value = self.eval(script);
@@ -126,7 +148,7 @@ impl Driver {
                 return value;
             }
             assert!(
-                start.elapsed() < Duration::from_secs(20),
+                start.elapsed() < limit,
                 "the page never showed {what}; last seen: {value}"
             );
             std::thread::sleep(Duration::from_millis(100));
@@ -434,4 +456,184 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
 
     drop(driver);
     server.stop();
+}
+
+/// Writes a one-frame-a-second Y4M video (4:2:0, full-range BT.601): Chromium's
+/// fake webcam plays it in a loop.
+fn write_y4m(path: &Path, frames: &[&image::RgbImage]) {
+    use std::io::Write;
+    let (w, h) = frames[0].dimensions();
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("y4m file"));
+    writeln!(out, "YUV4MPEG2 W{w} H{h} F1:1 Ip A1:1 C420jpeg").expect("write");
+    for frame in frames {
+        let px = |x: u32, y: u32| frame.get_pixel(x, y).0.map(f32::from);
+        let y_plane: Vec<u8> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (y, x)))
+            .map(|(y, x)| {
+                let [r, g, b] = px(x, y);
+                (0.299 * r + 0.587 * g + 0.114 * b)
+                    .round()
+                    .clamp(0.0, 255.0) as u8
+            })
+            .collect();
+        let (mut u_plane, mut v_plane) = (Vec::new(), Vec::new());
+        for y in (0..h).step_by(2) {
+            for x in (0..w).step_by(2) {
+                let [r, g, b] = px(x, y);
+                u_plane.push(
+                    (128.0 - 0.168_736 * r - 0.331_264 * g + 0.5 * b)
+                        .round()
+                        .clamp(0.0, 255.0) as u8,
+                );
+                v_plane.push(
+                    (128.0 + 0.5 * r - 0.418_688 * g - 0.081_312 * b)
+                        .round()
+                        .clamp(0.0, 255.0) as u8,
+                );
+            }
+        }
+        out.write_all(b"FRAME\n").expect("write");
+        for plane in [&y_plane, &u_plane, &v_plane] {
+            out.write_all(plane).expect("write");
+        }
+    }
+    out.flush().expect("flush");
+}
+
+/// The God console watching the play zone through a webcam (Chromium's fake
+/// camera playing the empty table for six seconds, then four cards laid on it
+/// for five, in a loop):
+/// God drags the play zone over the first card's place; with "judge sure plays at
+/// once" on, the card laid there is judged for the player whose turn it is, with
+/// the settling frame and its read as evidence, and no one taps anything. The
+/// three cards outside the zone are not played.
+#[test]
+fn the_console_watches_the_play_zone_and_judges_a_sure_play_by_itself() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("watch.db"));
+    let round = json!({"god": "Pierre", "players": ["Alain", "François", "Jacques"],
+                       "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes/08-seq4-dark.jpg");
+    let cards = image::open(&scene).expect("frame").to_rgb8();
+    let cloth = *cards.get_pixel(5, 5);
+    let empty = image::RgbImage::from_pixel(cards.width(), cards.height(), cloth);
+    let video = dir.path().join("table.y4m");
+    let mut frames = vec![&empty; 6];
+    frames.extend(std::iter::repeat(&cards).take(5));
+    write_y4m(&video, &frames);
+
+    let mut driver = Driver::start();
+    driver.open_session_with(
+        &dir.path().join("profile"),
+        &[
+            "--use-fake-ui-for-media-stream".into(),
+            "--use-fake-device-for-media-stream".into(),
+            format!("--use-file-for-fake-video-capture={}", video.display()),
+        ],
+    );
+    driver.goto(&format!(
+        "http://{}/god?token={}",
+        server.addr, server.token
+    ));
+    driver.wait_for(
+        "the live round",
+        "return document.getElementById('now').textContent;",
+        |v| v.as_str().is_some_and(|t| t.contains("Turn: Jacques")),
+    );
+    driver.eval("document.getElementById('cam-on').click(); return true;");
+    driver.wait_for(
+        "the webcam's picture",
+        "return document.getElementById('video').videoWidth;",
+        |v| v.as_u64() == Some(1280),
+    );
+    // God marks the play zone by dragging over the left quarter of the picture:
+    // of the four cards on the table, only the first lies in it.
+    driver.eval("document.getElementById('video').scrollIntoView(); return true;");
+    let rect = driver.eval(
+        "const r = document.getElementById('video').getBoundingClientRect(); \
+         return [r.left, r.top, r.width, r.height];",
+    );
+    let at = |fx: f64, fy: f64| {
+        let r: Vec<f64> = rect
+            .as_array()
+            .expect("rect")
+            .iter()
+            .filter_map(Value::as_f64)
+            .collect();
+        (
+            (r[0] + fx * r[2]).round() as i64,
+            (r[1] + fy * r[3]).round() as i64,
+        )
+    };
+    let ((x0, y0), (x1, y1)) = (at(0.01, 0.02), at(0.26, 0.98));
+    driver.eval("document.getElementById('mark-zone').click(); return true;");
+    driver.call(
+        "POST",
+        &driver.session_path("actions"),
+        &json!({"actions": [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+            "actions": [
+                {"type": "pointerMove", "x": x0, "y": y0, "origin": "viewport"},
+                {"type": "pointerDown", "button": 0},
+                {"type": "pointerMove", "x": x1, "y": y1, "origin": "viewport", "duration": 200},
+                {"type": "pointerUp", "button": 0}]}]}),
+    );
+    let zone = driver.eval(
+        "return [JSON.parse(localStorage.getItem('eleusis.zone')), \
+                 document.getElementById('zone-box').hidden];",
+    );
+    let marked: Vec<f64> = zone[0]
+        .as_array()
+        .expect("zone kept")
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    assert!(
+        marked.len() == 4 && marked[0] < 0.03 && (marked[2] - 0.26).abs() < 0.02,
+        "{zone}"
+    );
+    assert_eq!(zone[1], false, "the zone is drawn over the picture");
+    driver.eval(
+        "document.getElementById('auto-judge').checked = true; \
+         const w = document.getElementById('watch'); w.checked = true; \
+         w.dispatchEvent(new Event('change')); return true;",
+    );
+    // The fake camera's loop is eleven seconds long, and watching may begin with
+    // the cards already down: they must be seen taken away first.
+    let result = driver.wait_within(
+        Duration::from_secs(40),
+        "the verdict on the play laid in the zone",
+        "return document.getElementById('result').innerText;",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.contains("RIGHT") || t.contains("WRONG"))
+        },
+    );
+    assert!(
+        result.as_str().unwrap_or("").contains("plays card 4D"),
+        "{result}"
+    );
+    let status = driver.eval("return document.getElementById('watch-status').textContent;");
+    assert!(
+        status
+            .as_str()
+            .is_some_and(|t| t.contains("play read") && t.contains("3 card(s) outside the zone")),
+        "{status}"
+    );
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("god-watch.png"));
+
+    let audit = server.get_god("/api/audit/1.1").expect(200);
+    let events = audit["rounds"][0]["events"].as_array().expect("events");
+    let plays: Vec<&Value> = events.iter().filter(|e| e["event"] == "play").collect();
+    assert_eq!(plays.len(), 1, "one play, judged once: {events:?}");
+    let played = plays[0];
+    assert_eq!(played["player"], "Jacques", "{played}");
+    assert_eq!(played["cards"], json!(["4D"]), "{played}");
+    assert_eq!(
+        played["reads"].as_array().map(Vec::len),
+        Some(1),
+        "{played}"
+    );
+    assert_eq!(played["frame"]["intact"], true, "{played}");
 }
