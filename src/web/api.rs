@@ -74,6 +74,21 @@ fn require_god(
     }
 }
 
+/// Runs blocking work (the model, image codecs, the rule checker) off the async
+/// workers; `worker` names it in the error when it panics.
+async fn off_workers<T: Send + 'static>(
+    worker: &str,
+    at: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::Store {
+            what: format!("the {worker} stopped: {e}"),
+            at: at.into(),
+        })
+}
+
 fn current(state: &AppState) -> Arc<Views> {
     Arc::clone(&state.table.views().borrow())
 }
@@ -293,7 +308,7 @@ async fn rule_check(
         .get("analyse")
         .and_then(Value::as_bool)
         .unwrap_or(true);
-    let answer = tokio::task::spawn_blocking(move || match Rule::parse(&text) {
+    let answer = off_workers("rule checker", at, move || match Rule::parse(&text) {
         Err(e) => json!({
             "ok": false,
             "error": {"line": e.line, "column": e.column, "message": e.message, "text": e.to_string()},
@@ -310,11 +325,7 @@ async fn rule_check(
             json!({"ok": true, "report": report})
         }
     })
-    .await
-    .map_err(|e| ApiError::Store {
-        what: format!("the rule checker stopped: {e}"),
-        at: at.into(),
-    })?;
+    .await?;
     Ok(Json(answer).into_response())
 }
 
@@ -328,14 +339,10 @@ async fn upload_frame(
     let at = "POST /api/frames";
     require_god(&state, &headers, query.as_deref(), at)?;
     let worker = Arc::clone(&state);
-    let reply = tokio::task::spawn_blocking(move || {
+    let reply = off_workers("frame reader", at, move || {
         frames::process(&body, worker.table.spool(), &worker.camera)
     })
-    .await
-    .map_err(|e| ApiError::Store {
-        what: format!("the frame reader stopped: {e}"),
-        at: at.into(),
-    })??;
+    .await??;
     Ok(Json(reply).into_response())
 }
 
@@ -353,7 +360,7 @@ async fn watch_frame(
     let zone = play_zone::parse_zone(auth::query_param(query.as_deref(), "zone"), at)?;
     let restart = auth::query_param(query.as_deref(), "restart").is_some_and(|v| v == "1");
     let worker = Arc::clone(&state);
-    let reply = tokio::task::spawn_blocking(move || {
+    let reply = off_workers("frame reader", at, move || {
         play_zone::watch_frame(
             &body,
             zone,
@@ -363,11 +370,7 @@ async fn watch_frame(
             &worker.watch,
         )
     })
-    .await
-    .map_err(|e| ApiError::Store {
-        what: format!("the frame reader stopped: {e}"),
-        at: at.into(),
-    })??;
+    .await??;
     Ok(Json(reply).into_response())
 }
 
@@ -389,18 +392,14 @@ async fn frame_card(
     let at = format!("GET /api/frames/{id}/card");
     let jpeg = frame_jpeg(&state, &id, &at).await?;
     let worker_at = at.clone();
-    let png = tokio::task::spawn_blocking(move || {
+    let png = off_workers("card cutter", &at, move || {
         frames::card_png(
             &jpeg,
             auth::query_param(query.as_deref(), "corners"),
             &worker_at,
         )
     })
-    .await
-    .map_err(|e| ApiError::Store {
-        what: format!("the card cutter stopped: {e}"),
-        at,
-    })??;
+    .await??;
     Ok(([(header::CONTENT_TYPE, "image/png")], png).into_response())
 }
 
