@@ -1,7 +1,8 @@
 //! `eleusis recognize` end to end on committed scenes with the committed model:
 //! JSON lines in the documented shape, cards left to right and read right, an
 //! error line for a bad file with the others going on, `--locate-only` without a
-//! model, `--check` totals, and `--save-cards` writing each card as the model saw it.
+//! model, `--check` totals, `--save-cards` writing each card as the model saw it,
+//! and `--watch` feeding frames in order to the play-zone watcher.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -708,5 +709,64 @@ fn save_cards_into_a_path_that_is_a_file_is_a_clear_error() {
     assert!(
         err.contains("--save-cards") && err.contains("not-a-folder"),
         "{err}"
+    );
+}
+
+/// A webcam's frames of the play zone, in order: the empty cloth three times, the
+/// four-card sequence three times, the cloth again three times.
+fn watch_folder(dir: &Path) {
+    let cards = scene("08-seq4-dark.jpg");
+    let image = image::open(&cards).expect("frame").to_rgb8();
+    let cloth = image::RgbImage::from_pixel(image.width(), image.height(), *image.get_pixel(5, 5));
+    for i in 0..9 {
+        let path = dir.join(format!("{i:02}.png"));
+        if (3..6).contains(&i) {
+            std::fs::copy(&cards, path.with_extension("jpg")).expect("copy");
+        } else {
+            cloth.save(&path).expect("png");
+        }
+    }
+}
+
+#[test]
+fn watch_mode_reports_a_play_once_when_it_settles_and_the_clear_after_it() {
+    if !has_model() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    watch_folder(dir.path());
+    let folder = dir.path().display().to_string();
+    let out = eleusis(&["recognize", "--watch", "--json", &folder]);
+    assert!(out.status.success(), "{out:?}");
+    let lines = lines(&out);
+    let phases: Vec<&str> = lines
+        .iter()
+        .map(|l| l["phase"].as_str().expect("phase"))
+        .collect();
+    assert_eq!(
+        phases,
+        ["moving", "moving", "clear", "clear", "moving", "laid", "laid", "moving", "clear"]
+    );
+    let laid: Vec<&Value> = lines.iter().filter(|l| !l["laid"].is_null()).collect();
+    assert_eq!(laid.len(), 1, "{lines:?}");
+    assert_eq!(laid[0]["laid"], json!(["4D", "4H", "8C", "5H"]));
+    assert!(laid[0]["file"].as_str().expect("file").ends_with("05.jpg"));
+    assert_eq!(lines[8]["cleared"], true);
+
+    // Text, with a zone holding the sequence's first card only.
+    let out = eleusis(&["recognize", "--watch", "--zone", "0,0,0.26,1", &folder]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("05.jpg: laid (1 in the zone, 3 outside); play laid: 4D\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("1 plays laid in 9 frames\n"), "{text}");
+
+    // A zone that is not one is refused before anything is read.
+    let bad = eleusis(&["recognize", "--watch", "--zone", "0.5,0,0.4,1", &folder]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("x0 < x1"),
+        "{bad:?}"
     );
 }

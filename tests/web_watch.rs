@@ -63,11 +63,15 @@ fn a_play_laid_in_the_zone_is_reported_once_with_its_frame_as_evidence() {
         .unwrap()
         .contains("clear the play zone"));
 
-    // The zone is cleared, then the play is laid.
+    // The zone is cleared (one empty frame is an odd one out among the last four,
+    // two are movement, three are a clear), then the play is laid.
     let phases: Vec<Value> = (0..3)
         .map(|_| server.post_bytes("/api/watch", &empty).expect(200)["phase"].clone())
         .collect();
-    assert_eq!(phases, [json!("moving"), json!("moving"), json!("clear")]);
+    assert_eq!(
+        phases,
+        [json!("not_ready"), json!("moving"), json!("clear")]
+    );
     let replies: Vec<Value> = (0..3)
         .map(|_| server.post_bytes("/api/watch", &cards).expect(200))
         .collect();

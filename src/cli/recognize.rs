@@ -25,8 +25,9 @@ use serde_json::{json, Value};
 use crate::vision::rectify::rectify;
 use crate::vision::scene::{corner_tolerance, CheckSummary, Labels, SceneScore};
 use crate::vision::{
-    exposure_warnings, load_frame, locate_cards, reading_frame, small_cards_warning, Classifier,
-    FrameRead, FrameWarning, LocaliserConfig, Quad, Recognizer,
+    exposure_warnings, load_frame, locate_cards, reading_frame, small_cards_warning, CardRead,
+    Classifier, FrameRead, FrameWarning, LocaliserConfig, PlayZoneWatcher, Quad, Recognizer, Seen,
+    WatchConfig, Zone,
 };
 
 /// Arguments of `eleusis recognize`.
@@ -62,6 +63,33 @@ pub struct RecognizeArgs {
     /// Files of the same name are replaced.
     #[arg(long, value_name = "DIR")]
     pub save_cards: Option<PathBuf>,
+    /// Feed the frames, in order, to the play-zone watcher of `eleusis serve`, as
+    /// frames a webcam took one after the other (e.g. `ffmpeg -i /dev/video0 -r 1.5
+    /// frames/%04d.jpg`): one line per frame says what the zone holds, when a play
+    /// settles and its cards, and when the zone is cleared.
+    #[arg(long, conflicts_with_all = ["check", "locate_only"])]
+    pub watch: bool,
+    /// With `--watch`: the play zone, as fractions of the frame `x0,y0,x1,y1`
+    /// (default the whole frame).
+    #[arg(long, requires = "watch", value_parser = parse_zone, value_name = "X0,Y0,X1,Y1")]
+    pub zone: Option<Zone>,
+}
+
+/// `--zone`: four fractions of the frame.
+fn parse_zone(text: &str) -> std::result::Result<Zone, String> {
+    let numbers: Vec<f64> = text
+        .split(',')
+        .map(|v| v.trim().parse::<f64>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| format!("{text:?}: {e}"))?;
+    match numbers[..] {
+        [x0, y0, x1, y1] => Zone::new(x0, y0, x1, y1).ok_or_else(|| {
+            format!(
+                "{text}: fractions of the frame (0 to 1), x0 < x1 and y0 < y1, at least 0.05 apart"
+            )
+        }),
+        _ => Err(format!("{text}: four numbers x0,y0,x1,y1 expected")),
+    }
 }
 
 /// Writes the cards of each frame as upright card images (`--save-cards`).
@@ -160,6 +188,68 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         }
     }
     Ok(files)
+}
+
+/// Feeds one frame's cards in the zone to the watcher: the frame's line (JSON or
+/// text) and whether a play settled with it.
+fn watch_line(
+    watcher: &mut PlayZoneWatcher<CardRead>,
+    zone: Zone,
+    file: &str,
+    read: &FrameRead,
+    as_json: bool,
+) -> (String, bool) {
+    let (inside, outside): (Vec<&CardRead>, Vec<&CardRead>) = read
+        .cards
+        .iter()
+        .partition(|c| zone.contains(c.corners.centre(), read.width, read.height));
+    let seen = inside
+        .iter()
+        .map(|c| Seen {
+            quad: c.corners,
+            read: (*c).clone(),
+        })
+        .collect();
+    let watch = watcher.observe(seen);
+    let names = |cards: &[&CardRead]| -> Vec<String> {
+        cards
+            .iter()
+            .map(|c| format!("{}{}", c.card, if c.needs_confirmation { "?" } else { "" }))
+            .collect()
+    };
+    let laid: Option<Vec<String>> = watch.laid.as_ref().map(|l| {
+        let cards: Vec<&CardRead> = l.iter().map(|s| &s.read).collect();
+        names(&cards)
+    });
+    let line = if as_json {
+        json!({
+            "file": file,
+            "phase": watch.phase,
+            "in_zone": names(&inside),
+            "outside": outside.len(),
+            "laid": laid,
+            "cleared": watch.cleared,
+        })
+        .to_string()
+    } else {
+        let mut text = format!(
+            "{file}: {} ({} in the zone",
+            watch.phase.name(),
+            inside.len()
+        );
+        if !outside.is_empty() {
+            text += &format!(", {} outside", outside.len());
+        }
+        text += ")";
+        if let Some(cards) = &laid {
+            text += &format!("; play laid: {}", cards.join(" "));
+        }
+        if watch.cleared {
+            text += "; zone cleared";
+        }
+        text
+    };
+    (line, laid.is_some())
 }
 
 fn round(v: f64, places: i32) -> f64 {
@@ -344,6 +434,8 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
     let localiser = LocaliserConfig::default();
     let mut all_ok = true;
     let mut summary = CheckSummary::default();
+    let mut watcher: PlayZoneWatcher<CardRead> = PlayZoneWatcher::new(WatchConfig::default());
+    let mut plays = 0usize;
     for path in &files {
         let file = path.display().to_string();
         let fail = |out: &mut dyn Write, msg: String| -> Result<()> {
@@ -407,6 +499,18 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
             continue;
         };
         let read = recognizer.recognise(&frame).context("running the model")?;
+        if args.watch {
+            let line = watch_line(
+                &mut watcher,
+                args.zone.unwrap_or(Zone::WHOLE),
+                &file,
+                &read,
+                args.json,
+            );
+            plays += usize::from(line.1);
+            writeln!(out, "{}", line.0)?;
+            continue;
+        }
         match &labels {
             Some(labels) => {
                 let s = labels.score(&read.cards, corner_tolerance(read.width, read.height));
@@ -443,6 +547,9 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
                 all_ok = false;
             }
         }
+    }
+    if args.watch && !args.json {
+        writeln!(out, "{plays} plays laid in {} frames", files.len())?;
     }
     if args.check {
         if args.json {

@@ -18,7 +18,7 @@ use super::frames::{self, Camera, FrameReply, Read};
 
 /// The service's one watcher (one camera watches the play zone).
 pub struct ZoneWatch {
-    watcher: Mutex<PlayZoneWatcher>,
+    watcher: Mutex<PlayZoneWatcher<Read>>,
 }
 
 impl Default for ZoneWatch {
