@@ -297,6 +297,16 @@ mod tests {
             .collect()
     }
 
+    /// A watcher that has seen the zone empty: ready for a play.
+    fn ready() -> PlayZoneWatcher<&'static str> {
+        let mut w = PlayZoneWatcher::new(WatchConfig::default());
+        for _ in 0..3 {
+            w.observe(frame(&[]));
+        }
+        assert_eq!(w.phase(), Phase::Clear);
+        w
+    }
+
     fn phases(
         w: &mut PlayZoneWatcher<&'static str>,
         frames: &[&[(f64, f64, &'static str)]],
@@ -360,10 +370,7 @@ mod tests {
 
     #[test]
     fn jitter_and_flickering_reads_do_not_stop_a_play_from_settling() {
-        let mut w: PlayZoneWatcher<&str> = PlayZoneWatcher::new(WatchConfig::default());
-        for _ in 0..3 {
-            w.observe(frame(&[]));
-        }
+        let mut w = ready();
         // Outlines a few pixels apart, the unsure read changing its mind.
         let seq = [
             [(100.0, 100.0, "8S"), (260.0, 102.0, "9C")],
@@ -384,10 +391,7 @@ mod tests {
 
     #[test]
     fn a_hand_passing_over_the_play_is_movement_not_a_new_play() {
-        let mut w: PlayZoneWatcher<&str> = PlayZoneWatcher::new(WatchConfig::default());
-        for _ in 0..3 {
-            w.observe(frame(&[]));
-        }
+        let mut w = ready();
         let play = [(100.0, 100.0, "2H"), (260.0, 100.0, "3H")];
         let laid = (0..3).filter_map(|_| w.observe(frame(&play)).laid).count();
         assert_eq!(laid, 1);
@@ -405,10 +409,7 @@ mod tests {
 
     #[test]
     fn a_card_missed_in_one_frame_of_four_does_not_stop_a_play_from_settling() {
-        let mut w: PlayZoneWatcher<&str> = PlayZoneWatcher::new(WatchConfig::default());
-        for _ in 0..3 {
-            w.observe(frame(&[]));
-        }
+        let mut w = ready();
         // A spread hand whose last card the localiser loses now and then in the
         // webcam's noise: 3, 3, 2, 3 cards found.
         let hand = [
@@ -430,10 +431,7 @@ mod tests {
         let odd = w.observe(frame(&hand[..2]));
         assert_eq!((odd.phase, odd.laid.is_none()), (Phase::Laid, true));
         // Two odd frames in four are not one layout or the other.
-        let mut w: PlayZoneWatcher<&str> = PlayZoneWatcher::new(WatchConfig::default());
-        for _ in 0..3 {
-            w.observe(frame(&[]));
-        }
+        let mut w = ready();
         let flicker = [&hand[..], &hand[..2], &hand[..], &hand[..2]];
         assert!(flicker.iter().all(|f| w.observe(frame(f)).laid.is_none()));
         assert_eq!(w.phase(), Phase::Moving);
@@ -441,10 +439,7 @@ mod tests {
 
     #[test]
     fn cards_changed_without_a_clear_are_flagged_not_reported() {
-        let mut w: PlayZoneWatcher<&str> = PlayZoneWatcher::new(WatchConfig::default());
-        for _ in 0..3 {
-            w.observe(frame(&[]));
-        }
+        let mut w = ready();
         let play = [(100.0, 100.0, "2H")];
         assert_eq!(
             (0..3).filter_map(|_| w.observe(frame(&play)).laid).count(),
@@ -468,10 +463,7 @@ mod tests {
 
     #[test]
     fn a_spread_hand_settles_though_its_cards_flicker_and_keeps_every_card() {
-        let mut w: PlayZoneWatcher<&str> = PlayZoneWatcher::new(WatchConfig::default());
-        for _ in 0..3 {
-            w.observe(frame(&[]));
-        }
+        let mut w = ready();
         // Sixteen overlapping cards, 40 px apart; the localiser finds 16, 15, 14
         // and 16 of them in four frames.
         let hand: Vec<(f64, f64, &str)> = (0..16)
