@@ -751,6 +751,7 @@ fn watch_mode_reports_a_play_once_when_it_settles_and_the_clear_after_it() {
     assert_eq!(laid.len(), 1, "{lines:?}");
     assert_eq!(laid[0]["laid"], json!(["4D", "4H", "8C", "5H"]));
     assert!(laid[0]["file"].as_str().expect("file").ends_with("05.jpg"));
+    assert_eq!(laid[0]["laid_from"], laid[0]["file"], "{:?}", laid[0]);
     assert_eq!(lines[8]["cleared"], true);
 
     // Text, with a zone holding the sequence's first card only.

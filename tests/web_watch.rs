@@ -206,3 +206,52 @@ fn watching_without_a_recognizer_says_why() {
         "{refused}"
     );
 }
+
+#[test]
+fn a_spread_hand_is_kept_with_the_frame_that_found_all_its_cards() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("spread.db"));
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let full = std::fs::read(root.join("tests/data/scenes/12-spread12-green.jpg")).expect("frame");
+    let image = image::load_from_memory(&full).expect("decodes").to_rgb8();
+    let cloth = *image.get_pixel(5, 5);
+    let png = |image: &image::RgbImage| {
+        let mut out = Vec::new();
+        image
+            .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+            .expect("png");
+        out
+    };
+    // The king of clubs (lower right) lost in the webcam's noise.
+    let mut without_king = image.clone();
+    for y in 530..688 {
+        for x in 984..1106 {
+            without_king.put_pixel(x, y, cloth);
+        }
+    }
+    let empty = image::RgbImage::from_pixel(image.width(), image.height(), cloth);
+    server
+        .post_bytes("/api/watch?restart=1", &png(&empty))
+        .expect(200);
+    for _ in 0..2 {
+        server.post_bytes("/api/watch", &png(&empty)).expect(200);
+    }
+    let first = server.post_bytes("/api/watch", &full).expect(200);
+    assert_eq!(first["cards"].as_array().map(Vec::len), Some(12), "{first}");
+    server
+        .post_bytes("/api/watch", &png(&without_king))
+        .expect(200);
+    let settled = server
+        .post_bytes("/api/watch", &png(&without_king))
+        .expect(200);
+    assert_eq!(
+        settled["cards"].as_array().map(Vec::len),
+        Some(12),
+        "{settled}"
+    );
+    let laid = &settled["laid"];
+    assert!(names(&laid["reads"]).contains(&"KC".to_string()), "{laid}");
+    // The evidence is the frame the twelve were read in, not the last one.
+    use sha2::Digest;
+    assert_eq!(laid["frame"], hex::encode(sha2::Sha256::digest(&full)));
+}

@@ -193,7 +193,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// Feeds one frame's cards in the zone to the watcher: the frame's line (JSON or
 /// text) and whether a play settled with it.
 fn watch_line(
-    watcher: &mut PlayZoneWatcher<CardRead>,
+    watcher: &mut PlayZoneWatcher<(CardRead, String)>,
     zone: Zone,
     file: &str,
     read: &FrameRead,
@@ -207,7 +207,7 @@ fn watch_line(
         .iter()
         .map(|c| Seen {
             quad: c.corners,
-            read: (*c).clone(),
+            read: ((*c).clone(), file.to_string()),
         })
         .collect();
     let watch = watcher.observe(seen);
@@ -218,9 +218,15 @@ fn watch_line(
             .collect()
     };
     let laid: Option<Vec<String>> = watch.laid.as_ref().map(|l| {
-        let cards: Vec<&CardRead> = l.iter().map(|s| &s.read).collect();
+        let cards: Vec<&CardRead> = l.iter().map(|s| &s.read.0).collect();
         names(&cards)
     });
+    // The play is read from the frame of the last few that found the most of it.
+    let laid_from = watch
+        .laid
+        .as_ref()
+        .and_then(|l| l.first())
+        .map(|s| s.read.1.clone());
     let line = if as_json {
         json!({
             "file": file,
@@ -228,6 +234,7 @@ fn watch_line(
             "in_zone": names(&inside),
             "outside": outside.len(),
             "laid": laid,
+            "laid_from": laid_from,
             "cleared": watch.cleared,
         })
         .to_string()
@@ -243,6 +250,9 @@ fn watch_line(
         text += ")";
         if let Some(cards) = &laid {
             text += &format!("; play laid: {}", cards.join(" "));
+        }
+        if let Some(from) = laid_from.as_deref().filter(|f| *f != file) {
+            text += &format!(" (read in {from})");
         }
         if watch.cleared {
             text += "; zone cleared";
@@ -434,7 +444,8 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
     let localiser = LocaliserConfig::default();
     let mut all_ok = true;
     let mut summary = CheckSummary::default();
-    let mut watcher: PlayZoneWatcher<CardRead> = PlayZoneWatcher::new(WatchConfig::default());
+    let mut watcher: PlayZoneWatcher<(CardRead, String)> =
+        PlayZoneWatcher::new(WatchConfig::default());
     let mut plays = 0usize;
     for path in &files {
         let file = path.display().to_string();

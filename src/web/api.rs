@@ -362,7 +362,7 @@ async fn watch_frame(
     let worker = Arc::clone(&state);
     let reply = off_workers("frame reader", at, move || {
         play_zone::watch_frame(
-            &body,
+            body,
             zone,
             restart,
             worker.table.spool(),

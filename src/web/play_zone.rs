@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::sync::Mutex;
 
+use axum::body::Bytes;
 use serde::Serialize;
 
 use crate::vision::{
@@ -18,7 +19,16 @@ use super::frames::{self, Camera, FrameReply, Read};
 
 /// The service's one watcher (one camera watches the play zone).
 pub struct ZoneWatch {
-    watcher: Mutex<PlayZoneWatcher<Read>>,
+    watcher: Mutex<PlayZoneWatcher<Watched>>,
+}
+
+/// A card as the watcher keeps it: its read, and the frame it was read in (shared,
+/// not copied), so that the frame kept as a play's evidence is the one its reads
+/// came from.
+#[derive(Debug, Clone)]
+pub struct Watched {
+    read: Read,
+    frame: Bytes,
 }
 
 impl Default for ZoneWatch {
@@ -87,7 +97,7 @@ pub fn parse_zone(value: Option<&str>, at: &str) -> Result<Zone, ApiError> {
 /// Reads one watched frame and feeds its zone's cards to the watcher (`restart`:
 /// forget what was seen before, as when watching is switched on). Blocking.
 pub fn watch_frame(
-    bytes: &[u8],
+    bytes: Bytes,
     zone: Zone,
     restart: bool,
     spool: &Path,
@@ -105,7 +115,7 @@ pub fn watch_frame(
         ));
     }
     let image =
-        decode_frame(bytes, "the watched frame").map_err(|e| ApiError::bad(format!("{e}"), at))?;
+        decode_frame(&bytes, "the watched frame").map_err(|e| ApiError::bad(format!("{e}"), at))?;
     let mut read = FrameReply::unread(String::new(), &image, camera);
     frames::read_into(&mut read, &image, camera);
     if !read.recognized {
@@ -119,11 +129,14 @@ pub fn watch_frame(
         .reads
         .drain(..)
         .partition(|r| zone.contains(quad_of(r).centre(), width, height));
-    let seen: Vec<Seen<Read>> = inside
+    let seen: Vec<Seen<Watched>> = inside
         .into_iter()
         .map(|r| Seen {
             quad: quad_of(&r),
-            read: r,
+            read: Watched {
+                read: r,
+                frame: bytes.clone(),
+            },
         })
         .collect();
     let outcome = {
@@ -142,12 +155,26 @@ pub fn watch_frame(
         .as_ref()
         .unwrap_or(&seen)
         .iter()
-        .map(|s| s.read.clone())
+        .map(|s| s.read.read.clone())
         .collect();
-    let laid = match &outcome.laid {
-        Some(_) => {
-            let id = frames::keep(bytes, &image, spool, at)?;
-            let mut reply = FrameReply::unread(id, &image, camera);
+    let laid = match outcome.laid.as_ref().and_then(|l| l.first()) {
+        Some(card) => {
+            // The play may have been read in one of the last few frames (the one
+            // that found the most of its cards): keep that frame.
+            let frame = &card.read.frame;
+            let earlier = if *frame == bytes {
+                None
+            } else {
+                Some(
+                    decode_frame(frame, "a watched frame").map_err(|e| ApiError::Store {
+                        what: format!("{e}"),
+                        at: at.into(),
+                    })?,
+                )
+            };
+            let shown = earlier.as_ref().unwrap_or(&image);
+            let id = frames::keep(frame, shown, spool, at)?;
+            let mut reply = FrameReply::unread(id, shown, camera);
             reply.confirm_threshold = read.confirm_threshold;
             reply.recognized = true;
             reply.reads = cards.clone();
@@ -205,7 +232,7 @@ mod tests {
     fn without_a_recognizer_watching_is_refused_with_the_reason() {
         let dir = tempfile::tempdir().expect("dir");
         let err = watch_frame(
-            b"anything",
+            Bytes::from_static(b"anything"),
             Zone::WHOLE,
             false,
             dir.path(),
