@@ -236,6 +236,8 @@
       showWatch(reply);
     } catch (e) {
       $("watch-status").textContent = "watching: " + e.message;
+      // No recognizer: asking again every 650 ms will not change that.
+      if (e.status === 422) { $("watch").checked = false; clearInterval(watchTimer); }
     } finally { watchBusy = false; }
   }
   function showWatch(reply) {
