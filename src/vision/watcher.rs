@@ -160,6 +160,8 @@ pub struct PlayZoneWatcher<T> {
 }
 
 impl<T: Clone> PlayZoneWatcher<T> {
+    /// A watcher that has seen nothing yet: not ready until it sees the zone
+    /// empty, so that cards left in it from before are never taken for a play.
     pub fn new(cfg: WatchConfig) -> PlayZoneWatcher<T> {
         PlayZoneWatcher {
             cfg,
