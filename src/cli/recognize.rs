@@ -71,25 +71,8 @@ pub struct RecognizeArgs {
     pub watch: bool,
     /// With `--watch`: the play zone, as fractions of the frame `x0,y0,x1,y1`
     /// (default the whole frame).
-    #[arg(long, requires = "watch", value_parser = parse_zone, value_name = "X0,Y0,X1,Y1")]
+    #[arg(long, requires = "watch", value_parser = Zone::parse, value_name = "X0,Y0,X1,Y1")]
     pub zone: Option<Zone>,
-}
-
-/// `--zone`: four fractions of the frame.
-fn parse_zone(text: &str) -> std::result::Result<Zone, String> {
-    let numbers: Vec<f64> = text
-        .split(',')
-        .map(|v| v.trim().parse::<f64>())
-        .collect::<std::result::Result<_, _>>()
-        .map_err(|e| format!("{text:?}: {e}"))?;
-    match numbers[..] {
-        [x0, y0, x1, y1] => Zone::new(x0, y0, x1, y1).ok_or_else(|| {
-            format!(
-                "{text}: fractions of the frame (0 to 1), x0 < x1 and y0 < y1, at least 0.05 apart"
-            )
-        }),
-        _ => Err(format!("{text}: four numbers x0,y0,x1,y1 expected")),
-    }
 }
 
 /// Writes the cards of each frame as upright card images (`--save-cards`).

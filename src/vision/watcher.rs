@@ -67,6 +67,28 @@ impl Zone {
             .then_some(Zone { x0, y0, x1, y1 })
     }
 
+    /// A zone written `x0,y0,x1,y1` (as `?zone=` and `--zone` take it); the error
+    /// says what is wrong with the text.
+    pub fn parse(text: &str) -> Result<Zone, String> {
+        let numbers: Vec<f64> = text
+            .split(',')
+            .map(|v| v.trim().parse::<f64>().ok().filter(|n| n.is_finite()))
+            .collect::<Option<_>>()
+            .ok_or_else(|| format!("{text:?} is not four numbers"))?;
+        let [x0, y0, x1, y1] = numbers[..] else {
+            return Err(format!(
+                "4 numbers expected (x0,y0,x1,y1), got {}",
+                numbers.len()
+            ));
+        };
+        Zone::new(x0, y0, x1, y1).ok_or_else(|| {
+            format!(
+                "{text} is not a zone: give x0,y0,x1,y1 as fractions of the frame \
+                 (0 to 1), x0 < x1 and y0 < y1, at least 0.05 apart"
+            )
+        })
+    }
+
     /// Whether a point of a `width × height` frame lies in the zone.
     pub fn contains(&self, p: Point, width: u32, height: u32) -> bool {
         let (x, y) = (p.x / f64::from(width), p.y / f64::from(height));

@@ -69,29 +69,7 @@ pub fn parse_zone(value: Option<&str>, at: &str) -> Result<Zone, ApiError> {
         return Ok(Zone::WHOLE);
     };
     let value = value.replace("%2C", ",").replace("%2c", ",");
-    let numbers: Vec<f64> = value
-        .split(',')
-        .map(|v| v.trim().parse::<f64>().ok().filter(|n| n.is_finite()))
-        .collect::<Option<_>>()
-        .ok_or_else(|| ApiError::bad(format!("zone: {value:?} is not four numbers"), at))?;
-    let [x0, y0, x1, y1] = numbers[..] else {
-        return Err(ApiError::bad(
-            format!(
-                "zone: 4 numbers expected (x0,y0,x1,y1), got {}",
-                numbers.len()
-            ),
-            at,
-        ));
-    };
-    Zone::new(x0, y0, x1, y1).ok_or_else(|| {
-        ApiError::bad(
-            format!(
-                "zone: {value} is not a zone: give x0,y0,x1,y1 as fractions of the frame \
-                 (0 to 1), x0 < x1 and y0 < y1, at least 0.05 apart"
-            ),
-            at,
-        )
-    })
+    Zone::parse(&value).map_err(|e| ApiError::bad(format!("zone: {e}"), at))
 }
 
 /// Reads one watched frame and feeds its zone's cards to the watcher (`restart`:
