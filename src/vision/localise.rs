@@ -1072,7 +1072,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     };
     let fit = |c: &Candidate, slack: f64| {
         let s = work.scale;
-        let coarse = Quad(c.quad.0.map(|p| Point::new(p.x * s, p.y * s)));
+        let coarse = c.quad.scaled(s);
         let found = fit_on(&by_whiteness, &coarse, slack);
         if found.is_some() || !light || !cfg.refit_on_colour {
             return found;
@@ -1340,9 +1340,7 @@ impl<'a> EdgeSignal<'a> {
             let (a, b) = (q[i], q[(i + 1) % 4]);
             let len = a.dist(b).max(1e-9);
             let (nx, ny) = ((b.y - a.y) / len, -(b.x - a.x) / len);
-            for k in 0..24 {
-                let t = 0.12 + 0.76 * f64::from(k) / 23.0;
-                let (bx, by) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+            for (bx, by) in side_probes(a, b) {
                 for (sign, out) in [(-1.0, &mut inside), (1.0, &mut outside)] {
                     let (x, y) = (bx + sign * nx * reach, by + sign * ny * reach);
                     if x >= 0.0 && y >= 0.0 && x < f64::from(w) && y < f64::from(h) {
@@ -1424,7 +1422,6 @@ impl<'a> EdgeSignal<'a> {
 /// `slack` (full-frame pixels) widens the search and the corners' leeway, for a
 /// coarse quad known to lie outside the card by up to that much.
 fn refine(signal: &EdgeSignal<'_>, coarse: &Quad, scale: f64, slack: f64) -> Refined {
-    const PROBES: usize = 24;
     let reach = edge_reach(scale, slack);
     let step = 0.5;
     // Steps over two pixels (four half-pixel samples) in the wide first search,
@@ -1449,9 +1446,7 @@ fn refine(signal: &EdgeSignal<'_>, coarse: &Quad, scale: f64, slack: f64) -> Ref
         // Outward normal of a clockwise-on-screen polygon.
         let (nx, ny) = (dy, -dx);
         let mut pts = Vec::with_capacity(PROBES);
-        for k in 0..PROBES {
-            let t = 0.12 + 0.76 * k as f64 / (PROBES - 1) as f64;
-            let (bx, by) = (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+        for (bx, by) in side_probes(a, b) {
             let found = edge_offset(
                 signal,
                 (bx, by),
@@ -1500,6 +1495,19 @@ fn refine(signal: &EdgeSignal<'_>, coarse: &Quad, scale: f64, slack: f64) -> Ref
         inside_light: light_in / light_out.max(1.0),
         axis: signal.towards_paper,
     }
+}
+
+/// How many points along each side [`refine`] probes for its edge.
+const PROBES: usize = 24;
+
+/// The points along the side from `a` to `b` where its edge is probed: [`PROBES`]
+/// of them, evenly spread over the side less its last 12 % at either end, where
+/// a card's corner is rounded.
+fn side_probes(a: Point, b: Point) -> impl Iterator<Item = (f64, f64)> {
+    (0..PROBES).map(move |k| {
+        let t = 0.12 + 0.76 * k as f64 / (PROBES - 1) as f64;
+        (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t)
+    })
 }
 
 /// How far across a side [`refine`] searches for its edge (full-frame pixels):
