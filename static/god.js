@@ -157,12 +157,17 @@
       for (const id of ["watch", "mark-zone", "whole-zone"]) $(id).disabled = false;
     } catch (e) { $("frame-error").textContent = "webcam: " + e.message; }
   });
-  $("snap").addEventListener("click", () => {
+  // The webcam's current picture as JPEG.
+  function grabFrame(quality) {
     const v = $("video");
     const c = document.createElement("canvas");
     c.width = v.videoWidth; c.height = v.videoHeight;
     c.getContext("2d").drawImage(v, 0, 0);
-    c.toBlob((blob) => blob && uploadFrame(blob), "image/jpeg", 0.92);
+    return new Promise((ok) => c.toBlob(ok, "image/jpeg", quality));
+  }
+  $("snap").addEventListener("click", async () => {
+    const blob = await grabFrame(0.92);
+    if (blob) uploadFrame(blob);
   });
   $("upload").addEventListener("change", (ev) => { const f = ev.target.files[0]; if (f) uploadFrame(f); });
 
@@ -226,10 +231,7 @@
     if (watchBusy || !v.videoWidth) return;
     watchBusy = true;
     try {
-      const c = document.createElement("canvas");
-      c.width = v.videoWidth; c.height = v.videoHeight;
-      c.getContext("2d").drawImage(v, 0, 0);
-      const blob = await new Promise((ok) => c.toBlob(ok, "image/jpeg", 0.9));
+      const blob = await grabFrame(0.9);
       const query = [restartWatch ? "restart=1" : "", zone ? "zone=" + zone.map((x) => x.toFixed(4)).join(",") : ""].filter(Boolean).join("&");
       const reply = await E.api("POST", "/api/watch" + (query ? "?" + query : ""), blob, true);
       restartWatch = false;
@@ -249,11 +251,7 @@
     if (reply.laid) takeLaid(reply.laid);
   }
   function takeLaid(laid) {
-    frameReply = laid;
-    const img = $("frame-img");
-    img.onload = () => drawOverlay(laid);
-    img.src = laid.url; img.hidden = false; $("video").hidden = true;
-    showReads(laid);
+    showFrame(laid);
     useReads();
     const n = laid.reads.length, sure = laid.reads.every((r) => !r.needs_confirmation);
     const live = view && view.round && view.state && !view.state.ended;
@@ -270,13 +268,17 @@
     $("frame-error").textContent = "";
     $("reads").textContent = "reading…";
     try {
-      const reply = await E.api("POST", "/api/frames", blob, true);
-      frameReply = reply;
-      const img = $("frame-img");
-      img.onload = () => drawOverlay(reply);
-      img.src = reply.url; img.hidden = false; $("video").hidden = true;
-      showReads(reply);
+      showFrame(await E.api("POST", "/api/frames", blob, true));
     } catch (e) { $("reads").textContent = ""; $("frame-error").textContent = e.message; }
+  }
+  // A read frame (an upload's answer, or a play the watcher laid) in place of the
+  // video, its reads drawn on it and listed below.
+  function showFrame(reply) {
+    frameReply = reply;
+    const img = $("frame-img");
+    img.onload = () => drawOverlay(reply);
+    img.src = reply.url; img.hidden = false; $("video").hidden = true;
+    showReads(reply);
   }
   function drawOverlay(reply) {
     const img = $("frame-img"), c = $("overlay");
