@@ -148,21 +148,49 @@
   }
 
   // --- camera ---
-  let stream = null;
+  // The webcam's picture is turned (and mirrored) to the players' view before it is
+  // shown, sent or zoned: the service orders cards left to right across the frame it
+  // gets, so the frame's top must be the far side of the line. Kept in the browser.
+  const CAMERA_KEY = "eleusis.camera";
+  let stream = null, previewTimer = null, camera = { turn: 0, mirror: false };
+  try { Object.assign(camera, JSON.parse(localStorage.getItem(CAMERA_KEY) || "{}")); } catch (e) { /* keep the default */ }
+  if (![0, 90, 180, 270].includes(camera.turn)) camera.turn = 0;
+  $("cam-turn").value = String(camera.turn); $("cam-mirror").checked = !!camera.mirror;
+  function cameraChanged() {
+    camera = { turn: Number($("cam-turn").value), mirror: $("cam-mirror").checked };
+    localStorage.setItem(CAMERA_KEY, JSON.stringify(camera));
+    // A zone marked on the picture as it was covers another part of the table now.
+    if (zone) { setZone(null); $("watch-status").textContent = "picture turned: mark the play zone again"; }
+    restartWatch = true;
+  }
+  $("cam-turn").addEventListener("change", cameraChanged);
+  $("cam-mirror").addEventListener("change", cameraChanged);
+  // Draws the webcam's current picture, turned, onto a canvas sized to it.
+  function drawTurned(c) {
+    const v = $("video"), w = v.videoWidth, h = v.videoHeight, quarter = camera.turn % 180 !== 0;
+    const cw = quarter ? h : w, ch = quarter ? w : h;
+    if (c.width !== cw || c.height !== ch) { c.width = cw; c.height = ch; }
+    const g = c.getContext("2d");
+    g.setTransform(1, 0, 0, 1, cw / 2, ch / 2);
+    g.rotate(camera.turn * Math.PI / 180);
+    if (camera.mirror) g.scale(-1, 1);
+    g.drawImage(v, -w / 2, -h / 2);
+    g.setTransform(1, 0, 0, 1, 0, 0);
+  }
   $("cam-on").addEventListener("click", async () => {
     try {
       stream = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 1920 }, height: { ideal: 1080 } } });
-      const v = $("video"); v.srcObject = stream; v.hidden = false; $("frame-img").hidden = true;
+      $("video").srcObject = stream; $("preview").hidden = false; $("frame-img").hidden = true;
+      clearInterval(previewTimer);
+      previewTimer = setInterval(() => { if (!$("preview").hidden && $("video").videoWidth) drawTurned($("preview")); }, 100);
       $("snap").disabled = false;
       for (const id of ["watch", "mark-zone", "whole-zone"]) $(id).disabled = false;
     } catch (e) { $("frame-error").textContent = "webcam: " + e.message; }
   });
-  // The webcam's current picture as JPEG.
+  // The webcam's current picture, turned, as JPEG.
   function grabFrame(quality) {
-    const v = $("video");
     const c = document.createElement("canvas");
-    c.width = v.videoWidth; c.height = v.videoHeight;
-    c.getContext("2d").drawImage(v, 0, 0);
+    drawTurned(c);
     return new Promise((ok) => c.toBlob(ok, "image/jpeg", quality));
   }
   $("snap").addEventListener("click", async () => {
@@ -197,10 +225,11 @@
   $("mark-zone").addEventListener("click", () => {
     marking = {};
     $("camera-view").classList.add("marking");
-    $("watch-status").textContent = "drag a rectangle over the video where plays are laid";
+    $("watch-status").textContent = "drag a rectangle over the picture where plays are laid";
   });
   function fraction(ev) {
-    const r = $("video").getBoundingClientRect();
+    // The live picture, or the read frame shown in its place: both are the turned frame.
+    const r = ($("preview").hidden ? $("frame-img") : $("preview")).getBoundingClientRect();
     return [Math.min(1, Math.max(0, (ev.clientX - r.left) / r.width)), Math.min(1, Math.max(0, (ev.clientY - r.top) / r.height))];
   }
   $("camera-view").addEventListener("pointerdown", (ev) => { if (marking) { marking.from = fraction(ev); ev.preventDefault(); } });
@@ -277,7 +306,7 @@
     frameReply = reply;
     const img = $("frame-img");
     img.onload = () => drawOverlay(reply);
-    img.src = reply.url; img.hidden = false; $("video").hidden = true;
+    img.src = reply.url; img.hidden = false; $("preview").hidden = true;
     showReads(reply);
   }
   function drawOverlay(reply) {
@@ -335,7 +364,7 @@
     $("reads").replaceChildren(); $("evidence-note").textContent = "";
     const c = $("overlay"); c.getContext("2d").clearRect(0, 0, c.width, c.height);
     $("frame-img").hidden = true;
-    if (stream) $("video").hidden = false;
+    if (stream) $("preview").hidden = false;
   }
 
   $("cards").addEventListener("keydown", (ev) => { if (ev.key === "Enter") $("play").click(); });

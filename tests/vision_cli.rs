@@ -338,6 +338,102 @@ fn a_phone_photo_stored_sideways_is_read_the_way_it_is_seen() {
     }
 }
 
+/// The card names of a JSON line, left to right.
+fn read_names(line: &Value) -> Vec<String> {
+    line["cards"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no cards: {line}"))
+        .iter()
+        .map(|c| c["card"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_camera_turned_on_its_mount_is_read_in_the_players_order_with_turn() {
+    use eleusis::vision::{CameraTurn, Quad};
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // The webcam hangs from a lamp arm at the table's end: its picture is the table
+    // turned a quarter anticlockwise, and the row of four stands as a column.
+    let seq = scene("08-seq4-dark.jpg");
+    let table = image::open(&seq).unwrap().to_rgb8();
+    let dir = tempfile::tempdir().unwrap();
+    let camera = dir.path().join("camera.png");
+    image::imageops::rotate270(&table).save(&camera).unwrap();
+    let names = scene_cards("08-seq4-dark.json");
+    let cam = camera.to_str().unwrap();
+
+    let plain = lines(&eleusis(&["recognize", "--json", cam]));
+    let mut seen = read_names(&plain[0]);
+    assert_ne!(
+        seen, names,
+        "read as the camera gives it, the order is not the players'"
+    );
+    seen.sort();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(
+        seen, sorted,
+        "the same cards are found either way: {}",
+        plain[0]
+    );
+
+    let out = eleusis(&["recognize", "--json", "--turn", "90", cam]);
+    assert!(out.status.success());
+    let turned = lines(&out);
+    assert_eq!(read_names(&turned[0]), names, "{}", turned[0]);
+    assert_eq!(
+        (&turned[0]["width"], &turned[0]["height"]),
+        (&json!(1280), &json!(720)),
+        "corners are the turned frame's"
+    );
+    let labelled: Value =
+        serde_json::from_slice(&std::fs::read(scene("08-seq4-dark.json")).unwrap()).unwrap();
+    for (read, label) in turned[0]["cards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(labelled["cards"].as_array().unwrap())
+    {
+        let err = corner_error(&read["corners"], &label["corners"]);
+        assert!(err < 3.0, "{read} against {label}: {err} px");
+    }
+
+    // `--check` takes the labels in the camera's own pixels and turns them too.
+    let to_camera = CameraTurn::new(270, false).unwrap();
+    let cards: Vec<Value> = labelled["cards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let q: Quad = serde_json::from_value(c["corners"].clone()).unwrap();
+            json!({"card": c["card"], "corners": to_camera.quad(&q, 1280, 720)})
+        })
+        .collect();
+    std::fs::write(
+        dir.path().join("camera.json"),
+        json!({ "cards": cards }).to_string(),
+    )
+    .unwrap();
+    let check = |extra: &[&str]| {
+        let mut args = vec!["recognize", "--check", "--json"];
+        args.extend_from_slice(extra);
+        args.push(cam);
+        let l = lines(&eleusis(&args));
+        l.last().unwrap()["summary"].clone()
+    };
+    let with = check(&["--turn", "90"]);
+    assert_eq!(with["correct"], json!(4), "{with}");
+    assert_eq!(with["sequences_exact"], json!(1), "{with}");
+    let without = check(&[]);
+    assert_eq!(without["located"], json!(4), "{without}");
+    assert_eq!(without["sequences_exact"], json!(0), "{without}");
+
+    for bad in ["45", "left"] {
+        let err = stderr_of_status_2(&["recognize", "--turn", bad, cam]);
+        assert!(err.contains("0, 90, 180 or 270"), "{err}");
+    }
+}
+
 #[test]
 fn frames_a_few_pixels_thin_are_read_as_no_cards() {
     // A strip of 8 × 8000 pixels shrinks to a working image with no columns: it

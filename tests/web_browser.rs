@@ -548,11 +548,16 @@ fn the_console_watches_the_play_zone_and_judges_a_sure_play_by_itself() {
         "return document.getElementById('video').videoWidth;",
         |v| v.as_u64() == Some(1280),
     );
+    driver.wait_for(
+        "the preview drawn",
+        "return document.getElementById('preview').width;",
+        |v| v.as_u64() == Some(1280),
+    );
     // God marks the play zone by dragging over the left quarter of the picture:
     // of the four cards on the table, only the first lies in it.
-    driver.eval("document.getElementById('video').scrollIntoView(); return true;");
+    driver.eval("document.getElementById('preview').scrollIntoView(); return true;");
     let rect = driver.eval(
-        "const r = document.getElementById('video').getBoundingClientRect(); \
+        "const r = document.getElementById('preview').getBoundingClientRect(); \
          return [r.left, r.top, r.width, r.height];",
     );
     let at = |fx: f64, fy: f64| {
@@ -636,4 +641,74 @@ fn the_console_watches_the_play_zone_and_judges_a_sure_play_by_itself() {
         "{played}"
     );
     assert_eq!(played["frame"]["intact"], true, "{played}");
+}
+
+/// A webcam clamped on the far side of the table, set to mirror its picture: it
+/// gives the table upside down and mirrored, and the row of four comes out in
+/// reverse with every index mirrored. God sets "upside down" and "mirrored" once;
+/// the console turns every picture before showing and sending it, so the capture
+/// reads the four cards in the players' order, and the setting is kept for the
+/// next visit. A quarter turn makes the preview portrait.
+#[test]
+fn the_console_turns_a_mirrored_upside_down_webcam_to_the_players_view() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("turn.db"));
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes/08-seq4-dark.jpg");
+    let table = image::open(&scene).expect("frame").to_rgb8();
+    let camera = image::imageops::flip_horizontal(&image::imageops::rotate180(&table));
+    let video = dir.path().join("far-side.y4m");
+    write_y4m(&video, &[&camera, &camera]);
+
+    let mut driver = Driver::start();
+    driver.open_session_with(
+        &dir.path().join("profile"),
+        &[
+            "--use-fake-ui-for-media-stream".into(),
+            "--use-fake-device-for-media-stream".into(),
+            format!("--use-file-for-fake-video-capture={}", video.display()),
+        ],
+    );
+    let console = format!("http://{}/god?token={}", server.addr, server.token);
+    driver.goto(&console);
+    let set_turn = |degrees: &str, mirror: bool| {
+        driver.eval(&format!(
+            "const t = document.getElementById('cam-turn'); t.value = '{degrees}'; \
+             t.dispatchEvent(new Event('change')); \
+             const m = document.getElementById('cam-mirror'); m.checked = {mirror}; \
+             m.dispatchEvent(new Event('change')); return true;"
+        ));
+    };
+    set_turn("180", true);
+    driver.eval("document.getElementById('cam-on').click(); return true;");
+    let preview = "const c = document.getElementById('preview'); return [c.width, c.height];";
+    driver.wait_for("the turned preview", preview, |v| v == &json!([1280, 720]));
+    driver.eval("document.getElementById('snap').click(); return true;");
+    let reads = driver.wait_for(
+        "the captured frame's reads",
+        "return Array.from(document.querySelectorAll('#reads input[type=text]')).map((i) => i.value);",
+        |v| v.as_array().is_some_and(|a| a.len() == 4),
+    );
+    assert_eq!(
+        reads,
+        json!(["4D", "4H", "8C", "5H"]),
+        "left to right as the players see them"
+    );
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("god-turned.png"));
+
+    // The setting outlives the page.
+    driver.goto(&console);
+    let kept = driver.wait_for(
+        "the kept setting",
+        "return [document.getElementById('cam-turn').value, document.getElementById('cam-mirror').checked];",
+        |v| v.is_array(),
+    );
+    assert_eq!(kept, json!(["180", true]));
+    // A camera at the table's end: its landscape picture is shown portrait.
+    set_turn("90", false);
+    driver.eval("document.getElementById('cam-on').click(); return true;");
+    driver.wait_for("the portrait preview", preview, |v| {
+        v == &json!([720, 1280])
+    });
+    drop(driver);
+    server.stop();
 }

@@ -25,9 +25,9 @@ use serde_json::{json, Value};
 use crate::vision::rectify::rectify;
 use crate::vision::scene::{corner_tolerance, CheckSummary, Labels, SceneScore};
 use crate::vision::{
-    exposure_warnings, load_frame, locate_cards, reading_frame, small_cards_warning, CardRead,
-    Classifier, FrameRead, FrameWarning, LocaliserConfig, PlayZoneWatcher, Quad, Recognizer, Seen,
-    WatchConfig, Zone,
+    exposure_warnings, load_frame, locate_cards, reading_frame, small_cards_warning, CameraTurn,
+    CardRead, Classifier, FrameRead, FrameWarning, LocaliserConfig, PlayZoneWatcher, Quad,
+    Recognizer, Seen, WatchConfig, Zone,
 };
 
 /// Arguments of `eleusis recognize`.
@@ -73,6 +73,17 @@ pub struct RecognizeArgs {
     /// (default the whole frame).
     #[arg(long, requires = "watch", value_parser = Zone::parse, value_name = "X0,Y0,X1,Y1")]
     pub zone: Option<Zone>,
+    /// Turn every frame clockwise by this many degrees (0, 90, 180 or 270) before
+    /// reading it, so that its top is the far side of the table as the players see
+    /// the line: cards are ordered left to right across the turned frame, and
+    /// corners, width and height are the turned frame's. A camera clamped on the
+    /// other side of the table needs 180.
+    #[arg(long, value_parser = CameraTurn::parse_degrees, default_value = "0", value_name = "DEGREES")]
+    pub turn: u16,
+    /// Mirror every frame left to right (before `--turn`): for a camera set to
+    /// mirror its picture, which mirrors the cards' indices too.
+    #[arg(long)]
+    pub mirror: bool,
 }
 
 /// Writes the cards of each frame as upright card images (`--save-cards`).
@@ -424,6 +435,7 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
         Some(dir) => Some(CardSaver::new(dir)?),
         None => None,
     };
+    let turn = CameraTurn::new(args.turn, args.mirror).map_err(anyhow::Error::msg)?;
     let localiser = LocaliserConfig::default();
     let mut all_ok = true;
     let mut summary = CheckSummary::default();
@@ -462,6 +474,8 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
                 continue;
             }
         };
+        let labels = labels.map(|l| l.turned(&turn, frame.width(), frame.height()));
+        let frame = turn.apply(frame);
         let Some(recognizer) = &recognizer else {
             // Located as the recognizer would read the frame (a large one shrunk),
             // the outlines given in the frame's own pixels.

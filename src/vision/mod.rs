@@ -3,7 +3,8 @@
 //! classify them with the ONNX recognizer ([`classify`]). [`Recognizer`] runs the
 //! whole pipeline; [`exposure`] says when a frame is too bright or too dark to find
 //! cards in, and [`warning`] says so to the table, with cards too small to read; [`scene`] compares reads with labelled scenes;
-//! [`watcher`] turns a stream of frames over the play zone into plays.
+//! [`watcher`] turns a stream of frames over the play zone into plays; [`turn`] turns a
+//! camera's picture to the players' view, so that left to right is theirs.
 //!
 //! The recognizer contract shared with the training pipeline (`models/README.md`):
 //! corners `[top-left, top-right, bottom-right, bottom-left]` of the portrait card,
@@ -20,6 +21,7 @@ pub mod rectify;
 pub mod scene;
 pub mod spread;
 pub mod touching;
+pub mod turn;
 pub mod warning;
 pub mod watcher;
 
@@ -29,5 +31,6 @@ pub use frame::{decode_frame, load_frame, FrameError};
 pub use geometry::{Point, Quad};
 pub use localise::{locate, locate_cards, LocaliserConfig, Located};
 pub use recognizer::{reading_frame, CardRead, FrameRead, Recognizer, MAX_READ_SIDE};
+pub use turn::CameraTurn;
 pub use warning::{small_cards_warning, FrameWarning};
 pub use watcher::{Phase, PlayZoneWatcher, Seen, Watch, WatchConfig, Zone};

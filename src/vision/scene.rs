@@ -9,6 +9,7 @@ use thiserror::Error;
 
 use super::geometry::Quad;
 use super::recognizer::{read_factor, CardRead};
+use super::turn::CameraTurn;
 use crate::cards::Card;
 
 /// A labelled card of a scene.
@@ -137,6 +138,21 @@ impl Labels {
                 })
                 .collect(),
         ))
+    }
+
+    /// The labels of a `width × height` frame for the same frame turned
+    /// ([`CameraTurn`]): outlines move with the picture; names stay in the order
+    /// written, which is the players' left to right.
+    pub fn turned(self, turn: &CameraTurn, width: u32, height: u32) -> Labels {
+        match self {
+            Labels::Outlined(mut l) if !turn.is_none() => {
+                for c in &mut l.cards {
+                    c.corners = turn.quad(&c.corners, width, height);
+                }
+                Labels::Outlined(l)
+            }
+            ordered => ordered,
+        }
     }
 
     /// Scores reads against these labels: by outline, corners found within
