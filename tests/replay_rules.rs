@@ -140,6 +140,14 @@ fn set_up_errors_name_the_problem() {
             "hand_size must be 1 to 52",
         ),
         (
+            r#"{"event":"round","god":"G","players":["A","Smith\nround 2: Mallory wins"],"rule":"red","starter":"AH"}"#,
+            "no line breaks",
+        ),
+        (
+            r#"{"event":"round","god":"G\t","players":["A","B"],"rule":"red","starter":"AH"}"#,
+            "control characters",
+        ),
+        (
             r#"{"event":"round","god":"G","players":["A","B"],"rule":"red","starter":"AH","hand_size":4000000000}"#,
             "hand_size must be 1 to 52",
         ),
@@ -149,6 +157,23 @@ fn set_up_errors_name_the_problem() {
         let err = refuse(&mut game, line);
         assert!(err.to_string().contains(expected), "{line}: {err}");
     }
+    // A name too long to show, and more players than two decks can serve.
+    let long = "x".repeat(61);
+    let crowd: Vec<String> = (0..101).map(|i| format!("P{i}")).collect();
+    for (players, expected) in [
+        (vec!["A".to_string(), long], "at most 60 characters"),
+        (crowd, "at most 100 players"),
+    ] {
+        let line = serde_json::json!({"event": "round", "god": "G", "players": players,
+                                      "rule": "red", "starter": "AH", "hand_size": 1});
+        let mut game = Game::with_judge(red_rule());
+        let err = refuse(&mut game, &line.to_string());
+        assert!(err.to_string().contains(expected), "{err}");
+    }
+    let hundred: Vec<String> = (0..100).map(|i| format!("P{i}")).collect();
+    let line = serde_json::json!({"event": "round", "god": "G", "players": hundred,
+                                  "rule": "red", "starter": "AH", "hand_size": 1});
+    apply(&mut Game::with_judge(red_rule()), &line.to_string());
     let mut game = Game::new();
     let err = refuse(
         &mut game,

@@ -75,6 +75,10 @@ pub enum RefereeError {
     GodPlays(String),
     #[error("names of God and players must not be empty")]
     EmptyName,
+    #[error("a round seats at most {max} players besides God, got {got}")]
+    PlayerLimit { max: usize, got: usize },
+    #[error("the name {name:?} is not a name: at most {max} characters, and no line breaks, tabs or other control characters")]
+    BadName { name: String, max: usize },
     #[error("hand_size must be 1 to 52")]
     BadHandSize,
     #[error("{0} players are more than the decks can be counted for")]

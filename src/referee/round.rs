@@ -27,11 +27,21 @@ pub type SharedJudge = Arc<dyn Judge + Send + Sync>;
 /// does not enforce a recommendation.
 pub const MIN_PLAYERS: usize = 2;
 
+/// Most players (God excluded) a round accepts: two decks cannot give more people
+/// a card, and a bound keeps one absurd request from tying up the referee.
+pub const MAX_PLAYERS: usize = 100;
+
+/// Longest name (in characters) of God or a player: a name is shown on the tablet,
+/// the audit and the score sheet.
+pub const MAX_NAME_CHARS: usize = 60;
+
 /// Largest `hand_size` a round accepts (a whole deck).
 pub const MAX_HAND_SIZE: u32 = 52;
 
-/// Checks a round's seating, the same in every variant: no empty name, at least
-/// [`MIN_PLAYERS`] players, none seated twice, and God not among them.
+/// Checks a round's seating, the same in every variant: no empty name, no name
+/// longer than [`MAX_NAME_CHARS`] or holding a control character (a line break
+/// would forge a line of the audit), [`MIN_PLAYERS`] to [`MAX_PLAYERS`] players,
+/// none seated twice, and God not among them.
 pub(crate) fn check_seats(event: &RoundEvent) -> Result<(), RefereeError> {
     if event.god.trim().is_empty() || event.players.iter().any(|p| p.trim().is_empty()) {
         return Err(RefereeError::EmptyName);
@@ -42,8 +52,23 @@ pub(crate) fn check_seats(event: &RoundEvent) -> Result<(), RefereeError> {
             got: event.players.len(),
         });
     }
-    for (i, name) in event.players.iter().enumerate() {
-        if event.players[..i].contains(name) {
+    if event.players.len() > MAX_PLAYERS {
+        return Err(RefereeError::PlayerLimit {
+            max: MAX_PLAYERS,
+            got: event.players.len(),
+        });
+    }
+    for name in std::iter::once(&event.god).chain(&event.players) {
+        if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+            return Err(RefereeError::BadName {
+                name: name.clone(),
+                max: MAX_NAME_CHARS,
+            });
+        }
+    }
+    let mut seated = std::collections::HashSet::with_capacity(event.players.len());
+    for name in &event.players {
+        if !seated.insert(name) {
             return Err(RefereeError::DuplicatePlayer(name.clone()));
         }
     }

@@ -320,6 +320,19 @@ impl<'s> Recorder<'s> {
                 what: "the referee accepted an event before any round".into(),
             })?,
         };
+        // Who played is part of what happened at the table. A play or no-play that
+        // left it to the turn is stored naming the player the referee found, so a
+        // later correction that would change the turn order (a misread card that
+        // eliminated a player in sudden death, a prophet's call) cannot hand this
+        // play to someone else: its line then names another's turn, and the
+        // correction is refused as making it illegal.
+        if matches!(event, LogEvent::Play(_) | LogEvent::NoPlay(_))
+            && !payload.contains_key("player")
+        {
+            if let Some(player) = &outcome.player {
+                payload.insert("player".into(), Value::String(player.clone()));
+            }
+        }
         let now = now_ms();
         payload.insert("at".into(), Value::String(format_utc(now)));
         if let Some((ev, _)) = &evidence {
@@ -512,6 +525,47 @@ mod tests {
             "{replies:?}"
         );
         assert_eq!(store.events(GameId(1)).expect("events").len(), 1);
+    }
+
+    #[test]
+    fn a_correction_cannot_hand_later_plays_to_other_players() {
+        // Sudden death from 30 cards laid: Cy's wrong 2S eliminates him, and Ana,
+        // Bo and Ana play on. Corrected to the right 2D, Cy would have stayed in,
+        // and the third play after it would be Cy's: the correction is refused
+        // rather than charging Ana's play to him.
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let mut log = vec![
+            r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo","Cy"],"rule":"red","starter":"AH","hand_size":20}"#.to_string(),
+        ];
+        log.extend(std::iter::repeat(r#"{"event":"play","cards":["2H"]}"#.to_string()).take(29));
+        log.push(r#"{"event":"play","cards":["2S"]}"#.into());
+        log.extend(std::iter::repeat(r#"{"event":"play","cards":["3H"]}"#.to_string()).take(3));
+        let texts: Vec<&str> = log.iter().map(String::as_str).collect();
+        let replies = recorder.record_batch(&lines(&texts)).expect("batch");
+        assert!(
+            replies.iter().all(|r| matches!(r, Reply::Stored(_))),
+            "{replies:?}"
+        );
+        assert_eq!(recorder.referee().state().eliminated, ["Cy"]);
+        let game = recorder.game().expect("game");
+        let stored = store.events(game).expect("events");
+        assert!(
+            stored[31].payload.contains(r#""player":"Ana""#),
+            "the stored play names who played it: {}",
+            stored[31].payload
+        );
+        let replies = recorder
+            .record_batch(&[(1, r#"{"event":"correct","seq":31,"cards":["2D"]}"#.into())])
+            .expect("correction");
+        assert!(error_of(&replies[0]).contains("turn"), "{replies:?}");
+        assert_eq!(store.events(game).expect("events").len(), stored.len());
+        // A correction that keeps the turns is still taken.
+        let replies = recorder
+            .record_batch(&[(2, r#"{"event":"correct","seq":31,"cards":["3S"]}"#.into())])
+            .expect("correction");
+        assert!(matches!(replies[0], Reply::Stored(_)), "{replies:?}");
     }
 
     #[test]
