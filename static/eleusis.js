@@ -59,16 +59,19 @@
     return data;
   }
 
-  // Calls onView(view) with every view pushed on /ws; reconnects with backoff.
+  // Calls onView(view, fresh) with every view pushed on /ws; reconnects with backoff.
+  // `fresh` is true for the first view of each connection: the service may have
+  // restarted in between, and its view is then the truth whatever its version.
   function live(onView, onStatus, asGod) {
     let delay = 500;
     function connect() {
       const proto = location.protocol === "https:" ? "wss:" : "ws:";
       const q = asGod && token ? "?token=" + encodeURIComponent(token) : "";
       const ws = new WebSocket(proto + "//" + location.host + "/ws" + q);
+      let fresh = true;
       ws.onopen = () => { delay = 500; onStatus && onStatus(true); };
       ws.onmessage = (m) => {
-        try { const msg = JSON.parse(m.data); if (msg.type === "view") onView(msg.view); }
+        try { const msg = JSON.parse(m.data); if (msg.type === "view") { onView(msg.view, fresh); fresh = false; } }
         catch (e) { console.error("bad message", e); }
       };
       ws.onclose = () => {

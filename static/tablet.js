@@ -44,8 +44,8 @@
 
   function tally(obj) { return Object.entries(obj || {}); }
 
-  function render(view) {
-    if (view.version < latest) return;
+  function render(view, fresh) {
+    if (!fresh && view.version < latest) return;
     latest = view.version;
     const s = view.state || {};
     const started = !!view.round;

@@ -312,6 +312,19 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
         false
     );
 
+    // A new game while this one is in play is refused: the round would never end
+    // and its rule never be revealed.
+    let mut fresh: Value = serde_json::from_str(ROUND).expect("round");
+    fresh["new_game"] = json!(true);
+    let refused = server.post("/api/rounds", &fresh.to_string()).expect(422);
+    assert!(
+        refused["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("game 1 has not ended")),
+        "{refused}"
+    );
+    assert_eq!(server.get("/api/state").expect(200)["round"], "1.1");
+
     // End the game: the rule and salt are revealed and re-hash to the commitment.
     let ended = server.post("/api/end-game", "").expect(200);
     assert_eq!(ended["ack"]["reveal"]["rule"], RULE);

@@ -54,7 +54,7 @@ async fn serve(args: &ServeArgs) -> ExitCode {
             .or_else(|| std::env::var("ELEUSIS_GOD_TOKEN").ok()),
         no_recognizer: args.no_recognizer,
     };
-    let (service, listener, addr) = match start("serve", &options, args.addr).await {
+    let (service, listener, addr, stop) = match start("serve", &options, args.addr).await {
         Ok(started) => started,
         Err(code) => return code,
     };
@@ -68,6 +68,7 @@ async fn serve(args: &ServeArgs) -> ExitCode {
     serve_until_stopped(
         service,
         listener,
+        stop,
         "eleusis serve: stopped; the database is closed",
     )
     .await
@@ -98,13 +99,24 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
         })
 }
 
+/// A started service: the service, its listener and address, and the future that
+/// resolves when it is told to stop.
+pub(crate) type Started = (
+    Service,
+    TcpListener,
+    SocketAddr,
+    std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+);
+
 /// Opens the service, binds `addr` and prints the URLs a table needs (`serve` and
-/// `demo` start the same way); on failure, says why and gives the exit code.
+/// `demo` start the same way); on failure, says why and gives the exit code. The
+/// stop signals are caught from before the URLs are printed: a script that reads
+/// them and stops the service at once must get a clean stop, not a killed process.
 pub(crate) async fn start(
     name: &str,
     options: &ServiceOptions,
     addr: SocketAddr,
-) -> Result<(Service, TcpListener, SocketAddr), ExitCode> {
+) -> Result<Started, ExitCode> {
     let service = Service::open(options).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
@@ -114,6 +126,7 @@ pub(crate) async fn start(
         ExitCode::from(2)
     })?;
     let addr = listener.local_addr().unwrap_or(addr);
+    let stop = Box::pin(shutdown_signal());
     let urls = service.urls(addr);
     println!(
         "eleusis {name}: listening on {addr}, database {}",
@@ -122,16 +135,18 @@ pub(crate) async fn start(
     println!("  tablet:       {}", urls.tablet);
     println!("  God console:  {}", urls.god);
     println!("  audit:        {}", urls.audit);
-    Ok((service, listener, addr))
+    Ok((service, listener, addr, stop))
 }
 
-/// Serves until Ctrl-C or SIGTERM, then prints `stopped`.
+/// Serves until `stop` resolves (Ctrl-C or SIGTERM: [`shutdown_signal`]), then
+/// prints `stopped`.
 pub(crate) async fn serve_until_stopped(
     service: Service,
     listener: TcpListener,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
     stopped: &str,
 ) -> ExitCode {
-    match service.serve(listener, shutdown_signal()).await {
+    match service.serve(listener, stop).await {
         Ok(()) => {
             println!("{stopped}");
             ExitCode::SUCCESS
@@ -149,25 +164,40 @@ pub(crate) fn flush_stdout() {
     let _ = std::io::stdout().flush();
 }
 
-/// Resolves on Ctrl-C or (on Unix) SIGTERM; `demo` stops the same way.
-pub(crate) async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves on Ctrl-C or (on Unix) SIGTERM; `demo` stops the same way. On Unix
+/// the handlers are installed when this is called, not when the future is first
+/// polled (inside the server, perhaps after requests were already answered): a
+/// SIGTERM sent right after the URLs are printed stops the service cleanly instead
+/// of killing it. Call it inside the runtime.
+pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (interrupt, terminate) = {
+        use tokio::signal::unix::{signal, SignalKind};
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+        )
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+    async move {
+        #[cfg(unix)]
+        {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = wait(interrupt) => {},
+                _ = wait(terminate) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+        tracing::info!("shutting down");
     }
-    tracing::info!("shutting down");
 }

@@ -357,7 +357,7 @@ async fn watch_frame(
 ) -> Result<Response, ApiError> {
     let at = "POST /api/watch";
     require_god(&state, &headers, query.as_deref(), at)?;
-    let zone = play_zone::parse_zone(auth::query_param(query.as_deref(), "zone"), at)?;
+    let zone = play_zone::parse_zone(auth::query_param(query.as_deref(), "zone").as_deref(), at)?;
     let restart = auth::query_param(query.as_deref(), "restart").is_some_and(|v| v == "1");
     let worker = Arc::clone(&state);
     let reply = off_workers("frame reader", at, move || {
@@ -395,7 +395,7 @@ async fn frame_card(
     let png = off_workers("card cutter", &at, move || {
         frames::card_png(
             &jpeg,
-            auth::query_param(query.as_deref(), "corners"),
+            auth::query_param(query.as_deref(), "corners").as_deref(),
             &worker_at,
         )
     })
@@ -529,8 +529,7 @@ async fn scores(
         )
     })?;
     let format = auth::query_param(query.as_deref(), "format")
-        .unwrap_or("html")
-        .to_string();
+        .map_or_else(|| "html".to_string(), |f| f.into_owned());
     if format != "csv" && format != "html" {
         return Err(ApiError::bad(
             format!("format must be csv or html, got {format:?}"),

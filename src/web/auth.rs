@@ -3,7 +3,10 @@
 //! link or a WebSocket); everyone else gets the public views, which never carry the
 //! rule or its explanations before the reveal.
 
+use std::borrow::Cow;
+
 use axum::http::HeaderMap;
+use percent_encoding::{percent_decode_str, utf8_percent_encode, NON_ALPHANUMERIC};
 use rand::RngCore;
 
 /// A fresh token: 128 bits from the operating system, in hex.
@@ -23,32 +26,66 @@ pub fn same(a: &str, b: &str) -> bool {
             == 0
 }
 
-/// The value of `name` in a query string (`a=1&name=value`), as given (not
-/// percent-decoded).
-pub fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<&'a str> {
-    query?
+/// The value of `name` in a query string (`a=1&name=value`), percent-decoded
+/// (`%20` is a space, `%2B` a plus; a `+` stays a plus): browsers encode a token
+/// or a zone that way. A value whose escapes do not decode to UTF-8 is given as
+/// written.
+pub fn query_param<'a>(query: Option<&'a str>, name: &str) -> Option<Cow<'a, str>> {
+    let raw = query?
         .split('&')
-        .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+        .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))?;
+    Some(
+        percent_decode_str(raw)
+            .decode_utf8()
+            .unwrap_or(Cow::Borrowed(raw)),
+    )
+}
+
+/// A token as it goes in a link's query string (`?token=…`): every character but
+/// letters and digits percent-encoded, so that a token chosen with spaces, `+` or
+/// `&` in it still works when the link is followed.
+pub fn in_query(token: &str) -> String {
+    utf8_percent_encode(token, NON_ALPHANUMERIC).to_string()
 }
 
 /// The token a request carries, from the header or the query string.
-pub fn presented<'a>(headers: &'a HeaderMap, query: Option<&'a str>) -> Option<&'a str> {
+pub fn presented<'a>(headers: &'a HeaderMap, query: Option<&'a str>) -> Option<Cow<'a, str>> {
     let header = headers
         .get(axum::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
+        .map(|t| Cow::Borrowed(t.trim()));
     header.or_else(|| query_param(query, "token"))
 }
 
 /// Whether the request is God's.
 pub fn is_god(headers: &HeaderMap, query: Option<&str>, token: &str) -> bool {
-    presented(headers, query).is_some_and(|t| same(t, token))
+    presented(headers, query).is_some_and(|t| same(&t, token))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_with_spaces_and_plus_signs_works_in_a_link() {
+        let token = "table 7+Pierre&co";
+        let link = format!("token={}", in_query(token));
+        assert_eq!(link, "token=table%207%2BPierre%26co");
+        assert!(is_god(&HeaderMap::new(), Some(&link), token));
+        // As a browser's encodeURIComponent writes it.
+        assert!(is_god(
+            &HeaderMap::new(),
+            Some("token=table%207%2BPierre%26co&x=1"),
+            token
+        ));
+        assert!(!is_god(&HeaderMap::new(), Some("token=table 7"), token));
+        // Escapes that are not UTF-8 are taken as written, and match nothing else.
+        assert_eq!(
+            query_param(Some("zone=%FF%FE"), "zone").as_deref(),
+            Some("%FF%FE")
+        );
+    }
 
     #[test]
     fn tokens_are_read_from_header_or_query() {

@@ -34,6 +34,11 @@ pub struct Desk<'s> {
     recorder: Recorder<'s>,
     spool: PathBuf,
     views: watch::Sender<Arc<Views>>,
+    /// The number of the latest view. It starts from the clock (milliseconds since
+    /// 1970) rather than 0, so that a restarted service numbers its views above
+    /// those of the process before it: an open page that kept the old numbers
+    /// would otherwise drop every new view as stale until the new process had
+    /// published as many.
     version: u64,
 }
 
@@ -65,7 +70,10 @@ impl<'s> Desk<'s> {
     /// Records one table-log line (a JSON object) through the recorder. A refusal
     /// leaves the store and the state untouched and says why. With `new_game` (or
     /// when the game being played has ended) the line opens a new game; the game on
-    /// show changes only if the line is stored.
+    /// show changes only if the line is stored. A new game is refused while the
+    /// game being played has not ended: it would be left with a round that never
+    /// ends and rules that are never revealed, and the service could not go back
+    /// to it.
     pub fn record(
         &mut self,
         object: Map<String, Value>,
@@ -73,6 +81,18 @@ impl<'s> Desk<'s> {
         new_game: bool,
     ) -> Result<Ack, ApiError> {
         let is_round = object.get("event").and_then(Value::as_str) == Some("round");
+        if let Some(game) = self
+            .game()
+            .filter(|_| is_round && new_game && !self.game_over())
+        {
+            return Err(ApiError::rejected(
+                format!(
+                    "game {game} has not ended: end it first (\"end_game\", the console's \
+                     \"End the game\", reveals its rules and scores it), then start a new game"
+                ),
+                at,
+            ));
+        }
         let fresh = is_round && (new_game || self.game_over());
         let text = Value::Object(object).to_string();
         let mut fresh_recorder = fresh.then(|| {
@@ -298,7 +318,7 @@ fn desk_thread(
         recorder: recorder.frames_from(spool.clone()),
         spool,
         views,
-        version: 0,
+        version: first_version(),
     };
     desk.publish();
     if opened.send(Ok(())).is_err() {
@@ -316,6 +336,15 @@ fn desk_thread(
     }
 }
 
+/// Where a desk's view numbers start: the clock in milliseconds. Views are
+/// published far less often than once a millisecond, so a restarted desk starts
+/// above every number the one before it gave out.
+fn first_version() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX / 2))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,6 +355,24 @@ mod tests {
             .enable_all()
             .build()
             .expect("runtime")
+    }
+
+    #[test]
+    fn a_reopened_table_numbers_its_views_above_the_last_ones() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("t.db");
+        let version = |table: &Table| table.views().borrow().version;
+        let first = Table::open(&path, standard_referee()).expect("open");
+        let before = version(&first);
+        first.close();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let again = Table::open(&path, standard_referee()).expect("reopen");
+        assert!(
+            version(&again) > before,
+            "{} after {before}",
+            version(&again)
+        );
+        again.close();
     }
 
     #[test]

@@ -131,7 +131,10 @@ impl Service {
         };
         Urls {
             tablet: format!("http://{host}/"),
-            god: format!("http://{host}/god?token={}", self.state.god_token),
+            god: format!(
+                "http://{host}/god?token={}",
+                auth::in_query(&self.state.god_token)
+            ),
             audit: format!("http://{host}/audit"),
         }
     }

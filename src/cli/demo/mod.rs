@@ -83,7 +83,8 @@ async fn demo(args: &DemoArgs, db: &Path, seed: u64, events: Vec<LogEvent>) -> E
         god_token: None,
         no_recognizer: true,
     };
-    let (service, listener, _) = match super::serve::start("demo", &options, args.addr).await {
+    let (service, listener, _, stop) = match super::serve::start("demo", &options, args.addr).await
+    {
         Ok(started) => started,
         Err(code) => return code,
     };
@@ -96,7 +97,7 @@ async fn demo(args: &DemoArgs, db: &Path, seed: u64, events: Vec<LogEvent>) -> E
     let state = Arc::clone(&service.state);
     let pace = Duration::from_millis(args.pace_ms);
     tokio::spawn(async move { feed(state, events, pace).await });
-    super::serve::serve_until_stopped(service, listener, "eleusis demo: stopped").await
+    super::serve::serve_until_stopped(service, listener, stop, "eleusis demo: stopped").await
 }
 
 /// Records the events one by one on the table's desk, `pace` apart.
