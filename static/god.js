@@ -82,9 +82,10 @@
     const body = Object.assign({}, extra);
     const player = $("player").value;
     if (player) body.player = player;
-    if (view && view.state && view.state.prophet) body.prophet_says = $("call").value;
+    if (prophetInOffice() && $("call").value) body.prophet_says = $("call").value;
     return body;
   }
+  function prophetInOffice() { return !!(view && view.state && view.state.prophet && !view.state.ended); }
   function unconfirmed() {
     if (!evidence) return [];
     // A read is settled when God ticks it, or types another card (a correction).
@@ -96,6 +97,12 @@
   async function send(path, body) {
     $("play-error").textContent = "";
     if (unconfirmed().length) { $("play-error").textContent = "Confirm or correct every read marked “needs confirmation” first."; return; }
+    // While a prophet is in office every play is called right or wrong by the
+    // prophet first (RULES.md 4): the console never makes the call up.
+    if ((path === "/api/plays" || path === "/api/no-plays") && prophetInOffice() && !body.prophet_says) {
+      $("play-error").textContent = "The prophet calls this play right or wrong first: choose the prophet's call.";
+      return;
+    }
     if (evidence) {
       const cards = body.cards || body.hand || [];
       if (cards.length === evidence.reads.length) body.evidence = evidence;
@@ -104,7 +111,7 @@
     try {
       const reply = await E.api("POST", path, body);
       showResult(reply);
-      $("cards").value = ""; $("pick").value = "";
+      $("cards").value = ""; $("pick").value = ""; $("call").value = "";
       clearEvidence();
     } catch (e) { $("play-error").textContent = e.message; }
   }
@@ -284,11 +291,13 @@
     useReads();
     const n = laid.reads.length, sure = laid.reads.every((r) => !r.needs_confirmation);
     const live = view && view.round && view.state && !view.state.ended;
-    if ($("auto-judge").checked && live && sure && n >= 1 && n <= 4) {
+    // With a prophet in office the prophet calls each play first: God sends it.
+    if ($("auto-judge").checked && live && sure && n >= 1 && n <= 4 && !prophetInOffice()) {
       $("play").click();
     } else {
       $("play-error").textContent = n > 4
         ? n + " cards laid: a hand spread out? Check the reads, then No play."
+        : prophetInOffice() ? "play read from the zone: choose the prophet's call, then Play."
         : "play read from the zone: check the reads, then Play.";
     }
   }
@@ -380,8 +389,8 @@
   }
 
   // --- the live view ---
-  function render(v) {
-    if (view && v.version < view.version) return;
+  function render(v, fresh) {
+    if (!fresh && view && v.version < view.version) return;
     view = v;
     const s = v.state || {};
     prefillNextRound(s);

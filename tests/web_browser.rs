@@ -712,3 +712,59 @@ fn the_console_turns_a_mirrored_upside_down_webcam_to_the_players_view() {
     drop(driver);
     server.stop();
 }
+
+/// With a prophet in office the prophet calls every play first (RULES.md 4): the
+/// console refuses to send a play until God has chosen the prophet's call, sends
+/// the call chosen, and starts the next play with no call chosen again.
+#[test]
+fn the_console_never_makes_up_the_prophets_call() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("prophet.db"));
+    let round = json!({"god": "Pierre", "players": ["Alain", "François", "Jacques", "Philippe"],
+                       "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    server
+        .post("/api/prophet", r#"{"player":"Jacques"}"#)
+        .expect(200);
+
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&format!(
+        "http://{}/god?token={}",
+        server.addr, server.token
+    ));
+    driver.wait_for(
+        "the prophet's call box",
+        "return [document.getElementById('call-box').hidden, document.getElementById('call').value];",
+        |v| v == &json!([false, ""]),
+    );
+    let laid = || server.get("/api/state").expect(200)["state"]["laid"].clone();
+    let before = laid();
+    driver.send_keys("#cards", "5H");
+    driver.eval("document.getElementById('play').click(); return true;");
+    driver.wait_for(
+        "the refusal",
+        "return document.getElementById('play-error').textContent;",
+        |v| v.as_str().is_some_and(|t| t.contains("prophet's call")),
+    );
+    assert_eq!(laid(), before, "nothing was sent");
+
+    driver.eval(
+        "document.getElementById('call').value = 'right'; \
+         document.getElementById('play').click(); return true;",
+    );
+    let result = driver.wait_for(
+        "the verdict",
+        "return document.getElementById('result').innerText;",
+        |v| v.as_str().is_some_and(|t| t.contains("5H")),
+    );
+    assert!(
+        result.as_str().unwrap_or("").contains("said right"),
+        "{result}"
+    );
+    let call = driver.eval("return document.getElementById('call').value;");
+    assert_eq!(call, json!(""), "the next play starts with no call");
+    drop(driver);
+    server.stop();
+}
