@@ -303,21 +303,24 @@ pub fn parse_cards(text: &str) -> Result<Vec<Card>, CardListError> {
         .filter(|t| !t.is_empty())
         .enumerate()
         .map(|(i, token)| {
-            token.parse().map_err(|source| CardListError {
+            token.parse().map_err(|reason| CardListError {
                 position: i + 1,
-                source,
+                reason,
             })
         })
         .collect()
 }
 
-/// A card list with one bad token.
+/// A card list with one bad token. The message already holds the token's own
+/// error, so that error is not also given as the `source()`: a report that prints
+/// the chain of causes (`anyhow`'s `{:#}`) would say it twice.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("card {position} of the list: {source}")]
+#[error("card {position} of the list: {reason}")]
 pub struct CardListError {
     /// 1-based position of the bad token in the list.
     pub position: usize,
-    pub source: CardParseError,
+    /// What is wrong with that token.
+    pub reason: CardParseError,
 }
 
 impl Serialize for Card {
@@ -382,6 +385,10 @@ mod tests {
         assert!(matches!(err, CardParseError::MissingSuit { .. }), "{err}");
         let err = parse_cards("3H 5S 1X").unwrap_err();
         assert_eq!(err.position, 3);
+        // The token's error is in the message, not repeated as a cause.
+        assert!(std::error::Error::source(&err).is_none());
+        let report = format!("{:#}", anyhow::Error::new(err).context("--main"));
+        assert_eq!(report.matches("unknown suit").count(), 1, "{report}");
     }
 
     #[test]

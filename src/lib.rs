@@ -6,6 +6,7 @@
 
 pub mod cards;
 pub mod cli;
+pub mod json_input;
 pub mod referee;
 pub mod rule;
 pub mod store;

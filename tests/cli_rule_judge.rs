@@ -336,6 +336,11 @@ fn bad_cards_on_the_command_line_are_reported() {
         stderr.contains("--main") && stderr.contains("\"1X\""),
         "{stderr}"
     );
+    // Said once, with the position: not repeated as its own cause.
+    assert_eq!(
+        stderr.trim(),
+        "error: --main: card 2 of the list: card \"1X\": unknown suit 'X' (expected one of S H D C or ♠ ♥ ♦ ♣)"
+    );
     let out = run(&["rule", "judge", "--rule", "red", "ZZ"]);
     assert!(!out.status.success());
 }

@@ -4,6 +4,10 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn eleusis(args: &[&str], stdin: Option<&str>) -> Output {
+    eleusis_bytes(args, stdin.map(str::as_bytes))
+}
+
+fn eleusis_bytes(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_eleusis"))
         .args(args)
         .stdin(Stdio::piped())
@@ -16,7 +20,7 @@ fn eleusis(args: &[&str], stdin: Option<&str>) -> Output {
             .stdin
             .take()
             .expect("stdin")
-            .write_all(text.as_bytes())
+            .write_all(text)
             .expect("write stdin");
     } else {
         drop(child.stdin.take());
@@ -178,5 +182,132 @@ fn trace_prints_one_line_per_event_with_explanations() {
     assert!(
         text.contains("Paul is Prophet, marker on laid card 38"),
         "{text}"
+    );
+}
+
+/// The first line of a fixture: a `round` event to put refused lines after.
+fn round_line() -> String {
+    let log = std::fs::read_to_string(fixture("002-diagram.jsonl")).expect("fixture");
+    log.lines().next().expect("round").to_string()
+}
+
+/// Replays `log` from standard input, which must be refused: the error line.
+fn refused(log: &[u8]) -> String {
+    let out = eleusis_bytes(&["replay", "-"], Some(log));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty(), "no state for a rejected log");
+    String::from_utf8_lossy(&out.stderr).trim().to_string()
+}
+
+#[test]
+fn a_field_given_twice_is_refused_not_overwritten() {
+    let round = round_line();
+    let log = format!("{round}\n{{\"event\":\"play\",\"cards\":[\"2S\"],\"cards\":[\"2H\"]}}\n");
+    assert_eq!(
+        refused(log.as_bytes()),
+        r#"line 2: duplicate field "cards""#
+    );
+    let twice = round.replacen("\"god\":", "\"god\":\"Nobody\",\"god\":", 1);
+    assert_eq!(
+        refused(twice.as_bytes()),
+        r#"line 1: duplicate field "god""#
+    );
+}
+
+#[test]
+fn errors_name_the_field_and_the_card_in_the_logs_words() {
+    let round = round_line();
+    let with_size = round.replacen('}', r#","hand_size":"7"}"#, 1);
+    assert!(with_size.ends_with(r#""hand_size":"7"}"#), "{with_size}");
+    assert_eq!(
+        refused(with_size.as_bytes()),
+        r#"line 1: field "hand_size": expected a whole number, got the string "7""#
+    );
+    let cases = [
+        (
+            r#"{"event":"play","cards":"8S"}"#,
+            r#"line 2: field "cards": expected a list, got the string "8S""#,
+        ),
+        (
+            r#"{"event":"no_play","hand":["2S","3S","1X"]}"#,
+            r#"line 2: field "hand", card 3: "1X": unknown suit 'X' (expected one of S H D C or ♠ ♥ ♦ ♣)"#,
+        ),
+        (
+            r#"{"event":"play","cards":["2S"],"prophet_says":"right"}"#,
+            r#"line 2: "prophet_says": "right" given but no prophet is in office"#,
+        ),
+    ];
+    for (line, expected) in cases {
+        assert_eq!(refused(format!("{round}\n{line}").as_bytes()), expected);
+    }
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_refused_with_its_number() {
+    let mut log = format!("{}\n\n", round_line()).into_bytes();
+    log.extend_from_slice(b"{\"event\":\"play\",\"cards\":[\"8\xe9H\"]}\n");
+    assert_eq!(refused(&log), "line 3: not UTF-8 text");
+    // From a file too: the same line, the same exit status as any rejected log.
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("latin1.jsonl");
+    std::fs::write(&path, &log).expect("write log");
+    let out = eleusis(&["replay", path.to_str().expect("path")], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "line 3: not UTF-8 text"
+    );
+}
+
+#[test]
+fn a_byte_order_mark_at_the_start_is_skipped() {
+    let plain = eleusis(&["replay", &fixture("002-diagram.jsonl")], None);
+    let log = std::fs::read(fixture("002-diagram.jsonl")).expect("fixture");
+    let mut with_bom = b"\xef\xbb\xbf".to_vec();
+    with_bom.extend_from_slice(&log);
+    let out = eleusis_bytes(&["replay", "-"], Some(&with_bom));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json(&out), json(&plain));
+}
+
+#[test]
+fn a_log_without_events_is_refused() {
+    for log in ["", "\n", "\n  \n\r\n", "\u{feff}\n"] {
+        assert_eq!(
+            refused(log.as_bytes()),
+            "the log holds no events",
+            "{log:?}"
+        );
+        let out = eleusis(&["replay", "--trace", "-"], Some(log));
+        assert_eq!(out.status.code(), Some(1), "--trace {log:?}");
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("empty.jsonl");
+    std::fs::write(&path, "").expect("write log");
+    let out = eleusis(&["replay", path.to_str().expect("path")], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "the log holds no events"
+    );
+}
+
+#[test]
+fn end_game_in_a_round_warns_once_with_the_round() {
+    let log = format!("{}\n{{\"event\":\"end_game\"}}\n", round_line());
+    let out = eleusis(&["replay", "-"], Some(&log));
+    assert!(out.status.success());
+    assert_eq!(
+        json(&out)["warnings"],
+        serde_json::json!(["round 1: the round had not ended and is not scored"])
     );
 }

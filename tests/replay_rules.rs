@@ -646,7 +646,7 @@ fn end_game_after_one_round_already_shows_totals() {
     assert_eq!(totals.get("G"), Some(0));
     assert_eq!(
         state.warnings,
-        vec!["round 1: round 1 had not ended and is not scored".to_string()]
+        vec!["round 1: the round had not ended and is not scored".to_string()]
     );
 }
 

@@ -175,6 +175,47 @@ fn illegal_lines_get_an_error_and_are_not_stored() {
 }
 
 #[test]
+fn a_field_given_twice_or_evidence_of_the_wrong_shape_is_refused_with_the_field() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("e.db");
+    let mut log = lines(SHORT_GAME)[..1].to_vec();
+    // Ana's 2H, written so that a reader keeping the last key would store a 2S.
+    log.push(r#"{"event":"play","player":"Ana","cards":["2H"],"cards":["2S"]}"#.into());
+    log.push(r#"{"event":"play","player":"Ana","cards":["2H"],"evidence":"x"}"#.into());
+    log.push(
+        r#"{"event":"play","player":"Ana","cards":["2H"],"evidence":{"reads":[{"read":"2H","confidence":"high"}]}}"#
+            .into(),
+    );
+    log.push(
+        r#"{"event":"play","player":"Ana","cards":["2H"],"evidence":{"frame_ref":"a","frame_ref":"b"}}"#
+            .into(),
+    );
+    log.push(lines(SHORT_GAME)[1].clone());
+    let (replies, output) = record(&db, &log, &[]);
+    assert_eq!(output.status.code(), Some(1), "some line was refused");
+    let errors: Vec<&str> = replies[1..5]
+        .iter()
+        .map(|r| r["error"].as_str().expect("error"))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            r#"line 2: duplicate field "cards""#,
+            r#"line 3: field "evidence": expected an object, got the string "x""#,
+            r#"line 4: field "evidence.reads", item 1, field "confidence": expected a number, got the string "high""#,
+            r#"line 5: field "evidence": duplicate field "frame_ref""#,
+        ]
+    );
+    assert_eq!(
+        replies[5]["seq"], 2,
+        "the refused lines took no sequence number"
+    );
+    let stored = export_log(&db, "1");
+    assert_eq!(stored.len(), 2);
+    assert!(stored[1].contains("\"2H\""), "{}", stored[1]);
+}
+
+#[test]
 fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
     let dir = tempfile::tempdir().expect("dir");
     let db = dir.path().join("c.db");

@@ -241,6 +241,59 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     );
     server.post("/api/plays", "[1,2]").expect(400);
     server.post("/api/plays", "").expect(400);
+    // A key given twice is refused, not resolved by keeping the last (9H).
+    let twice = server
+        .post("/api/plays", r#"{"cards":["2S"],"cards":["9H"]}"#)
+        .expect(400);
+    assert_eq!(twice["error"], r#"duplicate field "cards""#, "{twice}");
+    let twice = server
+        .post(
+            "/api/plays",
+            r#"{"cards":["2S"],"evidence":{"frame_ref":"a","frame_ref":"b"}}"#,
+        )
+        .expect(400);
+    assert_eq!(
+        twice["error"], r#"field "evidence": duplicate field "frame_ref""#,
+        "{twice}"
+    );
+    // A value of the wrong shape names its field (and the card in a list), in the
+    // words of the table log rather than Rust's.
+    let shapes = [
+        (
+            "/api/plays",
+            r#"{"cards":"8S"}"#,
+            422,
+            r#"field "cards": expected a list, got the string "8S""#,
+        ),
+        (
+            "/api/no-plays",
+            r#"{"hand":["2S","3S","1X"]}"#,
+            422,
+            r#"field "hand", card 3: "1X": unknown suit 'X' (expected one of S H D C or ♠ ♥ ♦ ♣)"#,
+        ),
+        (
+            "/api/rounds",
+            r#"{"god":"G","players":["A","B"],"rule":"true","starter":"3H","hand_size":"7"}"#,
+            422,
+            r#"field "hand_size": expected a whole number, got the string "7""#,
+        ),
+        (
+            "/api/plays",
+            r#"{"cards":["2S"],"evidence":"x"}"#,
+            400,
+            r#"field "evidence": expected an object, got the string "x""#,
+        ),
+        (
+            "/api/plays",
+            r#"{"cards":["2S"],"evidence":{"reads":[{"read":"2S","confidence":"high"}]}}"#,
+            400,
+            r#"field "evidence.reads", item 1, field "confidence": expected a number, got the string "high""#,
+        ),
+    ];
+    for (route, body, status, expected) in shapes {
+        let refused = server.post(route, body).expect(status);
+        assert_eq!(refused["error"], expected, "{route} {body}");
+    }
     let broken = server
         .post_bytes("/api/frames", b"\x89PNG\r\n\x1a\nbroken")
         .expect(400);

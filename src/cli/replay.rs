@@ -1,7 +1,9 @@
 //! `eleusis replay LOG`: re-referees a table log from scratch and prints the state
 //! JSON of TABLE-LOG.md, or with `--trace` one line per event for a person reading a
-//! disputed round. A malformed or illegal line stops the replay with exit status 1
-//! and `line N: reason` on standard error.
+//! disputed round. A malformed or illegal line (including one that is not UTF-8
+//! text) stops the replay with exit status 1 and `line N: reason` on standard error;
+//! so does a log with no events at all, most likely the wrong file. A byte-order mark
+//! at the start of the log is skipped.
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
@@ -10,7 +12,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::referee::{Game, LineError, LogEvent};
+use crate::referee::{log_line, Game, LineError, LogEvent};
 
 /// Arguments of `eleusis replay`.
 #[derive(Debug, Args)]
@@ -34,11 +36,16 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    match replay_text(&text, args.trace, &mut out) {
+    match replay_bytes(&text, args.trace, &mut out) {
         Ok(()) => ExitCode::SUCCESS,
         Err(ReplayFailure::Line(e)) => {
             let _ = out.flush();
             eprintln!("{e}");
+            ExitCode::from(1)
+        }
+        Err(ReplayFailure::NoEvents) => {
+            let _ = out.flush();
+            eprintln!("{NO_EVENTS}");
             ExitCode::from(1)
         }
         Err(ReplayFailure::Output(e)) => {
@@ -48,26 +55,30 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
     }
 }
 
-fn read_log(path: &PathBuf) -> Result<String> {
-    let mut text = String::new();
+/// The log's bytes; UTF-8 is checked line by line so that an error says which line.
+fn read_log(path: &PathBuf) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
     if path.as_os_str() == "-" {
         io::stdin()
-            .read_to_string(&mut text)
+            .read_to_end(&mut bytes)
             .context("reading the table log from standard input")?;
     } else {
-        let bytes = std::fs::read(path)
+        bytes = std::fs::read(path)
             .with_context(|| format!("reading the table log {}", path.display()))?;
-        text = String::from_utf8(bytes)
-            .with_context(|| format!("the table log {} is not UTF-8 text", path.display()))?;
     }
-    Ok(text)
+    Ok(bytes)
 }
+
+/// What `eleusis replay` says of a log with no events.
+pub const NO_EVENTS: &str = "the log holds no events";
 
 /// Why a replay did not finish.
 #[derive(Debug)]
 pub enum ReplayFailure {
     /// The log has a malformed or illegal line.
     Line(LineError),
+    /// The log has no events (empty, or blank lines only).
+    NoEvents,
     /// Standard output could not be written.
     Output(io::Error),
 }
@@ -81,13 +92,17 @@ impl From<io::Error> for ReplayFailure {
 /// Replays `text` and writes the trace lines (as they are decided) or the final
 /// state JSON to `out`.
 pub fn replay_text(text: &str, trace: bool, out: &mut impl Write) -> Result<(), ReplayFailure> {
+    replay_bytes(text.as_bytes(), trace, out)
+}
+
+/// [`replay_text`] for a log as read from a file: a line that is not UTF-8 text
+/// stops the replay there, with its number, like any other malformed line.
+pub fn replay_bytes(bytes: &[u8], trace: bool, out: &mut impl Write) -> Result<(), ReplayFailure> {
     let mut game = Game::new();
     // The state JSON shows no explanations; only the trace needs them.
     game.set_explanations(trace);
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
+    let mut events = 0usize;
+    for (index, raw) in lines(bytes).enumerate() {
         let number = index + 1;
         let fail = |reason: String| {
             ReplayFailure::Line(LineError {
@@ -95,11 +110,22 @@ pub fn replay_text(text: &str, trace: bool, out: &mut impl Write) -> Result<(), 
                 reason,
             })
         };
+        let Ok(line) = std::str::from_utf8(raw) else {
+            return Err(fail("not UTF-8 text".to_string()));
+        };
+        let line = log_line(index, line);
+        if line.trim().is_empty() {
+            continue;
+        }
         let event = LogEvent::parse_line(line).map_err(|e| fail(e.reason))?;
         let outcome = game.apply(&event).map_err(|e| fail(e.to_string()))?;
+        events += 1;
         if trace {
             writeln!(out, "line {number}: {outcome}")?;
         }
+    }
+    if events == 0 {
+        return Err(ReplayFailure::NoEvents);
     }
     if !trace {
         let json = serde_json::to_string_pretty(&game.state())
@@ -107,4 +133,71 @@ pub fn replay_text(text: &str, trace: bool, out: &mut impl Write) -> Result<(), 
         writeln!(out, "{json}")?;
     }
     Ok(())
+}
+
+/// The lines of `bytes` as `str::lines` splits text: at `\n` or `\r\n`, with no
+/// empty line after a final newline.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes.split_inclusive(|&b| b == b'\n').map(|line| {
+        line.strip_suffix(b"\r\n")
+            .or_else(|| line.strip_suffix(b"\n"))
+            .unwrap_or(line)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROUND: &str = r#"{"event":"round","variant":"basic","god":"G","players":["A","B"],"rule":"true","starter":"3H"}"#;
+
+    fn replay(bytes: &[u8]) -> Result<String, String> {
+        let mut out = Vec::new();
+        match replay_bytes(bytes, false, &mut out) {
+            Ok(()) => Ok(String::from_utf8(out).expect("UTF-8 output")),
+            Err(ReplayFailure::Line(e)) => Err(e.to_string()),
+            Err(ReplayFailure::NoEvents) => Err(NO_EVENTS.to_string()),
+            Err(ReplayFailure::Output(e)) => panic!("output: {e}"),
+        }
+    }
+
+    #[test]
+    fn lines_split_like_str_lines() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\r\nb",
+            "a\n\nb\n",
+            "a\r\n\r\n",
+            "\r",
+        ] {
+            let ours: Vec<&[u8]> = lines(text.as_bytes()).collect();
+            let std: Vec<&[u8]> = text.lines().map(str::as_bytes).collect();
+            assert_eq!(ours, std, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_named() {
+        let mut log = format!("{ROUND}\n").into_bytes();
+        log.extend_from_slice(b"{\"event\":\"play\",\"cards\":[\"2\xffS\"]}\n");
+        assert_eq!(replay(&log).unwrap_err(), "line 2: not UTF-8 text");
+    }
+
+    #[test]
+    fn a_log_without_events_is_refused() {
+        for log in ["", "\n", "  \n\r\n\t\n", "\u{feff}\n"] {
+            assert_eq!(replay(log.as_bytes()).unwrap_err(), NO_EVENTS, "{log:?}");
+        }
+        assert!(replay(ROUND.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped() {
+        let plain = replay(ROUND.as_bytes()).expect("plain");
+        let with_bom = replay(format!("\u{feff}{ROUND}\r\n").as_bytes()).expect("BOM");
+        assert_eq!(plain, with_bom);
+    }
 }

@@ -105,7 +105,7 @@ pub enum RefereeError {
     },
     #[error("{prophet} is prophet: \"prophet_says\" (right or wrong) is required on every play and no_play")]
     ProphetCallMissing { prophet: String },
-    #[error("\"prophet_says\": {call:?} given but no prophet is in office")]
+    #[error("\"prophet_says\": \"{call}\" given but no prophet is in office")]
     ProphetCallWithoutProphet { call: Call },
     #[error("pick {0} is not in the shown hand")]
     PickNotInHand(Card),

@@ -175,18 +175,13 @@ impl Game {
             }
             LogEvent::EndGame(_) => {
                 let mut out = Outcome::new(self.rounds_started, "end_game", None);
-                if let Some(round) = self.round.as_ref().filter(|r| r.end.is_none()) {
-                    // RULES.md scores a round at its end; a round cut short has none.
-                    out.warnings.push(format!(
-                        "round {} had not ended and is not scored",
-                        round.number
-                    ));
-                }
-                if let Some(own) = self.own.as_ref().filter(|r| r.end().is_none()) {
-                    out.warnings.push(format!(
-                        "round {} had not ended and is not scored",
-                        own.number()
-                    ));
+                // RULES.md scores a round at its end; a round cut short has none.
+                // `settle` puts "round N: " before every warning of the state.
+                let unfinished = self.round.as_ref().is_some_and(|r| r.end.is_none())
+                    || self.own.as_ref().is_some_and(|r| r.end().is_none());
+                if unfinished {
+                    out.warnings
+                        .push("the round had not ended and is not scored".to_string());
                 }
                 self.ended = true;
                 out.totals = self.totals();

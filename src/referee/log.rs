@@ -4,12 +4,17 @@
 //! and malformed values with a reason; [`LogEvent::to_line`] writes it back, so an
 //! exported log replays to the same state. Unknown fields are rejected rather than
 //! ignored on purpose: a misspelt `pick` or `prophet_says` silently dropped would
-//! change the verdict of a disputed round.
+//! change the verdict of a disputed round. A field given twice is rejected for the
+//! same reason, and an error names the field (and the card in a list) it is about.
 
+use std::fmt;
+
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::cards::Card;
+use crate::json_input::{self, JsonInputError};
 
 use super::variant::Variant;
 
@@ -74,6 +79,21 @@ impl Call {
     /// The call as a verdict: `right` means "accepted".
     pub fn accepts(self) -> bool {
         self == Call::Right
+    }
+
+    /// The call as written in the log: `right` or `wrong`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Call::Right => "right",
+            Call::Wrong => "wrong",
+        }
+    }
+}
+
+/// Prints the call as the log writes it, so that messages quote the log.
+impl fmt::Display for Call {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -186,46 +206,63 @@ pub struct LogError {
 }
 
 impl LogEvent {
-    /// Reads one line of a table log.
+    /// Reads one line of a table log. A key given twice in the line is refused like
+    /// an unknown one (which of the two was meant is anyone's guess), and a value of
+    /// the wrong shape is refused with the field it is in.
     pub fn parse_line(line: &str) -> Result<LogEvent, LogError> {
-        // Fast path for good lines; a bad one is parsed again below to say why.
+        // Fast path for good lines (the derived readers refuse a repeated field
+        // themselves); a bad one is parsed again below to say why.
         if let Ok(event) = serde_json::from_str::<LogEvent>(line) {
             event.check_shape()?;
             return Ok(event);
         }
-        let value: serde_json::Value = serde_json::from_str(line).map_err(|e| LogError {
-            reason: format!("not a JSON object: {e}"),
+        let value = json_input::parse_value(line).map_err(|e| LogError {
+            reason: match e {
+                JsonInputError::Syntax { message, .. } => {
+                    format!("not a JSON object: {message}")
+                }
+                duplicate => duplicate.to_string(),
+            },
         })?;
-        let Some(object) = value.as_object() else {
+        let serde_json::Value::Object(mut object) = value else {
             return Err(LogError {
                 reason: "expected a JSON object like {\"event\":\"play\",…}".to_string(),
             });
         };
-        match object.get("event") {
+        let name = match object.remove("event") {
             None => {
                 return Err(LogError {
                     reason: "missing field \"event\"".to_string(),
                 })
             }
-            Some(serde_json::Value::String(name)) => {
-                if !KNOWN_EVENTS.contains(&name.as_str()) {
-                    return Err(LogError {
-                        reason: format!(
-                            "unknown event {name:?} (expected one of {})",
-                            KNOWN_EVENTS.join(", ")
-                        ),
-                    });
-                }
-            }
+            Some(serde_json::Value::String(name)) => name,
             Some(other) => {
                 return Err(LogError {
                     reason: format!("field \"event\" must be a string, got {other}"),
                 })
             }
-        }
-        let event: LogEvent = serde_json::from_value(value).map_err(|e| LogError {
-            reason: e.to_string(),
-        })?;
+        };
+        // The fields besides "event", read as the named event's own fields so that
+        // an error names the field it is in.
+        let fields = serde_json::Value::Object(object);
+        let event = match name.as_str() {
+            "round" => LogEvent::Round(fields_of(&fields)?),
+            "play" => LogEvent::Play(fields_of(&fields)?),
+            "no_play" => LogEvent::NoPlay(fields_of(&fields)?),
+            "prophet" => LogEvent::Prophet(fields_of(&fields)?),
+            "end_game" => LogEvent::EndGame(fields_of(&fields)?),
+            "predict" => LogEvent::Predict(fields_of(&fields)?),
+            "end_round" => LogEvent::EndRound(fields_of(&fields)?),
+            "hint" => LogEvent::Hint(fields_of(&fields)?),
+            _ => {
+                return Err(LogError {
+                    reason: format!(
+                        "unknown event {name:?} (expected one of {})",
+                        KNOWN_EVENTS.join(", ")
+                    ),
+                })
+            }
+        };
         event.check_shape()?;
         Ok(event)
     }
@@ -270,6 +307,11 @@ impl LogEvent {
             _ => Ok(()),
         }
     }
+}
+
+/// Reads an event's fields; the error names the field that does not fit.
+fn fields_of<T: DeserializeOwned>(fields: &serde_json::Value) -> Result<T, LogError> {
+    json_input::from_value(fields).map_err(|e| LogError { reason: e.reason })
 }
 
 /// Event names of table log v1, then this project's extensions.
@@ -345,44 +387,103 @@ mod tests {
             ("[1,2]", "expected a JSON object"),
             (r#"{"cards":["8H"]}"#, "missing field \"event\""),
             (r#"{"event":"shuffle"}"#, "unknown event \"shuffle\""),
-            (r#"{"event":3}"#, "must be a string"),
-            (r#"{"event":"play","cards":["8X"]}"#, "unknown suit"),
-            (r#"{"event":"play"}"#, "missing field `cards`"),
+            (r#"{"event":3}"#, r#"field "event" must be a string"#),
+            (
+                r#"{"event":"play","cards":["8X"]}"#,
+                r#"field "cards", card 1: "8X": unknown suit 'X'"#,
+            ),
+            (r#"{"event":"play"}"#, r#"missing field "cards""#),
             (r#"{"event":"play","cards":[]}"#, "\"cards\" is empty"),
             (
                 r#"{"event":"play","cards":["8H"],"pik":"8H"}"#,
-                "unknown field `pik`",
+                r#"unknown field "pik""#,
             ),
             (
                 r#"{"event":"play","cards":["8H"],"prophet_says":"maybe"}"#,
-                "unknown variant `maybe`",
+                r#"field "prophet_says": unknown variant "maybe""#,
             ),
             (r#"{"event":"no_play","hand":[]}"#, "\"hand\" is empty"),
-            (r#"{"event":"end_game","extra":1}"#, "unknown field `extra`"),
+            (
+                r#"{"event":"end_game","extra":1}"#,
+                r#"unknown field "extra""#,
+            ),
             (
                 r#"{"event":"round","variant":"delphi","god":"G","players":["A"],"rule":"true","starter":"3H"}"#,
-                "unknown variant \"delphi\"",
+                r#"field "variant": unknown variant "delphi""#,
             ),
             (
                 r#"{"event":"predict","player":"A","says":"maybe"}"#,
-                "unknown variant `maybe`",
+                r#"field "says": unknown variant "maybe""#,
             ),
             (
                 r#"{"event":"predict","says":"accepted"}"#,
-                "missing field `player`",
+                r#"missing field "player""#,
             ),
             (
                 r#"{"event":"end_round","by":"nobody"}"#,
-                "unknown variant `nobody`",
+                r#"field "by": unknown variant "nobody""#,
             ),
             (
                 r#"{"event":"hint","text":"  "}"#,
                 "\"text\" of the hint is empty",
             ),
+            (
+                r#"{"event":"round","god":"G","players":["A","B"],"rule":"true","starter":"3H","hand_size":"7"}"#,
+                r#"field "hand_size": expected a whole number, got the string "7""#,
+            ),
+            (
+                r#"{"event":"play","cards":"8S"}"#,
+                r#"field "cards": expected a list, got the string "8S""#,
+            ),
+            (
+                r#"{"event":"no_play","hand":["2S","3S","1X"]}"#,
+                r#"field "hand", card 3: "1X": unknown suit 'X'"#,
+            ),
+            (
+                r#"{"event":"round","god":"G","players":["A",7],"rule":"true","starter":"3H"}"#,
+                r#"field "players", item 2: expected a string, got the number 7"#,
+            ),
+            (
+                r#"{"event":"no_play","hand":["2S"],"pick":["2S"]}"#,
+                r#"field "pick": expected a string, got a list of 1 item"#,
+            ),
         ];
         for (line, expected) in cases {
             let err = LogEvent::parse_line(line).expect_err(line);
-            assert!(err.reason.contains(expected), "{line}: {err}");
+            assert!(err.reason.starts_with(expected), "{line}: {err}");
+            for rust in ["u32", "struct ", "sequence", "Event"] {
+                assert!(!err.reason.contains(rust), "{line}: {err}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_field_given_twice_is_refused_not_overwritten() {
+        let cases = [
+            (
+                r#"{"event":"play","cards":["2S"],"cards":["2H"]}"#,
+                r#"duplicate field "cards""#,
+            ),
+            (
+                r#"{"event":"play","event":"play","cards":["2S"]}"#,
+                r#"duplicate field "event""#,
+            ),
+            (
+                r#"{"event":"no_play","hand":["2S","3S"],"pick":"2S","pick":"3S"}"#,
+                r#"duplicate field "pick""#,
+            ),
+            (
+                r#"{"event":"play","cards":["2S"],"prophet_says":"right","prophet_says":"wrong"}"#,
+                r#"duplicate field "prophet_says""#,
+            ),
+            (
+                r#"{"event":"round","god":"G","god":"H","players":["A","B"],"rule":"true","starter":"3H"}"#,
+                r#"duplicate field "god""#,
+            ),
+        ];
+        for (line, expected) in cases {
+            let err = LogEvent::parse_line(line).expect_err(line);
+            assert_eq!(err.reason, expected, "{line}");
         }
     }
 }

@@ -38,7 +38,11 @@ pub struct LineError {
 }
 
 /// Re-referees a table log from scratch with the rule language; blank lines are
-/// skipped. Returns the final state and the outcome of every event.
+/// skipped, and so is a byte-order mark at the start of the first line (editors on
+/// Windows write one). Returns the final state and the outcome of every event. A log
+/// with no events gives the state of a game not yet started (no round, no outcome);
+/// `eleusis replay` refuses such a log, since a log to check that holds nothing is
+/// most likely the wrong file.
 pub fn replay<I, S>(lines: I) -> Result<(GameState, Vec<Outcome>), LineError>
 where
     I: IntoIterator<Item = S>,
@@ -57,7 +61,7 @@ where
     let mut game = Game::new();
     game.set_explanations(false);
     for (index, line) in lines.into_iter().enumerate() {
-        let text = line.as_ref();
+        let text = log_line(index, line.as_ref());
         if text.trim().is_empty() {
             continue;
         }
@@ -79,7 +83,7 @@ where
 {
     let mut outcomes = Vec::new();
     for (index, line) in lines.into_iter().enumerate() {
-        let text = line.as_ref();
+        let text = log_line(index, line.as_ref());
         if text.trim().is_empty() {
             continue;
         }
@@ -95,4 +99,64 @@ where
         outcomes.push(outcome);
     }
     Ok((game.state(), outcomes))
+}
+
+/// The UTF-8 byte-order mark some editors (Notepad on Windows) put at the start of a
+/// file.
+pub const BOM: char = '\u{feff}';
+
+/// Line `index` (0-based) of a table log as the parser should see it: the first line
+/// without a leading byte-order mark, which is no part of the JSON.
+pub fn log_line(index: usize, text: &str) -> &str {
+    if index == 0 {
+        text.strip_prefix(BOM).unwrap_or(text)
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROUND: &str = r#"{"event":"round","variant":"basic","god":"G","players":["A","B"],"rule":"true","starter":"3H"}"#;
+
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped() {
+        let with_bom = format!("{BOM}{ROUND}");
+        let state = replay_state([with_bom.as_str()]).expect("a BOM before the first line");
+        assert_eq!(state, replay_state([ROUND]).expect("plain"));
+        let (_, outcomes) = replay([with_bom.as_str()]).expect("replay");
+        assert_eq!(outcomes.len(), 1);
+        // Only at the start of the log: elsewhere it is a character the JSON refuses.
+        let err = replay_state([ROUND, with_bom.as_str()]).unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.reason.starts_with("not a JSON object"), "{err}");
+    }
+
+    #[test]
+    fn a_log_without_events_is_a_game_not_started() {
+        let (state, outcomes) = replay(["", "  "]).expect("blank lines only");
+        assert!(outcomes.is_empty());
+        assert_eq!(state, replay_state(Vec::<String>::new()).expect("empty"));
+    }
+
+    #[test]
+    fn a_refused_line_says_its_number_and_field() {
+        let err = replay_state([ROUND, "", r#"{"event":"no_play","hand":["2S","3S","1X"]}"#])
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"line 3: field "hand", card 3: "1X": unknown suit 'X' (expected one of S H D C or ♠ ♥ ♦ ♣)"#
+        );
+        let err = replay([
+            ROUND,
+            r#"{"event":"play","cards":["2S"],"prophet_says":"right"}"#,
+        ])
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"line 2: "prophet_says": "right" given but no prophet is in office"#
+        );
+    }
 }

@@ -19,9 +19,11 @@ use indicatif::ProgressBar;
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 
+use crate::json_input;
 use crate::rule::analyse::{self, CheckOptions};
 use crate::rule::Rule;
 use crate::store::audit::audit;
+use crate::store::evidence::EvidenceInput;
 use crate::store::history::export_log;
 use crate::store::scoresheet::ScoreSheet;
 use crate::store::{format_utc, GameId, Target};
@@ -104,8 +106,12 @@ async fn state(State(state): Shared, headers: HeaderMap, RawQuery(query): RawQue
 }
 
 /// Turns an API `evidence.frame` (a frame id) into the spool file name the
-/// recorder reads, checking the id.
+/// recorder reads, checking the id. The evidence's shape is checked here first, so
+/// that a wrong one is answered with the field it is in (e.g. `field
+/// "evidence.reads", item 1, field "confidence"` for a read's confidence).
 fn spool_evidence(object: &mut Map<String, Value>, at: &str) -> Result<Option<String>, ApiError> {
+    json_input::check_field::<EvidenceInput>(object, "evidence")
+        .map_err(|e| ApiError::bad(e.reason, at))?;
     let Some(Value::Object(evidence)) = object.get_mut("evidence") else {
         return Ok(None);
     };

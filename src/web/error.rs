@@ -8,6 +8,7 @@ use axum::Json;
 use serde::Serialize;
 use thiserror::Error;
 
+use crate::json_input::{self, JsonInputError};
 use crate::store::history::HistoryError;
 use crate::store::StoreError;
 
@@ -174,7 +175,9 @@ pub async fn json_errors(
     (status, Json(body)).into_response()
 }
 
-/// Parses a JSON request body, naming the line and column of a syntax error.
+/// Parses a JSON request body, naming the line and column of a syntax error. A key
+/// given twice is refused (400) rather than resolved by keeping the last: the
+/// referee would otherwise record a play nobody can see in the request as sent.
 pub fn parse_json(bytes: &[u8], at: &str) -> Result<serde_json::Value, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::bad(
@@ -182,11 +185,16 @@ pub fn parse_json(bytes: &[u8], at: &str) -> Result<serde_json::Value, ApiError>
             at,
         ));
     }
-    serde_json::from_slice(bytes).map_err(|e| {
-        ApiError::bad(
-            format!("the request body is not valid JSON: {e}"),
-            format!("{at}: body line {}, column {}", e.line(), e.column()),
-        )
+    json_input::parse_slice(bytes).map_err(|e| match e {
+        JsonInputError::Syntax {
+            message,
+            line,
+            column,
+        } => ApiError::bad(
+            format!("the request body is not valid JSON: {message}"),
+            format!("{at}: body line {line}, column {column}"),
+        ),
+        duplicate @ JsonInputError::Duplicate { .. } => ApiError::bad(duplicate.to_string(), at),
     })
 }
 
@@ -231,6 +239,26 @@ mod tests {
         assert!(err.to_string().contains("an array"), "{err}");
         let err = parse_object(b"  ", "x").unwrap_err();
         assert!(err.to_string().contains("empty"), "{err}");
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused() {
+        let err =
+            parse_object(br#"{"cards":["2S"],"cards":["9H"]}"#, "POST /api/plays").unwrap_err();
+        assert_eq!(err.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(err.to_string(), r#"duplicate field "cards""#);
+        assert_eq!(err.at(), "POST /api/plays");
+        let err = parse_object(
+            br#"{"cards":["2S"],"evidence":{"frame":"a","frame":"b"}}"#,
+            "x",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"field "evidence": duplicate field "frame""#
+        );
+        let ok = parse_object(br#"{"cards":["2S"],"evidence":{"frame":"a"}}"#, "x");
+        assert_eq!(ok.expect("no duplicate").len(), 2);
     }
 
     #[test]

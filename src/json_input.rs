@@ -1,0 +1,530 @@
+//! Reading the JSON that people and tools write (table-log lines, API bodies)
+//! strictly, with errors that say what is wrong and where.
+//!
+//! serde_json keeps the last of two equal keys in an object, so
+//! `{"cards":["2S"],"cards":["2H"]}` would be refereed as a play of 2H while whoever
+//! wrote it may have meant 2S. Unknown fields are refused for the same reason (a
+//! verdict must not hang on a field nobody sees), so [`parse_value`] refuses a
+//! duplicate key at every depth. [`from_value`] turns a value into a typed event and,
+//! when it does not fit, names the field and says what was expected in the words of
+//! the table log ("a whole number", "a list"), never with a Rust type name, which
+//! means nothing to the person holding the log.
+
+use std::cell::RefCell;
+use std::fmt;
+
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+/// One step into a JSON value: an object's key or a list's 0-based index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// Where in a JSON value, outermost step first; empty for the value itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JsonPath(pub Vec<Step>);
+
+impl JsonPath {
+    /// Whether the path is the value itself.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The path for a person, with list positions 1-based and `noun` naming the
+    /// items of the innermost list: `field "hand", card 3`,
+    /// `field "evidence.reads", item 1, field "read"`.
+    fn render(&self, noun: &str) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        let mut keys: Vec<&str> = Vec::new();
+        let last = self.0.len().saturating_sub(1);
+        for (i, step) in self.0.iter().enumerate() {
+            match step {
+                Step::Key(key) => keys.push(key),
+                Step::Index(index) => {
+                    if !keys.is_empty() {
+                        parts.push(format!("field {}", quoted(&keys.join("."))));
+                        keys.clear();
+                    }
+                    let noun = if i == last { noun } else { "item" };
+                    parts.push(format!("{noun} {}", index + 1));
+                }
+            }
+        }
+        if !keys.is_empty() {
+            parts.push(format!("field {}", quoted(&keys.join("."))));
+        }
+        parts.join(", ")
+    }
+}
+
+impl fmt::Display for JsonPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render("item"))
+    }
+}
+
+/// Why a text is not acceptable JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum JsonInputError {
+    /// Not JSON; `message` is serde_json's, with the line and column (1-based) in
+    /// the text given.
+    #[error("{message}")]
+    Syntax {
+        message: String,
+        line: usize,
+        column: usize,
+    },
+    /// The same key twice in one object, which serde_json would silently resolve
+    /// by keeping the last one.
+    #[error("{}duplicate field {}", where_prefix(path), quoted(key))]
+    Duplicate { path: JsonPath, key: String },
+}
+
+/// A value that does not fit the shape expected; `reason` names the field.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{reason}")]
+pub struct FieldError {
+    /// Where the value that does not fit is.
+    pub path: JsonPath,
+    /// What is wrong and where, ready to show.
+    pub reason: String,
+}
+
+/// Parses a JSON text, refusing a duplicate key in any object.
+pub fn parse_value(text: &str) -> Result<Value, JsonInputError> {
+    strict(&mut serde_json::Deserializer::from_str(text))
+}
+
+/// [`parse_value`] for bytes (a request body); text that is not UTF-8 is a syntax
+/// error.
+pub fn parse_slice(bytes: &[u8]) -> Result<Value, JsonInputError> {
+    strict(&mut serde_json::Deserializer::from_slice(bytes))
+}
+
+fn strict<'de, R: serde_json::de::Read<'de>>(
+    de: &mut serde_json::Deserializer<R>,
+) -> Result<Value, JsonInputError> {
+    let duplicate = RefCell::new(None);
+    let stack = RefCell::new(Vec::new());
+    let seed = Strict {
+        stack: &stack,
+        duplicate: &duplicate,
+    };
+    let result = seed.deserialize(&mut *de).and_then(|value| {
+        de.end()?;
+        Ok(value)
+    });
+    result.map_err(|e| match duplicate.into_inner() {
+        Some(found) => found,
+        None => JsonInputError::Syntax {
+            message: e.to_string(),
+            line: e.line(),
+            column: e.column(),
+        },
+    })
+}
+
+/// Builds a [`Value`] like serde_json does, but stops at a key already seen in
+/// the same object and leaves where it was in `duplicate`.
+struct Strict<'a> {
+    stack: &'a RefCell<Vec<Step>>,
+    duplicate: &'a RefCell<Option<JsonInputError>>,
+}
+
+impl Strict<'_> {
+    fn nested(&self) -> Self {
+        Strict {
+            stack: self.stack,
+            duplicate: self.duplicate,
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Strict<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Strict<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        serde_json::Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("a number must be finite"))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        loop {
+            self.stack.borrow_mut().push(Step::Index(items.len()));
+            let item = seq.next_element_seed(self.nested())?;
+            self.stack.borrow_mut().pop();
+            match item {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut map = Map::new();
+        while let Some(key) = access.next_key::<String>()? {
+            if map.contains_key(&key) {
+                let path = JsonPath(self.stack.borrow().clone());
+                *self.duplicate.borrow_mut() = Some(JsonInputError::Duplicate { path, key });
+                return Err(de::Error::custom("duplicate field"));
+            }
+            self.stack.borrow_mut().push(Step::Key(key.clone()));
+            let value = access.next_value_seed(self.nested())?;
+            self.stack.borrow_mut().pop();
+            map.insert(key, value);
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+/// Reads `value` as a `T`; when it does not fit, the error names the field and says
+/// what was expected and what was found.
+pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, FieldError> {
+    from_value_at(value, &JsonPath::default())
+}
+
+/// Checks that `object[field]`, when present, reads as a `T` (for a part of a line
+/// another module reads later, so that its errors name the field too).
+pub fn check_field<T: DeserializeOwned>(
+    object: &Map<String, Value>,
+    field: &str,
+) -> Result<(), FieldError> {
+    match object.get(field) {
+        None => Ok(()),
+        Some(value) => {
+            from_value_at::<T>(value, &JsonPath(vec![Step::Key(field.to_string())])).map(drop)
+        }
+    }
+}
+
+fn from_value_at<T: DeserializeOwned>(value: &Value, prefix: &JsonPath) -> Result<T, FieldError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let mut path = prefix.clone();
+        for segment in e.path() {
+            match segment {
+                serde_path_to_error::Segment::Map { key } => path.0.push(Step::Key(key.clone())),
+                serde_path_to_error::Segment::Seq { index } => path.0.push(Step::Index(*index)),
+                serde_path_to_error::Segment::Enum { .. }
+                | serde_path_to_error::Segment::Unknown => {}
+            }
+        }
+        let message = e.inner().to_string();
+        // serde reports an unknown or missing field at the object that has (or
+        // lacks) it; the message names the key already.
+        if message.starts_with("unknown field `")
+            && matches!(path.0.last(), Some(Step::Key(key)) if message.starts_with(&format!("unknown field `{key}`")))
+        {
+            path.0.pop();
+        }
+        let found = lookup(value, &path.0[prefix.0.len()..]);
+        explain(path, &message, found)
+    })
+}
+
+fn lookup<'v>(value: &'v Value, steps: &[Step]) -> Option<&'v Value> {
+    steps.iter().try_fold(value, |value, step| match step {
+        Step::Key(key) => value.get(key.as_str()),
+        Step::Index(index) => value.get(*index),
+    })
+}
+
+/// Rewrites serde's message in the table log's words, with where it happened.
+fn explain(path: JsonPath, message: &str, found: Option<&Value>) -> FieldError {
+    let mut noun = "item";
+    let mut what = message.to_string();
+    if matches!(path.0.last(), Some(Step::Index(_))) {
+        // A card's own error starts with `card "1X": …`; the position says "card".
+        if let Some(rest) = message.strip_prefix("card ") {
+            noun = "card";
+            what = rest.to_string();
+        } else if message.starts_with("empty card token") {
+            noun = "card";
+        }
+    }
+    let mismatch = ["invalid type: ", "invalid value: ", "invalid length "]
+        .iter()
+        .any(|p| message.starts_with(p));
+    if mismatch {
+        if let Some(at) = message.rfind(", expected ") {
+            let expected = in_words(&message[at + ", expected ".len()..]);
+            let got = match found {
+                Some(value) => describe(value),
+                None => message[..at]
+                    .trim_start_matches("invalid type: ")
+                    .trim_start_matches("invalid value: ")
+                    .to_string(),
+            };
+            what = format!("expected {expected}, got {got}");
+        }
+    } else if ["unknown field `", "unknown variant `", "missing field `"]
+        .iter()
+        .any(|p| message.starts_with(p))
+    {
+        what = message.replace('`', "\"");
+    }
+    let place = path.render(noun);
+    let reason = if place.is_empty() {
+        what
+    } else {
+        format!("{place}: {what}")
+    };
+    FieldError { path, reason }
+}
+
+/// serde's name of what a type expects, in the words of the table log.
+fn in_words(expected: &str) -> String {
+    let words = match expected {
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64" | "i128"
+        | "isize" => "a whole number",
+        "f32" | "f64" => "a number",
+        "a sequence" => "a list",
+        "a boolean" => "true or false",
+        "a string" | "a borrowed string" | "string or map" | "variant identifier" => "a string",
+        "a map" => "an object",
+        "unit" => "null",
+        other if other.starts_with("struct ") => "an object",
+        other => {
+            if let Some(n) = other
+                .strip_prefix("an array of length ")
+                .or_else(|| other.strip_prefix("a tuple of size "))
+            {
+                return format!("a list of {n}");
+            }
+            other
+        }
+    };
+    words.to_string()
+}
+
+/// A JSON value for a person: `the string "7"`, `the number 7`, `a list of 2 items`.
+pub fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => format!("the string {}", quoted(s)),
+        Value::Array(items) if items.len() == 1 => "a list of 1 item".to_string(),
+        Value::Array(items) => format!("a list of {} items", items.len()),
+        Value::Object(_) => "an object".to_string(),
+    }
+}
+
+/// `text` in double quotes, escaped as JSON writes it (as it stands in the log).
+fn quoted(text: &str) -> String {
+    Value::String(text.to_string()).to_string()
+}
+
+fn where_prefix(path: &JsonPath) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!("{path}: ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cards::Card;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Inner {
+        read: Card,
+        confidence: f64,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Line {
+        cards: Vec<Card>,
+        #[serde(default)]
+        size: Option<u32>,
+        #[serde(default)]
+        reads: Vec<Inner>,
+        #[serde(default)]
+        flag: bool,
+    }
+
+    fn reason(json: &str) -> String {
+        let value = parse_value(json).expect("JSON");
+        from_value::<Line>(&value).expect_err(json).reason
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_at_every_depth() {
+        let err = parse_value(r#"{"cards":["2S"],"cards":["2H"]}"#).unwrap_err();
+        assert_eq!(err.to_string(), r#"duplicate field "cards""#);
+        let err = parse_value(r#"{"e":{"frame":"a","frame":"b"}}"#).unwrap_err();
+        assert_eq!(err.to_string(), r#"field "e": duplicate field "frame""#);
+        let err = parse_value(r#"{"e":{"reads":[{},{"x":1,"x":2}]}}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"field "e.reads", item 2: duplicate field "x""#
+        );
+        let err = parse_slice(br#"[{"a":1,"a":1}]"#).unwrap_err();
+        assert_eq!(err.to_string(), r#"item 1: duplicate field "a""#);
+    }
+
+    #[test]
+    fn good_json_reads_as_serde_json_reads_it() {
+        let text = r#"{"a":[1,-2,3.5,"x",null,true,{"b":{}}],"c":"\u00e9"}"#;
+        let strict = parse_value(text).expect("JSON");
+        let plain: Value = serde_json::from_str(text).expect("JSON");
+        assert_eq!(strict, plain);
+    }
+
+    #[test]
+    fn syntax_errors_keep_line_and_column() {
+        match parse_value("{\"a\":\n[1,]}") {
+            Err(JsonInputError::Syntax { line, column, .. }) => {
+                assert_eq!((line, column), (2, 4));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            parse_value(r#"{"a":1} x"#),
+            Err(JsonInputError::Syntax { .. })
+        ));
+        assert!(matches!(
+            parse_slice(b"{\"a\":\"\xff\"}"),
+            Err(JsonInputError::Syntax { .. })
+        ));
+    }
+
+    #[test]
+    fn a_wrong_type_names_the_field_in_the_logs_words() {
+        assert_eq!(
+            reason(r#"{"cards":["2S"],"size":"7"}"#),
+            r#"field "size": expected a whole number, got the string "7""#
+        );
+        assert_eq!(
+            reason(r#"{"cards":["2S"],"size":-1}"#),
+            r#"field "size": expected a whole number, got the number -1"#
+        );
+        assert_eq!(
+            reason(r#"{"cards":"8S"}"#),
+            r#"field "cards": expected a list, got the string "8S""#
+        );
+        assert_eq!(
+            reason(r#"{"cards":["2S"],"flag":1}"#),
+            r#"field "flag": expected true or false, got the number 1"#
+        );
+        assert_eq!(
+            reason(r#"{"cards":["2S"],"reads":["x"]}"#),
+            r#"field "reads", item 1: expected an object, got the string "x""#
+        );
+        assert_eq!(
+            reason(r#"{"cards":["2S"],"reads":[{"read":"2S","confidence":"high"}]}"#),
+            r#"field "reads", item 1, field "confidence": expected a number, got the string "high""#
+        );
+    }
+
+    #[test]
+    fn a_bad_card_in_a_list_says_which() {
+        assert_eq!(
+            reason(r#"{"cards":["2S","3S","1X"]}"#),
+            r#"field "cards", card 3: "1X": unknown suit 'X' (expected one of S H D C or ♠ ♥ ♦ ♣)"#
+        );
+        assert_eq!(
+            reason(r#"{"cards":["2S",5]}"#),
+            r#"field "cards", item 2: expected a string, got the number 5"#
+        );
+        assert!(reason(r#"{"cards":[""]}"#).starts_with(r#"field "cards", card 1: empty card"#));
+    }
+
+    #[test]
+    fn unknown_and_missing_fields_are_named_once() {
+        let text = reason(r#"{"cards":["2S"],"pik":1}"#);
+        assert!(
+            text.starts_with(r#"unknown field "pik", expected one of"#),
+            "{text}"
+        );
+        assert_eq!(reason(r#"{}"#), r#"missing field "cards""#);
+        assert_eq!(
+            reason(r#"{"cards":[],"reads":[{"read":"2S"}]}"#),
+            r#"field "reads", item 1: missing field "confidence""#
+        );
+    }
+
+    #[test]
+    fn no_rust_type_name_leaks() {
+        for text in [
+            r#"{"cards":["2S"],"reads":{"a":1}}"#,
+            r#"{"cards":["2S"],"reads":[[1]]}"#,
+            r#"{"cards":{"a":1}}"#,
+        ] {
+            let r = reason(text);
+            for rust in ["struct", "Inner", "u32", "f64", "sequence", "`"] {
+                assert!(!r.contains(rust), "{text}: {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn check_field_prefixes_the_field() {
+        let value = parse_value(r#"{"evidence":"x"}"#).expect("JSON");
+        let Value::Object(object) = value else {
+            panic!("object")
+        };
+        let err = check_field::<Inner>(&object, "evidence").unwrap_err();
+        assert_eq!(
+            err.reason,
+            r#"field "evidence": expected an object, got the string "x""#
+        );
+        assert!(check_field::<Inner>(&object, "absent").is_ok());
+    }
+}
