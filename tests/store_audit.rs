@@ -213,6 +213,14 @@ fn a_field_given_twice_or_evidence_of_the_wrong_shape_is_refused_with_the_field(
     let stored = export_log(&db, "1");
     assert_eq!(stored.len(), 2);
     assert!(stored[1].contains("\"2H\""), "{}", stored[1]);
+
+    // A log saved with a byte-order mark (Windows editors) records as any other.
+    let bom = dir.path().join("bom.db");
+    let mut log = lines(SHORT_GAME)[..2].to_vec();
+    log[0].insert(0, '\u{feff}');
+    let (replies, output) = record(&bom, &log, &[]);
+    assert!(output.status.success(), "{replies:?}");
+    assert_eq!(export_log(&bom, "1").len(), 2);
 }
 
 #[test]

@@ -171,6 +171,10 @@ fn record<R: Read>(
                     error: format!("line {number}: longer than {MAX_LINE} bytes"),
                 }));
             } else {
+                // A log saved by a Windows editor starts with a byte-order mark.
+                if number == 1 && bytes.starts_with("\u{feff}".as_bytes()) {
+                    bytes.drain(..3);
+                }
                 match String::from_utf8(bytes) {
                     Ok(text) if text.trim().is_empty() => {}
                     Ok(text) => match precheck(&text) {

@@ -128,7 +128,8 @@ impl Frame {
 impl EvidenceInput {
     /// Parses the `evidence` field of a line.
     pub fn from_json(value: serde_json::Value) -> Result<EvidenceInput, EvidenceError> {
-        serde_json::from_value(value).map_err(|e| EvidenceError::Malformed(e.to_string()))
+        // The error names the field that does not fit, in the log's words.
+        crate::json_input::from_value(&value).map_err(|e| EvidenceError::Malformed(e.reason))
     }
 
     /// Checks the evidence against the cards of its event and loads the frame file

@@ -213,7 +213,9 @@ impl<'s> Recorder<'s> {
     /// One line inside the open transaction. `Ok(Rejected)` leaves the store and the
     /// referee untouched; `Err` is a storage failure that aborts the batch.
     fn record_line(&mut self, line: usize, text: &str) -> Result<Reply, StoreError> {
-        let mut object = match serde_json::from_str::<Value>(text) {
+        // Strictly: a key given twice would otherwise be read as its last value,
+        // and the line stored would say one thing and be judged as another.
+        let mut object = match crate::json_input::parse_value(text) {
             Ok(Value::Object(object)) => object,
             Ok(_) => {
                 return Ok(reject(
