@@ -34,7 +34,8 @@ pub struct ScoreSheet {
 }
 
 impl ScoreSheet {
-    /// Builds the sheet of `game` by re-refereeing its log.
+    /// Builds the sheet of `game` by re-refereeing its log. Gods and seatings are the
+    /// chained `round` events' ([`Store::rounds`]), never the index tables alone.
     pub fn build(
         store: &Store,
         factory: &RefereeFactory,
