@@ -554,3 +554,26 @@ fn a_round_row_with_no_chained_event_is_reported() {
         "{report}"
     );
 }
+
+#[test]
+fn names_that_spreadsheets_would_run_as_formulas_stay_text() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("formula.db");
+    let log = vec![
+        r#"{"event":"round","variant":"basic","god":"@Gil","players":["=HYPERLINK(\"http://x\",\"y\")","-Bo"],"rule":"red","starter":"AH","hand_size":2}"#.to_string(),
+        r#"{"event":"play","cards":["2H"]}"#.into(),
+        r#"{"event":"end_game"}"#.into(),
+    ];
+    let (replies, output) = record(&db, &log, &[]);
+    assert!(output.status.success(), "{replies:?}");
+    let csv = scores_csv(&db);
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        rows[0], "round,god,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",'-Bo,'@Gil",
+        "{csv}"
+    );
+    assert!(rows[1].starts_with("1,'@Gil,"), "{csv}");
+    // Scores stay numbers, signs included.
+    assert_eq!(rows.len(), 4, "{csv}");
+    assert!(rows[2].starts_with("not-God bonus,,+10,+10,"), "{csv}");
+}
