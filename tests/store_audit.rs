@@ -462,3 +462,167 @@ fn score_sheets_show_rounds_bonus_and_totals() {
     );
     assert!(!out.status.success(), "a sheet is for a game");
 }
+
+/// `eleusis export GAME --scores csv` of `db`, as text.
+fn scores_csv(db: &Path) -> String {
+    let out = eleusis(
+        &[
+            "export",
+            "1",
+            "--scores",
+            "csv",
+            "--db",
+            db.to_str().expect("p"),
+        ],
+        "",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+#[test]
+fn edits_to_the_round_index_tables_are_reported_and_never_shown() {
+    let dir = tempfile::tempdir().expect("dir");
+    let clean_csv = {
+        let db = dir.path().join("clean.db");
+        record(&db, &lines(SHORT_GAME), &[]);
+        let (report, code) = audit_json(&db, "1", &[]);
+        assert_eq!(code, 0, "{report}");
+        assert_eq!(report["problems"], Value::Array(Vec::new()));
+        scores_csv(&db)
+    };
+    assert!(
+        clean_csv.starts_with("round,god,Ana,Bo,Gil\n1,Gil,"),
+        "{clean_csv}"
+    );
+    // None of these edits touches the chained events: the chain stays OK, so only the
+    // cross-check of the index tables against the chained round event can see them.
+    let round_1 = "(SELECT id FROM rounds WHERE number = 1)";
+    let edits = [
+        (
+            format!("UPDATE rounds SET god = 'Mallory' WHERE id = {round_1}"),
+            "the rounds table says God \"Mallory\", the chained round event \"Gil\"",
+        ),
+        (
+            format!("UPDATE rounds SET variant = 'gardner' WHERE id = {round_1}"),
+            "the rounds table says variant \"gardner\", the chained round event \"basic\"",
+        ),
+        (
+            format!(
+                "UPDATE round_players SET name = 'Zed' WHERE round_id = {round_1} AND seat = 0"
+            ),
+            "the round_players table says players [\"Zed\", \"Bo\"]",
+        ),
+        (
+            format!(
+                "UPDATE round_players SET seat = seat + 10 WHERE round_id = {round_1};
+                 UPDATE round_players SET seat = 11 - seat WHERE round_id = {round_1}"
+            ),
+            "the round_players table says players [\"Bo\", \"Ana\"]",
+        ),
+        (
+            format!("DELETE FROM round_players WHERE round_id = {round_1} AND seat = 1"),
+            "the round_players table says players [\"Ana\"]",
+        ),
+        (
+            format!("INSERT INTO round_players VALUES ({round_1}, 2, 'Eve')"),
+            "the round_players table says players [\"Ana\", \"Bo\", \"Eve\"]",
+        ),
+        (
+            format!("UPDATE rounds SET commitment = 'ab' WHERE id = {round_1}"),
+            "the rounds table says commitment \"ab\"",
+        ),
+    ];
+    for (i, (sql, expected)) in edits.iter().enumerate() {
+        let db = dir.path().join(format!("t{i}.db"));
+        record(&db, &lines(SHORT_GAME), &[]);
+        let conn = rusqlite::Connection::open(&db).expect("raw");
+        conn.execute_batch(sql).expect("tamper");
+        drop(conn);
+
+        let (report, code) = audit_json(&db, "1.1", &[]);
+        assert_eq!(code, 1, "{sql}: {report}");
+        assert_eq!(report["chain"]["ok"], true, "{sql}");
+        let round = &report["rounds"][0];
+        assert_eq!(round["god"], "Gil", "{sql}");
+        assert_eq!(round["variant"], "basic", "{sql}");
+        assert_eq!(round["players"], serde_json::json!(["Ana", "Bo"]), "{sql}");
+        assert_eq!(round["seal"]["verified"], true, "{sql}");
+        let problems = report["problems"].as_array().expect("problems");
+        assert_eq!(problems.len(), 1, "{sql}: {problems:?}");
+        let problem = problems[0].as_str().expect("problem");
+        assert!(
+            problem.starts_with("round 1.1: ") && problem.contains(expected),
+            "{sql}: {problem}"
+        );
+
+        let text = eleusis(&["audit", "1", "--db", db.to_str().expect("p")], "");
+        assert_eq!(text.status.code(), Some(1), "{sql}");
+        let text = String::from_utf8_lossy(&text.stdout);
+        assert!(
+            text.starts_with("round 1.1 (basic): God Gil, players Ana, Bo\n"),
+            "{sql}: {text}"
+        );
+        assert!(text.contains("\nchain: OK ("), "{sql}: {text}");
+        assert!(
+            text.contains(&format!("\nproblem: round 1.1: {expected}")),
+            "{sql}: {text}"
+        );
+        assert_eq!(
+            scores_csv(&db),
+            clean_csv,
+            "{sql}: the sheet is the chain's"
+        );
+    }
+}
+
+#[test]
+fn a_round_row_with_no_chained_event_is_reported() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("forged.db");
+    record(&db, &lines(SHORT_GAME), &[]);
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute_batch(
+        "INSERT INTO rounds (game_id, number, variant, god, commitment, started_ms)
+             VALUES (1, 3, 'basic', 'Mallory', 'ab', 0);
+         INSERT INTO round_players VALUES (last_insert_rowid(), 0, 'Zed');
+         INSERT INTO seals (round_id, rule, salt) VALUES ((SELECT max(id) FROM rounds), 'x', 'y');",
+    )
+    .expect("forge");
+    drop(conn);
+    let (report, code) = audit_json(&db, "1", &[]);
+    assert_eq!(code, 1, "{report}");
+    assert!(
+        report["problems"].to_string().contains(
+            "round 1.3: God, players, variant and commitment cannot be checked against the chain (it has no stored events)"
+        ),
+        "{report}"
+    );
+}
+
+#[test]
+fn names_that_spreadsheets_would_run_as_formulas_stay_text() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("formula.db");
+    let log = vec![
+        r#"{"event":"round","variant":"basic","god":"@Gil","players":["=HYPERLINK(\"http://x\",\"y\")","-Bo"],"rule":"red","starter":"AH","hand_size":2}"#.to_string(),
+        r#"{"event":"play","cards":["2H"]}"#.into(),
+        r#"{"event":"end_game"}"#.into(),
+    ];
+    let (replies, output) = record(&db, &log, &[]);
+    assert!(output.status.success(), "{replies:?}");
+    let csv = scores_csv(&db);
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        rows[0], "round,god,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",'-Bo,'@Gil",
+        "{csv}"
+    );
+    assert!(rows[1].starts_with("1,'@Gil,"), "{csv}");
+    // Scores stay numbers, signs included.
+    assert_eq!(rows.len(), 4, "{csv}");
+    assert!(rows[2].starts_with("not-God bonus,,+10,+10,"), "{csv}");
+}

@@ -576,3 +576,41 @@ fn a_frame_from_a_low_resolution_camera_says_its_cards_are_too_small() {
         "{reply}"
     );
 }
+
+#[test]
+fn the_api_shows_the_chained_round_not_edited_index_tables() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("i.db");
+    let server = Server::start(&db);
+    server.post("/api/rounds", ROUND).expect(200);
+    // Someone with the file edits the tables outside the hash chain.
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute_batch(
+        "UPDATE rounds SET god = 'Mallory', variant = 'gardner';
+         UPDATE round_players SET name = 'Zed' WHERE seat = 0;",
+    )
+    .expect("tamper");
+    drop(conn);
+    let audit = server.get("/api/audit/1.1").expect(200);
+    assert_eq!(audit["chain"]["ok"], true);
+    assert_eq!(audit["clean"], false, "{audit}");
+    assert_eq!(audit["rounds"][0]["god"], "Pierre");
+    assert_eq!(audit["rounds"][0]["variant"], "new-eleusis");
+    assert_eq!(audit["rounds"][0]["players"][0], "Alain");
+    assert_eq!(
+        audit["problems"].as_array().map(Vec::len),
+        Some(3),
+        "{audit}"
+    );
+    let rounds = server.get("/api/rounds").expect(200);
+    assert_eq!(rounds["rounds"][0]["god"], "Pierre", "{rounds}");
+    assert_eq!(rounds["rounds"][0]["players"][0], "Alain", "{rounds}");
+    let csv = server.get("/api/export/1/scores?format=csv");
+    assert!(
+        csv.text()
+            .starts_with("round,god,Alain,François,Jacques,Philippe,Pierre\n1,Pierre,"),
+        "{}",
+        csv.text()
+    );
+    server.stop();
+}

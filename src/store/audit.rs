@@ -14,6 +14,7 @@ use super::chain::Break;
 use super::evidence::{Evidence, ReadStatus};
 use super::history::{decision, EntryKind, History, HistoryError, RefereeFactory};
 use super::log::{ChainStatus, RoundInfo};
+use super::printable::printable;
 use super::seal::commitment;
 use super::{format_utc, Store, StoreError, Target};
 use crate::cards::Card;
@@ -284,6 +285,11 @@ pub fn audit(
         .collect();
     let mut rounds = Vec::new();
     for info in &infos {
+        // God, players, variant and commitment below are the chained round event's;
+        // the index tables outside the chain must agree with it.
+        for mismatch in &info.index_mismatches {
+            problems.push(format!("round {}: {mismatch}", info.round));
+        }
         let revealed = store.revealed(info.round)?;
         let seal = match &revealed {
             Some(reveal) => {
@@ -308,16 +314,6 @@ pub fn audit(
         for (index, entry) in history.entries.iter().enumerate() {
             if entry.stored.round != info.round {
                 continue;
-            }
-            if index == 0 || entry.stored.seq == 1 {
-                if let Some(c) = entry.payload.get("commitment").and_then(Value::as_str) {
-                    if c != info.commitment {
-                        problems.push(format!(
-                            "round {}: the commitment in the log differs from the round's",
-                            info.round
-                        ));
-                    }
-                }
             }
             let mut audit = EventAudit {
                 seq: entry.stored.seq,
@@ -470,35 +466,44 @@ impl AuditReport {
         self.chain.ok && self.problems.is_empty()
     }
 
-    /// The report for people.
+    /// The report for people, one fact per line. Every line goes through
+    /// [`printable`]: names and other text from the table log cannot break a line or
+    /// forge one (a player named `"x\nchain: OK"` prints as `x\nchain: OK`).
     pub fn to_text(&self) -> String {
         let mut out = String::new();
+        let mut line = |text: String| {
+            out.push_str(&printable(&text));
+            out.push('\n');
+        };
         for round in &self.rounds {
-            out.push_str(&format!(
-                "round {} ({}): God {}, players {}\n",
+            line(format!(
+                "round {} ({}): God {}, players {}",
                 round.round,
                 round.variant,
                 round.god,
                 round.players.join(", ")
             ));
             match &round.seal {
-                SealAudit::Sealed => out.push_str(&format!(
-                    "  rule: sealed, commitment {}\n",
-                    round.commitment
-                )),
+                SealAudit::Sealed => {
+                    line(format!("  rule: sealed, commitment {}", round.commitment))
+                }
                 SealAudit::Revealed {
                     rule,
                     salt,
                     verified,
-                } => out.push_str(&format!(
-                    "  rule: {rule:?}\n  salt: {salt}\n  commitment {} — re-hash {}\n",
-                    round.commitment,
-                    if *verified { "OK" } else { "MISMATCH" }
-                )),
+                } => {
+                    line(format!("  rule: {rule:?}"));
+                    line(format!("  salt: {salt}"));
+                    line(format!(
+                        "  commitment {} — re-hash {}",
+                        round.commitment,
+                        if *verified { "OK" } else { "MISMATCH" }
+                    ));
+                }
             }
             for e in &round.events {
-                out.push_str(&format!(
-                    "  {}:{} {} {}{}{}\n",
+                line(format!(
+                    "  {}:{} {} {}{}{}",
                     round.round,
                     e.seq,
                     e.time,
@@ -529,7 +534,7 @@ impl AuditReport {
                             )
                         })
                         .collect();
-                    out.push_str(&format!("      reads: {}\n", reads.join("; ")));
+                    line(format!("      reads: {}", reads.join("; ")));
                 }
                 if let Some(f) = &e.frame {
                     let mut parts = Vec::new();
@@ -548,57 +553,139 @@ impl AuditReport {
                     if let Some(r) = &f.reference {
                         parts.push(format!("ref {r}"));
                     }
-                    out.push_str(&format!("      frame: {}\n", parts.join(", ")));
+                    line(format!("      frame: {}", parts.join(", ")));
                 }
                 if let Some(v) = &e.verdict {
-                    out.push_str(&format!("      verdict: {v}\n"));
+                    line(format!("      verdict: {v}"));
                 }
                 for x in &e.explanations {
-                    out.push_str(&format!("      because: {x}\n"));
+                    line(format!("      because: {x}"));
                 }
                 if e.explanations_withheld {
-                    out.push_str("      because: (withheld until the rule is revealed)\n");
+                    line("      because: (withheld until the rule is revealed)".to_string());
                 }
                 for p in &e.penalties {
-                    out.push_str(&format!("      penalty: {p}\n"));
+                    line(format!("      penalty: {p}"));
                 }
                 for x in &e.effects {
-                    out.push_str(&format!("      {x}\n"));
+                    line(format!("      {x}"));
                 }
                 if let Some(c) = &e.correction {
-                    out.push_str(&format!("      correction: {c}\n"));
+                    line(format!("      correction: {c}"));
                 }
                 if !e.corrected_by.is_empty() {
-                    out.push_str(&format!(
-                        "      corrected by {}\n",
-                        e.corrected_by.join(", ")
-                    ));
+                    line(format!("      corrected by {}", e.corrected_by.join(", ")));
                 }
                 if e.changed {
-                    out.push_str(&format!(
-                        "      CHANGED by a correction; announced at the table: {}\n",
+                    line(format!(
+                        "      CHANGED by a correction; announced at the table: {}",
                         e.announced.as_deref().unwrap_or("?")
                     ));
                 }
             }
             if let Some(scores) = &round.scores {
-                out.push_str(&format!("  scores: {scores}\n"));
+                line(format!("  scores: {scores}"));
             }
         }
         match (&self.chain.broken_at, &self.chain.head) {
-            (Some(b), _) => out.push_str(&format!(
-                "chain: BROKEN at round {} event {}: {}\n",
+            (Some(b), _) => line(format!(
+                "chain: BROKEN at round {} event {}: {}",
                 b.round, b.seq, b.reason
             )),
-            (None, Some(head)) => out.push_str(&format!(
-                "chain: OK ({} events, head {head})\n",
+            (None, Some(head)) => line(format!(
+                "chain: OK ({} events, head {head})",
                 self.chain.events
             )),
-            (None, None) => out.push_str("chain: OK\n"),
+            (None, None) => line("chain: OK".to_string()),
         }
         for p in &self.problems {
-            out.push_str(&format!("problem: {p}\n"));
+            line(format!("problem: {p}"));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(god: &str, player: &str, problem: &str) -> AuditReport {
+        AuditReport {
+            game: "1".into(),
+            rounds: vec![RoundAudit {
+                round: "1.1".into(),
+                variant: "basic".into(),
+                god: god.into(),
+                players: vec![player.into(), "Bo".into()],
+                commitment: "ab".into(),
+                seal: SealAudit::Sealed,
+                events: vec![EventAudit {
+                    seq: 2,
+                    time: "2024-01-01T00:00:00Z".into(),
+                    event: "play".into(),
+                    player: Some(player.into()),
+                    cards: Vec::new(),
+                    reads: Vec::new(),
+                    frame: Some(FrameAudit {
+                        sha256: None,
+                        name: Some("f\n.jpg".into()),
+                        reference: Some("cam\r1".into()),
+                        intact: None,
+                    }),
+                    verdict: Some("wrong".into()),
+                    explanations: Vec::new(),
+                    explanations_withheld: false,
+                    effects: Vec::new(),
+                    penalties: vec![format!("{player} takes 2")],
+                    corrected_by: Vec::new(),
+                    correction: None,
+                    changed: false,
+                    announced: None,
+                    hash: "cd".into(),
+                }],
+                scores: None,
+            }],
+            chain: ChainCheck {
+                ok: false,
+                events: 0,
+                head: None,
+                broken_at: Some(BrokenLink {
+                    round: "1.1".into(),
+                    seq: 2,
+                    reason: "hash mismatch".into(),
+                }),
+            },
+            problems: vec![problem.into()],
+        }
+    }
+
+    #[test]
+    fn names_cannot_break_or_forge_lines_of_the_text_report() {
+        let forged = "Ana\nchain: OK (9 events, head ff)\r";
+        let plain = report("Gil", "Ana", "round 1.1: x").to_text();
+        let text = report(
+            "Gil\u{202e}",
+            forged,
+            "round 1.1: the rounds table says God \"M\nchain: OK\"",
+        )
+        .to_text();
+        assert_eq!(
+            text.lines().count(),
+            plain.lines().count(),
+            "no extra line: {text}"
+        );
+        assert!(!text.contains('\r') && !text.contains('\u{202e}'), "{text}");
+        assert!(
+            !text.lines().any(|l| l.starts_with("chain: OK")),
+            "a forged chain line: {text}"
+        );
+        assert!(text.starts_with(
+            "round 1.1 (basic): God Gil\\u{202e}, players Ana\\nchain: OK (9 events, head ff)\\r, Bo\n"
+        ));
+        assert!(text.contains("  1.1:2 2024-01-01T00:00:00Z play Ana\\nchain: OK"));
+        assert!(text.contains("      penalty: Ana\\nchain: OK (9 events, head ff)\\r takes 2\n"));
+        assert!(text.contains("      frame: file f\\n.jpg, ref cam\\r1\n"));
+        assert!(text.contains("chain: BROKEN at round 1.1 event 2: hash mismatch\n"));
+        assert!(text.ends_with("problem: round 1.1: the rounds table says God \"M\\nchain: OK\"\n"));
     }
 }

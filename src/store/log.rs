@@ -32,15 +32,119 @@ pub struct Appended {
 }
 
 /// A round's public facts.
+///
+/// `variant`, `god`, `players` and `commitment` are read from the round's chained
+/// `round` event, the only copy the hash chain protects. The `rounds` and
+/// `round_players` tables merely index them (to find and list rounds quickly); anyone
+/// with the file can edit them without breaking the chain, so they are never shown as
+/// the truth: where they disagree with the chained event, `index_mismatches` says how,
+/// and the audit reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoundInfo {
     pub round: RoundRef,
     pub variant: String,
     pub god: String,
+    /// Seating order from God's left.
     pub players: Vec<String>,
     pub commitment: String,
     pub started_ms: i64,
     pub revealed_ms: Option<i64>,
+    /// Each way the index tables differ from the chained `round` event, or why that
+    /// event could not be read (then the other fields come from the index tables and
+    /// are unverified). Empty when everything agrees.
+    pub index_mismatches: Vec<String>,
+}
+
+/// What a round's chained `round` event states about the round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ChainedHeader {
+    variant: String,
+    god: String,
+    players: Vec<String>,
+    commitment: String,
+}
+
+/// The variant a `round` event means when it names none (TABLE-LOG.md).
+const DEFAULT_VARIANT: &str = "new-eleusis";
+
+impl ChainedHeader {
+    /// Reads the header from the first stored event of a round (`kind`, `payload`).
+    fn parse(kind: &str, payload: &str) -> Result<ChainedHeader, String> {
+        if kind != "round" {
+            return Err(format!(
+                "its first event is a \"{kind}\" event, not \"round\""
+            ));
+        }
+        let value: serde_json::Value = serde_json::from_str(payload)
+            .map_err(|e| format!("its round event is not readable JSON: {e}"))?;
+        let text = |key: &str| {
+            value
+                .get(key)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string)
+        };
+        let players = value
+            .get("players")
+            .and_then(serde_json::Value::as_array)
+            .and_then(|list| {
+                list.iter()
+                    .map(|p| p.as_str().map(str::to_string))
+                    .collect::<Option<Vec<_>>>()
+            })
+            .ok_or("its round event has no list of players")?;
+        Ok(ChainedHeader {
+            variant: text("variant").unwrap_or_else(|| DEFAULT_VARIANT.to_string()),
+            god: text("god").ok_or("its round event names no God")?,
+            players,
+            commitment: text("commitment").ok_or("its round event carries no commitment")?,
+        })
+    }
+
+    /// Puts the chained facts into `info`, noting every index value they replace.
+    /// Values are compared as they are, not as printed, and printed quoted with
+    /// quotes and control characters escaped, so no name can make two different
+    /// seatings look alike or break the report's lines.
+    fn apply(self, info: &mut RoundInfo) {
+        let quoted = |text: &str| format!("{text:?}");
+        let list = |names: &[String]| format!("{names:?}");
+        let mut differs = Vec::new();
+        if info.variant != self.variant {
+            differs.push((
+                "rounds",
+                "variant",
+                quoted(&info.variant),
+                quoted(&self.variant),
+            ));
+        }
+        if info.god != self.god {
+            differs.push(("rounds", "God", quoted(&info.god), quoted(&self.god)));
+        }
+        if info.players != self.players {
+            differs.push((
+                "round_players",
+                "players",
+                list(&info.players),
+                list(&self.players),
+            ));
+        }
+        if info.commitment != self.commitment {
+            differs.push((
+                "rounds",
+                "commitment",
+                quoted(&info.commitment),
+                quoted(&self.commitment),
+            ));
+        }
+        for (table, field, index, chained) in differs {
+            info.index_mismatches.push(format!(
+                "the {table} table says {field} {index}, the chained round event {chained}"
+            ));
+        }
+        info.variant = self.variant;
+        info.god = self.god;
+        info.players = self.players;
+        info.commitment = self.commitment;
+    }
 }
 
 /// Who starts a round; the rule travels separately, sealed.
@@ -282,7 +386,9 @@ impl Store {
         rows
     }
 
-    /// The public facts of every round of a game, in order.
+    /// The public facts of every round of a game, in order: God, players, variant and
+    /// commitment as the chained `round` event states them (see [`RoundInfo`]), with
+    /// any disagreement of the index tables in `index_mismatches`.
     pub fn rounds(&self, game: GameId) -> Result<Vec<RoundInfo>, StoreError> {
         self.game_exists(game)?;
         let mut stmt = self
@@ -308,6 +414,7 @@ impl Store {
                         commitment: row.get(4)?,
                         started_ms: row.get(5)?,
                         revealed_ms: row.get(6)?,
+                        index_mismatches: Vec::new(),
                     },
                 ))
             })
@@ -317,12 +424,30 @@ impl Store {
             .conn()
             .prepare_cached("SELECT name FROM round_players WHERE round_id = ?1 ORDER BY seat")
             .map_err(|e| self.error("reading seats", e))?;
+        let mut first = self
+            .conn()
+            .prepare_cached("SELECT kind, payload FROM events WHERE round_id = ?1 AND seq = 1")
+            .map_err(|e| self.error("reading round events", e))?;
         let mut out = Vec::with_capacity(rows.len());
         for (id, mut info) in rows {
             info.players = seats
                 .query_map([id], |row| row.get(0))
                 .and_then(|rows| rows.collect())
                 .map_err(|e| self.error("reading seats", e))?;
+            let event: Option<(String, String)> = first
+                .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))
+                .optional()
+                .map_err(|e| self.error("reading round events", e))?;
+            match event
+                .ok_or_else(|| "it has no stored events".to_string())
+                .and_then(|(kind, payload)| ChainedHeader::parse(&kind, &payload))
+            {
+                Ok(chained) => chained.apply(&mut info),
+                Err(why) => info.index_mismatches.push(format!(
+                    "God, players, variant and commitment cannot be checked against the \
+                     chain ({why}); they are shown from the index tables, unverified"
+                )),
+            }
             out.push(info);
         }
         Ok(out)
@@ -436,6 +561,15 @@ mod tests {
         vec!["Alain".into(), "Jacques".into()]
     }
 
+    /// A `round` event's payload as the recorder chains it.
+    fn round_payload(god: &str, players: &[String], seal: &Sealed) -> String {
+        serde_json::json!({
+            "event": "round", "variant": "basic", "god": god, "players": players,
+            "starter": "AH", "commitment": seal.commitment(), "at": "2024-01-01T00:00:00Z",
+        })
+        .to_string()
+    }
+
     fn seeded() -> (tempfile::TempDir, Store, GameId, RoundRef) {
         let dir = tempfile::tempdir().expect("dir");
         let store = Store::open(&dir.path().join("log.db")).expect("open");
@@ -443,6 +577,7 @@ mod tests {
             .write(|s| {
                 let game = s.new_game()?;
                 let players = players();
+                let seal = Sealed::new("true");
                 let round = s.start_round(
                     game,
                     &NewRound {
@@ -450,9 +585,9 @@ mod tests {
                         god: "Pierre",
                         players: &players,
                     },
-                    &Sealed::new("true"),
+                    &seal,
                 )?;
-                s.append(round, "round", r#"{"event":"round"}"#, 1)?;
+                s.append(round, "round", &round_payload("Pierre", &players, &seal), 1)?;
                 s.append(round, "play", r#"{"event":"play","cards":["8H"]}"#, 2)?;
                 Ok((game, round))
             })
@@ -466,6 +601,7 @@ mod tests {
         let players = players();
         let second = store
             .write(|s| {
+                let seal = Sealed::new("red");
                 let r = s.start_round(
                     game,
                     &NewRound {
@@ -473,9 +609,9 @@ mod tests {
                         god: "Alain",
                         players: &players,
                     },
-                    &Sealed::new("red"),
+                    &seal,
                 )?;
-                s.append(r, "round", r#"{"event":"round"}"#, 3)
+                s.append(r, "round", &round_payload("Alain", &players, &seal), 3)
             })
             .expect("second round");
         assert_eq!(second.seq, 1);
@@ -521,6 +657,97 @@ mod tests {
             info.commitment
         );
         assert_eq!(store.revealed(round).expect("revealed"), Some(reveal));
+    }
+
+    #[test]
+    fn round_facts_come_from_the_chain_not_the_index_tables() {
+        let (_dir, store, _game, round) = seeded();
+        let info = store.round(round).expect("info");
+        assert_eq!(info.index_mismatches, Vec::<String>::new());
+        // Each edit an attacker with the file can make without touching the chain.
+        let edits = [
+            (
+                "UPDATE rounds SET god = 'Mallory'",
+                "rounds table says God \"Mallory\"",
+            ),
+            (
+                "UPDATE rounds SET variant = 'gardner'",
+                "variant \"gardner\"",
+            ),
+            ("UPDATE rounds SET commitment = 'ab'", "commitment \"ab\""),
+            (
+                "UPDATE round_players SET name = 'Zed' WHERE seat = 0",
+                "players [\"Zed\", \"Jacques\"]",
+            ),
+            (
+                "UPDATE round_players SET seat = seat + 10;
+                 UPDATE round_players SET seat = 11 - seat",
+                "players [\"Jacques\", \"Alain\"]",
+            ),
+            (
+                "DELETE FROM round_players WHERE seat = 1",
+                "players [\"Alain\"], the chained round event [\"Alain\", \"Jacques\"]",
+            ),
+            (
+                "UPDATE round_players SET name = 'Alain\", \"Jacques' WHERE seat = 0;
+                 DELETE FROM round_players WHERE seat = 1",
+                "players [\"Alain\\\", \\\"Jacques\"]",
+            ),
+        ];
+        for (sql, expected) in edits {
+            store
+                .conn()
+                .execute_batch("SAVEPOINT edit")
+                .expect("savepoint");
+            store.conn().execute_batch(sql).expect(sql);
+            let info = store.round(round).expect("info");
+            store
+                .conn()
+                .execute_batch("ROLLBACK TO edit; RELEASE edit")
+                .expect("rollback");
+            assert_eq!(info.god, "Pierre", "{sql}");
+            assert_eq!(info.variant, "basic", "{sql}");
+            assert_eq!(info.players, players(), "{sql}");
+            assert_eq!(
+                info.commitment,
+                store.seal_for_god(round).expect("seal").commitment(),
+                "{sql}"
+            );
+            assert_eq!(info.index_mismatches.len(), 1, "{sql}: {info:?}");
+            assert!(
+                info.index_mismatches[0].contains(expected),
+                "{sql}: {:?}",
+                info.index_mismatches
+            );
+        }
+    }
+
+    #[test]
+    fn a_round_without_its_chained_event_is_flagged() {
+        let (_dir, store, game, _round) = seeded();
+        // A round row forged into the index with no event behind it.
+        let forged = store
+            .write(|s| {
+                s.start_round(
+                    game,
+                    &NewRound {
+                        variant: "basic",
+                        god: "Mallory",
+                        players: &players(),
+                    },
+                    &Sealed::new("true"),
+                )
+            })
+            .expect("forge");
+        let info = store.round(forged).expect("info");
+        assert_eq!(info.god, "Mallory", "nothing better to show");
+        assert_eq!(info.index_mismatches.len(), 1);
+        assert!(
+            info.index_mismatches[0].contains("cannot be checked")
+                && info.index_mismatches[0].contains("no stored events"),
+            "{:?}",
+            info.index_mismatches
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod evidence;
 pub mod history;
 pub mod ids;
 pub mod log;
+pub mod printable;
 pub mod recorder;
 mod schema;
 pub mod scoresheet;

@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 use super::history::{History, HistoryError, RefereeFactory};
+use super::printable::printable;
 use super::GameId;
 use super::Store;
 
@@ -34,7 +35,8 @@ pub struct ScoreSheet {
 }
 
 impl ScoreSheet {
-    /// Builds the sheet of `game` by re-refereeing its log.
+    /// Builds the sheet of `game` by re-refereeing its log. Gods and seatings are the
+    /// chained `round` events' ([`Store::rounds`]), never the index tables alone.
     pub fn build(
         store: &Store,
         factory: &RefereeFactory,
@@ -100,23 +102,19 @@ impl ScoreSheet {
     }
 
     /// The sheet as CSV: a header, one row per round, the bonus row and the totals.
+    /// Names go through [`csv_text`] (no spreadsheet formulas, no control
+    /// characters); numbers are written as numbers.
     pub fn to_csv(&self) -> String {
         let mut out = String::new();
         let mut row = |cells: Vec<String>| {
-            out.push_str(
-                &cells
-                    .iter()
-                    .map(|c| csv_cell(c))
-                    .collect::<Vec<_>>()
-                    .join(","),
-            );
+            out.push_str(&cells.join(","));
             out.push('\n');
         };
         let mut header = vec!["round".to_string(), "god".to_string()];
-        header.extend(self.participants.iter().cloned());
+        header.extend(self.participants.iter().map(|p| csv_text(p)));
         row(header);
         for r in &self.rounds {
-            let mut cells = vec![r.number.to_string(), r.god.clone()];
+            let mut cells = vec![r.number.to_string(), csv_text(&r.god)];
             match &r.scores {
                 Some(scores) => cells.extend(
                     scores
@@ -227,11 +225,27 @@ fn signed(value: i64) -> String {
     }
 }
 
-fn csv_cell(text: &str) -> String {
+/// Characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a
+/// cell as a formula, or that it strips before doing so.
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// A text cell (a name) for the CSV sheet. Player names come from the table log, so
+/// a name like `=HYPERLINK("…")` would run as a formula when a club opens the sheet:
+/// a cell starting with one of [`FORMULA_STARTS`] gets a `'` in front, which
+/// spreadsheets show as text (OWASP's advice for CSV injection). Control characters
+/// are written as escapes ([`printable`]) so a name cannot split a row, and the cell
+/// is quoted when it holds a comma or a quote.
+fn csv_text(text: &str) -> String {
+    let text = printable(text);
+    let text = if text.starts_with(FORMULA_STARTS) {
+        format!("'{text}")
+    } else {
+        text.into_owned()
+    };
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
-        text.to_string()
+        text
     }
 }
 
@@ -278,6 +292,60 @@ mod tests {
         assert_eq!(lines[2], "2,Alain,,,");
         assert_eq!(lines[3], "not-God bonus,,0,+10,0");
         assert_eq!(lines[4], "total,,4,10,4");
+    }
+
+    #[test]
+    fn csv_neutralises_formulas_and_control_characters_but_not_numbers() {
+        let sheet = ScoreSheet {
+            game: "1".into(),
+            participants: vec![
+                "=HYPERLINK(\"http://x\",\"y\")".into(),
+                "+1".into(),
+                "-2".into(),
+                "@SUM(A1)".into(),
+                "\tTab".into(),
+                "\rCR".into(),
+                "Ana\nround,god".into(),
+                "Bo=1".into(),
+            ],
+            rounds: vec![SheetRound {
+                number: 1,
+                god: "=1+1".into(),
+                scores: Some(vec![
+                    Some(-3),
+                    Some(0),
+                    Some(4),
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                ]),
+            }],
+            adjustment: vec![10, 0, 0, 0, 0, 0, 0, 0],
+            totals: vec![7, 0, 4, 0, 0, 0, 0, 0],
+            ended: true,
+        };
+        let csv = sheet.to_csv();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 4, "a name cannot add a row: {csv}");
+        assert_eq!(
+            lines[0],
+            "round,god,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",'+1,'-2,'@SUM(A1),\\tTab,\\rCR,\"Ana\\nround,god\",Bo=1"
+        );
+        assert_eq!(lines[1], "1,'=1+1,-3,0,4,,,,,");
+        assert_eq!(lines[2], "not-God bonus,,+10,0,0,0,0,0,0,0");
+        assert_eq!(lines[3], "total,,7,0,4,0,0,0,0,0");
+        for line in &lines {
+            for cell in line.split(',') {
+                let cell = cell.trim_start_matches('"');
+                assert!(
+                    !cell.starts_with(['=', '@', '\t', '\r'])
+                        && (cell.parse::<i64>().is_ok() || !cell.starts_with(['+', '-'])),
+                    "{cell:?} in {line}"
+                );
+            }
+        }
     }
 
     #[test]
