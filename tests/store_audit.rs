@@ -397,23 +397,7 @@ fn score_sheets_show_rounds_bonus_and_totals() {
     record(&db, &log, &[]);
     let state = replay(&log);
     let totals = &state["game"]["totals"];
-    let out = eleusis(
-        &[
-            "export",
-            "1",
-            "--scores",
-            "csv",
-            "--db",
-            db.to_str().expect("p"),
-        ],
-        "",
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let csv = String::from_utf8(out.stdout).expect("utf-8");
+    let csv = scores_csv(&db);
     let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
     assert_eq!(rows[0][..2], ["round", "god"]);
     let names: Vec<&str> = rows[0][2..].to_vec();
