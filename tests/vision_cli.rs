@@ -295,6 +295,16 @@ fn with_exif_orientation(jpeg: &[u8], value: u8) -> Vec<u8> {
     [&jpeg[..2], &[0xFF, 0xE1], &length, &app1, &jpeg[2..]].concat()
 }
 
+/// The card names of a JSON line, left to right.
+fn read_names(line: &Value) -> Vec<String> {
+    line["cards"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no cards: {line}"))
+        .iter()
+        .map(|c| c["card"].as_str().unwrap().to_string())
+        .collect()
+}
+
 #[test]
 fn a_phone_photo_stored_sideways_is_read_the_way_it_is_seen() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
@@ -318,16 +328,8 @@ fn a_phone_photo_stored_sideways_is_read_the_way_it_is_seen() {
         "{}",
         l[1]
     );
-    let cards = |v: &Value| -> Vec<String> {
-        v["cards"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["card"].as_str().unwrap().to_string())
-            .collect()
-    };
-    assert_eq!(cards(&l[1]), ["4D", "4H", "8C", "5H"], "{}", l[1]);
-    assert_eq!(cards(&l[1]), cards(&l[0]));
+    assert_eq!(read_names(&l[1]), ["4D", "4H", "8C", "5H"], "{}", l[1]);
+    assert_eq!(read_names(&l[1]), read_names(&l[0]));
     for (a, b) in l[0]["cards"]
         .as_array()
         .unwrap()
@@ -336,16 +338,6 @@ fn a_phone_photo_stored_sideways_is_read_the_way_it_is_seen() {
     {
         assert!(corner_error(&a["corners"], &b["corners"]) < 3.0, "{a} {b}");
     }
-}
-
-/// The card names of a JSON line, left to right.
-fn read_names(line: &Value) -> Vec<String> {
-    line["cards"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no cards: {line}"))
-        .iter()
-        .map(|c| c["card"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[test]

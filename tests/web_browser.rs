@@ -109,6 +109,19 @@ impl Driver {
         self.session = Some(value["sessionId"].as_str().expect("session id").to_string());
     }
 
+    /// A session whose webcam is Chromium's fake one playing `video` (Y4M, in a
+    /// loop), with the page's camera permission granted.
+    fn open_session_with_webcam(&mut self, profile: &Path, video: &Path) {
+        self.open_session_with(
+            profile,
+            &[
+                "--use-fake-ui-for-media-stream".into(),
+                "--use-fake-device-for-media-stream".into(),
+                format!("--use-file-for-fake-video-capture={}", video.display()),
+            ],
+        );
+    }
+
     fn session_path(&self, tail: &str) -> String {
         format!(
             "/session/{}/{tail}",
@@ -525,14 +538,7 @@ fn the_console_watches_the_play_zone_and_judges_a_sure_play_by_itself() {
     write_y4m(&video, &frames);
 
     let mut driver = Driver::start();
-    driver.open_session_with(
-        &dir.path().join("profile"),
-        &[
-            "--use-fake-ui-for-media-stream".into(),
-            "--use-fake-device-for-media-stream".into(),
-            format!("--use-file-for-fake-video-capture={}", video.display()),
-        ],
-    );
+    driver.open_session_with_webcam(&dir.path().join("profile"), &video);
     driver.goto(&format!(
         "http://{}/god?token={}",
         server.addr, server.token
@@ -660,14 +666,7 @@ fn the_console_turns_a_mirrored_upside_down_webcam_to_the_players_view() {
     write_y4m(&video, &[&camera, &camera]);
 
     let mut driver = Driver::start();
-    driver.open_session_with(
-        &dir.path().join("profile"),
-        &[
-            "--use-fake-ui-for-media-stream".into(),
-            "--use-fake-device-for-media-stream".into(),
-            format!("--use-file-for-fake-video-capture={}", video.display()),
-        ],
-    );
+    driver.open_session_with_webcam(&dir.path().join("profile"), &video);
     let console = format!("http://{}/god?token={}", server.addr, server.token);
     driver.goto(&console);
     let set_turn = |degrees: &str, mirror: bool| {
