@@ -614,3 +614,47 @@ fn the_api_shows_the_chained_round_not_edited_index_tables() {
     );
     server.stop();
 }
+
+#[test]
+fn the_pages_show_what_eleusis_record_stores_into_the_live_database() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("table.db");
+    let server = Server::start(&db);
+    server.post("/api/rounds", ROUND).expect(200);
+    let mut tablet = server.ws(false);
+    let first = tablet.next_view(&server.rt);
+    assert_eq!(first["state"]["laid"], 1, "{first}");
+
+    // A club's own tool appends Jacques's play with `eleusis record` while the
+    // service runs on the same file.
+    let mut record = Command::new(env!("CARGO_BIN_EXE_eleusis"))
+        .args(["record", "--game", "1", "--db"])
+        .arg(&db)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn eleusis record");
+    record
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"{\"event\":\"play\",\"cards\":[\"8H\"]}\n")
+        .expect("write the line");
+    let output = record.wait_with_output().expect("record ran");
+    let ack = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{ack}");
+    assert!(ack.contains("\"ok\":true"), "{ack}");
+
+    // The open page is pushed the play without anyone touching the service.
+    let shown = tablet.view_from(&server.rt, version(&first) + 1);
+    assert_eq!(shown["state"]["laid"], 2, "{shown}");
+    assert_eq!(shown["plays"][1]["player"], "Jacques", "{shown}");
+    assert_eq!(shown["plays"][1]["right"], false, "{shown}");
+    assert_eq!(server.get("/api/state").expect(200)["state"]["laid"], 2);
+    // And the service judges the next player's play from there.
+    let next = server.post("/api/plays", r#"{"cards":["5S"]}"#).expect(200);
+    assert_eq!(next["ack"]["seq"], 3, "{next}");
+    server.stop();
+}

@@ -253,6 +253,30 @@ impl Store {
         }
     }
 
+    /// A number that changes whenever another connection (a second `eleusis record`,
+    /// another service) commits to this database; this connection's own commits
+    /// leave it as it is. The live service polls it to notice outside writers.
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |row| row.get(0))
+            .map_err(|e| self.error("reading the data version", e))
+    }
+
+    /// Runs `f` on one snapshot of the database: reads that take several queries
+    /// (a game's whole history) then see either all of another writer's commit or
+    /// none of it.
+    pub fn read<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&Store) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.conn
+            .execute_batch("BEGIN DEFERRED")
+            .map_err(|e| self.error("starting a read", e))?;
+        let result = f(self);
+        self.rollback();
+        result
+    }
+
     /// Runs `f` inside one transaction, committed when `f` succeeds.
     pub fn write<T>(
         &self,

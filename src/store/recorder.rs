@@ -175,6 +175,31 @@ impl<'s> Recorder<'s> {
         Ok(())
     }
 
+    /// Outside any write: when another writer (an `eleusis record` on the same
+    /// database) appended to this game, rebuilds the referee from the store so that
+    /// what is shown is the log as it really is. Returns whether anything moved.
+    /// On an error the recorder stays where it was.
+    pub fn follow(&mut self) -> Result<bool, HistoryError> {
+        let Some(game) = self.at.game_id else {
+            return Ok(false);
+        };
+        let (store, factory, known) = (self.store, &self.factory, &self.at.head);
+        let moved = store.read(|store| {
+            let head = store.head(game)?.map(|(_, _, hash)| hash);
+            if head == *known {
+                return Ok(None);
+            }
+            Self::position_from_store(store, factory, game).map(Some)
+        })?;
+        match moved {
+            Some(at) => {
+                self.at = at;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
     /// Reads evidence frames relative to `dir` instead of the working directory.
     pub fn frames_from(mut self, dir: PathBuf) -> Self {
         self.frames_dir = dir;

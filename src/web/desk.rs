@@ -3,11 +3,15 @@
 //! only when accepted, durable before the reply) and events are applied one at a
 //! time in arrival order. HTTP handlers send it jobs and await the answer; after
 //! every change it rebuilds the views and publishes them to the WebSocket clients.
+//! Between jobs it watches the database for commits by other writers (an
+//! `eleusis record` fed by a club's own tools, a correction typed at a terminal)
+//! and shows them too.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 use tokio::sync::{oneshot, watch};
@@ -18,6 +22,10 @@ use crate::store::{GameId, Store, StoreError};
 
 use super::error::ApiError;
 use super::views::{self, Views};
+
+/// How often the desk looks for other writers' commits: a page shows an outside
+/// `eleusis record` within about this long.
+const FOLLOW_EVERY: Duration = Duration::from_millis(500);
 
 /// A job for the desk thread.
 type Job = Box<dyn for<'a, 's> FnOnce(&'a mut Desk<'s>) + Send>;
@@ -40,6 +48,8 @@ pub struct Desk<'s> {
     /// would otherwise drop every new view as stale until the new process had
     /// published as many.
     version: u64,
+    /// The store's data version when the desk last looked ([`Store::data_version`]).
+    data_version: Option<i64>,
 }
 
 impl<'s> Desk<'s> {
@@ -139,20 +149,67 @@ impl<'s> Desk<'s> {
         self.publish();
     }
 
+    /// Shows what other writers committed since the desk last looked: the game on
+    /// show is rebuilt from the store when its log moved, and a newer game is
+    /// followed once the one on show has ended (or none was started here), as a
+    /// restarted service would. The game being played is never left for another
+    /// while it goes on. A failure is logged and the desk keeps what it had.
+    fn follow_outside_writers(&mut self) {
+        let version = match self.store.data_version() {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot look for other writers");
+                return;
+            }
+        };
+        if self.data_version == Some(version) {
+            return;
+        }
+        self.data_version = Some(version);
+        let latest = match self.store.games() {
+            Ok(games) => games.last().copied(),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot list the stored games");
+                return;
+            }
+        };
+        let newer = latest.filter(|&latest| match self.game() {
+            None => true,
+            Some(ours) => latest > ours && self.game_over(),
+        });
+        let followed = match newer {
+            Some(game) => Recorder::resume(self.store, Arc::clone(&self.factory), game)
+                .map(|r| self.recorder = r.frames_from(self.spool.clone())),
+            None => self.recorder.follow().map(|_| ()),
+        };
+        if let Err(e) = followed {
+            tracing::error!(error = %e, "cannot follow another writer's events");
+        }
+        // Always: another game's rounds (the audit list) may have changed too.
+        self.publish();
+    }
+
+    /// Rebuilds the views and pushes them to every page.
     /// Rebuilds the views and pushes them to every page.
     pub fn publish(&mut self) {
         self.version += 1;
-        match views::build(
-            self.store,
+        // On one snapshot: an outside writer's commit half-way through would
+        // otherwise show a round's header without its last events.
+        let (factory, game, referee, version) = (
             &self.factory,
             self.recorder.game(),
             self.recorder.referee(),
             self.version,
-        ) {
-            Ok(v) => {
+        );
+        let built = self.store.read(|store| {
+            Ok::<_, StoreError>(views::build(store, factory, game, referee, version))
+        });
+        match built {
+            Ok(Ok(v)) => {
                 self.views.send_replace(Arc::new(v));
             }
-            Err(e) => tracing::error!(error = %e, "cannot build the table view"),
+            Ok(Err(e)) => tracing::error!(error = %e, "cannot build the table view"),
+            Err(e) => tracing::error!(error = %e, "cannot read the store for the table view"),
         }
     }
 }
@@ -319,19 +376,40 @@ fn desk_thread(
         spool,
         views,
         version: first_version(),
+        data_version: None,
     };
+    desk.data_version = desk.store.data_version().ok();
     desk.publish();
     if opened.send(Ok(())).is_err() {
         return;
     }
-    while let Ok(Message::Job(job)) = rx.recv() {
-        // A bug must not take the table down: the job's caller gets "unavailable",
-        // and the recorder is rebuilt from the store, which holds only what was
-        // committed before the failure.
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&mut desk)));
-        if outcome.is_err() {
-            tracing::error!("a request failed inside the desk; resuming from the store");
-            desk.resume();
+    let mut followed = Instant::now();
+    loop {
+        let job = match rx.recv_timeout(FOLLOW_EVERY) {
+            Ok(Message::Job(job)) => Some(job),
+            Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => None,
+        };
+        if let Some(job) = job {
+            // A bug must not take the table down: the job's caller gets
+            // "unavailable", and the recorder is rebuilt from the store, which
+            // holds only what was committed before the failure.
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&mut desk)));
+            if outcome.is_err() {
+                tracing::error!("a request failed inside the desk; resuming from the store");
+                desk.resume();
+            }
+        }
+        // Also between jobs that keep coming: a busy table still shows others' events.
+        if followed.elapsed() >= FOLLOW_EVERY {
+            followed = Instant::now();
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                desk.follow_outside_writers()
+            }));
+            if outcome.is_err() {
+                tracing::error!("following another writer failed; resuming from the store");
+                desk.resume();
+            }
         }
     }
 }
@@ -373,6 +451,68 @@ mod tests {
             version(&again)
         );
         again.close();
+    }
+
+    /// Waits until the table's public view satisfies `ready`, or fails after 10 s.
+    fn wait_for_view(table: &Table, what: &str, ready: impl Fn(&Value) -> bool) -> Value {
+        let start = Instant::now();
+        loop {
+            let view = table.views().borrow().public.clone();
+            if ready(&view) {
+                return view;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the table never showed {what}: {view}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn the_table_shows_what_another_writer_records() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("t.db");
+        let table = Table::open(&path, standard_referee()).expect("open");
+        let round = r#"{"event":"round","god":"Gil","players":["Ana","Bo"],"rule":"true","starter":"3H","hand_size":12}"#;
+        let outside = |lines: &[&str], game: Option<GameId>| {
+            let store = Store::open(&path).expect("second writer");
+            let mut recorder = match game {
+                Some(game) => Recorder::resume(&store, standard_referee(), game).expect("resume"),
+                None => Recorder::new_game(&store, standard_referee()),
+            };
+            let batch: Vec<(usize, String)> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (i + 1, l.to_string()))
+                .collect();
+            for reply in recorder.record_batch(&batch).expect("stored") {
+                assert!(matches!(reply, Reply::Stored(_)), "{}", reply.to_line());
+            }
+        };
+        // A game started elsewhere while none was being played here is taken up.
+        outside(&[round, r#"{"event":"play","cards":["4S"]}"#], None);
+        let view = wait_for_view(&table, "the outside game", |v| v["game"] == "1");
+        assert_eq!(view["state"]["laid"], 2, "{view}");
+        // More plays of the same game are shown, and the desk judges on from there.
+        outside(&[r#"{"event":"play","cards":["5D"]}"#], Some(GameId(1)));
+        wait_for_view(&table, "the outside play", |v| v["state"]["laid"] == 3);
+        let rt = runtime();
+        let ack = rt
+            .block_on(table.run(|desk: &mut Desk<'_>| {
+                let play: Map<String, Value> =
+                    serde_json::from_str(r#"{"event":"play","cards":["6C"]}"#).expect("object");
+                desk.record(play, "test", false).map(|ack| ack.seq)
+            }))
+            .expect("desk");
+        assert_eq!(ack.expect("Ana's play is judged after Bo's"), 4);
+        // A second game started elsewhere is not followed while this one goes on.
+        outside(&[round], None);
+        std::thread::sleep(FOLLOW_EVERY * 3);
+        let view = table.views().borrow().public.clone();
+        assert_eq!(view["game"], "1", "{view}");
+        assert_eq!(view["state"]["laid"], 4, "{view}");
+        table.close();
     }
 
     #[test]
