@@ -241,10 +241,14 @@ pub fn check_field<T: DeserializeOwned>(
 ) -> Result<(), FieldError> {
     match object.get(field) {
         None => Ok(()),
-        Some(value) => {
-            from_value_at::<T>(value, &JsonPath(vec![Step::Key(field.to_string())])).map(drop)
-        }
+        Some(value) => from_field_value::<T>(value, field).map(drop),
     }
+}
+
+/// Reads the value of `field` (taken out of its object) as a `T`; when it does not
+/// fit, the error names the field from the line's top, as [`check_field`] does.
+pub fn from_field_value<T: DeserializeOwned>(value: &Value, field: &str) -> Result<T, FieldError> {
+    from_value_at(value, &JsonPath(vec![Step::Key(field.to_string())]))
 }
 
 fn from_value_at<T: DeserializeOwned>(value: &Value, prefix: &JsonPath) -> Result<T, FieldError> {

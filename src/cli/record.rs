@@ -19,10 +19,6 @@ use std::time::Duration;
 
 use clap::Args;
 
-use serde_json::Value;
-
-use crate::json_input::{self, JsonInputError};
-use crate::store::evidence::EvidenceInput;
 use crate::store::history::standard_referee;
 use crate::store::recorder::{Recorder, Rejection, Reply};
 use crate::store::{GameId, Store, StoreError, DEFAULT_DB};
@@ -125,20 +121,6 @@ fn skip_rest_of_line<R: Read>(input: &mut BufReader<R>) -> io::Result<()> {
     }
 }
 
-/// What the recorder would not see once the line is read into a JSON object: a key
-/// given twice (the object keeps only the last, and the referee would record a play
-/// the line does not plainly say), and an `evidence` of the wrong shape, refused here
-/// with the field it is in. A line that is not JSON at all is left to the recorder,
-/// which says why.
-fn precheck(text: &str) -> Result<(), String> {
-    let object = match json_input::parse_value(text) {
-        Ok(Value::Object(object)) => object,
-        Ok(_) | Err(JsonInputError::Syntax { .. }) => return Ok(()),
-        Err(duplicate) => return Err(duplicate.to_string()),
-    };
-    json_input::check_field::<EvidenceInput>(&object, "evidence").map_err(|e| e.reason)
-}
-
 /// The record loop: batches the lines already available, commits, then answers.
 /// Returns whether every line was stored.
 fn record<R: Read>(
@@ -177,14 +159,7 @@ fn record<R: Read>(
                 }
                 match String::from_utf8(bytes) {
                     Ok(text) if text.trim().is_empty() => {}
-                    Ok(text) => match precheck(&text) {
-                        Ok(()) => batch.push((number, text)),
-                        Err(reason) => early.push(Reply::Rejected(Rejection {
-                            ok: false,
-                            line: number,
-                            error: format!("line {number}: {reason}"),
-                        })),
-                    },
+                    Ok(text) => batch.push((number, text)),
                     Err(_) => early.push(Reply::Rejected(Rejection {
                         ok: false,
                         line: number,

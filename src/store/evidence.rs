@@ -30,7 +30,9 @@ use crate::cards::Card;
 /// Evidence that could not be taken as given.
 #[derive(Debug, Error)]
 pub enum EvidenceError {
-    #[error("evidence: {0}")]
+    /// The field that does not fit and why, named from the line's top
+    /// (`field "evidence.reads", item 1, field "confidence": …`).
+    #[error("{0}")]
     Malformed(String),
     #[error("evidence frame {path}: cannot read it: {source}")]
     FrameFile {
@@ -129,7 +131,8 @@ impl EvidenceInput {
     /// Parses the `evidence` field of a line.
     pub fn from_json(value: serde_json::Value) -> Result<EvidenceInput, EvidenceError> {
         // The error names the field that does not fit, in the log's words.
-        crate::json_input::from_value(&value).map_err(|e| EvidenceError::Malformed(e.reason))
+        crate::json_input::from_field_value(&value, "evidence")
+            .map_err(|e| EvidenceError::Malformed(e.reason))
     }
 
     /// Checks the evidence against the cards of its event and loads the frame file
@@ -356,7 +359,11 @@ mod tests {
         let err =
             input(r#"{"reads":[{"read":"8D","confidence":0.5,"corners":[[1,2],[3,4],[5,6]]}]}"#)
                 .unwrap_err();
-        assert!(err.to_string().contains("evidence: "), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with(r#"field "evidence.reads", item 1, field "corners": "#),
+            "{err}"
+        );
         let read = input(
             r#"{"reads":[{"read":"8D","confidence":0.5,"corners":[[1,2],[3,4],[5,6],[7,8.5]]}]}"#,
         )

@@ -248,6 +248,9 @@ impl<'s> Recorder<'s> {
                     "expected a JSON object like {\"event\":\"play\",…}",
                 ))
             }
+            Err(e @ crate::json_input::JsonInputError::Duplicate { .. }) => {
+                return Ok(reject(line, e))
+            }
             Err(e) => return Ok(reject(line, format!("not a JSON object: {e}"))),
         };
         if object.get("event").and_then(Value::as_str) == Some("correct") {
