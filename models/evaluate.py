@@ -4,6 +4,7 @@ rendered scenes, and write eval/report.json.
 
     evaluate.py                                   # data/{train,val,heldout}.npz
     evaluate.py --scenes DIR [--scenes DIR2]      # also read the cards of labelled scenes
+    evaluate.py --splits heldout --threshold T    # judged at another confirmation threshold
 
 For scenes the cards' labelled corners are jittered by up to 2 % of the card height
 (the localiser's error), rectified and cut into the two index crops: this measures
@@ -147,6 +148,8 @@ def summary(name: str, r: dict) -> str:
          f"above threshold {r['misreads_above_threshold']}, "
          f"confirmations of correct reads {100 * r['correct_needing_confirmation']:.2f} %, "
          f"ECE {r['ece']:.4f}")
+    if r.get("surest_misread") is not None:
+        s += f", surest misread {r['surest_misread']:.6f}"
     if r.get("second_look"):
         t = r["second_look"]
         s += (f"\n  with the second look: top-1 {100 * t['top1']:.2f} %, misreads {t['misreads']}, "
@@ -169,9 +172,15 @@ def main() -> None:
     ap.add_argument("--train-limit", type=int, default=4000, help="reads sampled from the train split")
     ap.add_argument("--scenes", action="append", default=[])
     ap.add_argument("--out", default=os.path.join(HERE, "eval", "report.json"))
+    ap.add_argument("--threshold", type=float,
+                    help="judge at this confirmation threshold instead of recognizer.json's")
     a = ap.parse_args()
     t0 = time.time()
     rec = Recognizer(a.model)
+    if a.threshold is not None:
+        if not 0.0 < a.threshold <= 1.0:
+            raise SystemExit(f"evaluate: --threshold must be in (0, 1], not {a.threshold}")
+        rec.meta["confirm_threshold"] = a.threshold
     report = {"model": rec.meta["version"], "temperature": rec.meta["temperature"],
               "confirm_threshold": rec.meta["confirm_threshold"]}
     for split in a.splits.split(","):

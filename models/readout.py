@@ -127,6 +127,8 @@ def report(probs: np.ndarray, labels: np.ndarray, threshold: float,
         "misreads_above_threshold": int(((~ok) & (conf >= threshold)).sum()),
         "correct_needing_confirmation": round(float((ok & (conf < threshold)).mean()), 6),
         "ece": round(ece(conf, ok), 6),
+        # What a threshold fitted on these reads would start from (choose_threshold).
+        "surest_misread": round(float(conf[~ok].max()), 6) if (~ok).any() else None,
     }
     pairs = Counter((CLASS_NAMES[t], CLASS_NAMES[p]) for t, p in zip(labels[~ok], pred[~ok]))
     out["confusions"] = [{"true": t, "read": p, "count": c} for (t, p), c in pairs.most_common(12)]

@@ -63,7 +63,8 @@ impl fmt::Display for FrameWarning {
                 "cards too small: they are about {height:.0} px tall in this frame, and \
                  below {SMALL_CARD_HEIGHT:.0} px their indices blur into a few pixels \
                  (more reads ask God, some are wrong); set the camera to 1280x720 or \
-                 more, or lower it, so that a card is at least 100 px tall"
+                 more, or lower it, so that a card is about 150 px tall or more, where \
+                 it reads best"
             ),
         }
     }
