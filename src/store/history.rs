@@ -295,22 +295,28 @@ impl History {
     }
 }
 
-/// The part of an outcome that is a decision (explanations and warnings left out),
-/// to tell whether a correction changed a verdict.
+/// The part of an outcome that is a decision, to tell whether a correction changed
+/// a verdict. Left out: explanations and warnings (words, not decisions), and the
+/// main-line card a sideline hangs under (`placed.after`): a correction that puts an
+/// earlier card on the main line moves every later sideline along by one without
+/// deciding anything new about those plays.
 pub fn decision(outcome: &Value) -> Value {
-    fn strip(value: &Value) -> Value {
+    fn strip(value: &Value, in_placed: bool) -> Value {
         match value {
             Value::Object(map) => Value::Object(
                 map.iter()
-                    .filter(|(k, _)| !matches!(k.as_str(), "explanation" | "warnings"))
-                    .map(|(k, v)| (k.clone(), strip(v)))
+                    .filter(|(k, _)| {
+                        !matches!(k.as_str(), "explanation" | "warnings")
+                            && !(in_placed && k.as_str() == "after")
+                    })
+                    .map(|(k, v)| (k.clone(), strip(v, k.as_str() == "placed")))
                     .collect(),
             ),
-            Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
+            Value::Array(items) => Value::Array(items.iter().map(|v| strip(v, false)).collect()),
             other => other.clone(),
         }
     }
-    strip(outcome)
+    strip(outcome, false)
 }
 
 /// The table log of a game, or of a game up to and including one round (the
@@ -421,12 +427,27 @@ mod tests {
     }
 
     #[test]
-    fn a_decision_ignores_explanations_and_warnings_only() {
+    fn a_decision_ignores_explanations_warnings_and_where_a_sideline_hangs() {
         let a = json!({"right":true,"verdicts":[{"card":"8H","accepted":true,"explanation":"x"}],"warnings":["w"]});
         let b = json!({"right":true,"verdicts":[{"card":"8H","accepted":true,"explanation":"y"}]});
         let c =
             json!({"right":false,"verdicts":[{"card":"8H","accepted":false,"explanation":"y"}]});
         assert_eq!(decision(&a), decision(&b));
         assert_ne!(decision(&b), decision(&c));
+        // The same wrong play under the next main-line card: not a new decision.
+        let wrong = |after: u32, line: &str| {
+            json!({"right":false,"placed":{"line":line,"after":after,"cards":["8H"]},
+                   "penalties":[{"player":"Carlos","cards":2,"reason":"wrong card"}]})
+        };
+        assert_eq!(
+            decision(&wrong(2, "sideline")),
+            decision(&wrong(3, "sideline"))
+        );
+        assert_ne!(decision(&wrong(2, "sideline")), decision(&wrong(2, "main")));
+        // Only a placement's anchor is left out, not an "after" elsewhere.
+        assert_ne!(
+            decision(&json!({"marker":{"after":2}})),
+            decision(&json!({"marker":{"after":3}}))
+        );
     }
 }

@@ -599,6 +599,24 @@ mod tests {
     }
 
     #[test]
+    fn a_correction_lists_only_the_plays_whose_verdict_changed() {
+        // 002-diagram: 8H is wrong after the red 3H. Corrected to the right 4H, it
+        // joins the main line, so the wrong JH's sideline hangs one card further
+        // along; JH is still wrong with the same penalty, so it is not "changed".
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let log = include_str!("../../tests/data/logs/002-diagram.jsonl");
+        let mut texts: Vec<&str> = log.lines().take(5).collect();
+        texts.push(r#"{"event":"correct","seq":2,"cards":["4H"]}"#);
+        let replies = recorder.record_batch(&lines(&texts)).expect("batch");
+        let Some(Reply::Stored(ack)) = replies.last() else {
+            panic!("{replies:?}")
+        };
+        assert_eq!(ack.changed.as_deref(), Some(&["1.1:2".to_string()][..]));
+    }
+
+    #[test]
     fn a_resumed_recorder_continues_the_same_referee_state() {
         let dir = tempfile::tempdir().expect("dir");
         let store = Store::open(&dir.path().join("r.db")).expect("open");
