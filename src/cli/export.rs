@@ -7,7 +7,7 @@
 //! the not-God bonus, totals); the HTML page is self-contained and prints on one page.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
@@ -58,6 +58,14 @@ pub fn run(args: &ExportArgs) -> ExitCode {
 }
 
 fn export(args: &ExportArgs) -> Result<()> {
+    if let Some(output) = &args.output {
+        if let Some(what) = clobbers_database(&args.db, output) {
+            bail!(
+                "refusing to write the export to {}: it is {what}; choose another file",
+                output.display()
+            );
+        }
+    }
     let store = Store::open_read_only(&args.db)?;
     let text = match args.scores {
         Some(format) => {
@@ -92,4 +100,81 @@ fn export(args: &ExportArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// What of the database `output` names, if anything: the database file itself (the
+/// same file under any name, links included) or one of the files SQLite keeps beside
+/// it. Writing an export there would destroy the archive it was read from.
+fn clobbers_database(db: &Path, output: &Path) -> Option<&'static str> {
+    if same_file(db, output) {
+        return Some("the database being exported");
+    }
+    let (Some(db_dir), Some(db_name)) = (parent_dir(db), db.file_name()) else {
+        return None;
+    };
+    let (Some(out_dir), Some(out_name)) = (parent_dir(output), output.file_name()) else {
+        return None;
+    };
+    let same_dir = matches!(
+        (std::fs::canonicalize(db_dir), std::fs::canonicalize(out_dir)),
+        (Ok(a), Ok(b)) if a == b
+    );
+    let is_side_file = ["-wal", "-shm", "-journal"].iter().any(|suffix| {
+        let mut side = db_name.to_os_string();
+        side.push(suffix);
+        side == out_name
+    });
+    (same_dir && is_side_file).then_some("one of the database's own files")
+}
+
+/// The directory a path is in (`.` for a bare file name).
+fn parent_dir(path: &Path) -> Option<&Path> {
+    match path.parent() {
+        Some(p) if p.as_os_str().is_empty() => Some(Path::new(".")),
+        other => other,
+    }
+}
+
+/// Whether two paths name one existing file (hard and symbolic links included).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_export_onto_the_database_or_its_side_files_is_refused() {
+        let dir = tempfile::tempdir().expect("dir");
+        let db = dir.path().join("club.db");
+        std::fs::write(&db, b"x").expect("db");
+        let link = dir.path().join("link.db");
+        std::fs::hard_link(&db, &link).expect("link");
+        assert!(clobbers_database(&db, &db).is_some());
+        assert!(clobbers_database(&db, &link).is_some());
+        assert!(clobbers_database(&db, &dir.path().join("./club.db")).is_some());
+        assert!(clobbers_database(&db, &dir.path().join("club.db-wal")).is_some());
+        assert!(clobbers_database(&db, &dir.path().join("club.db-shm")).is_some());
+        assert_eq!(clobbers_database(&db, &dir.path().join("scores.csv")), None);
+        assert_eq!(
+            clobbers_database(&db, &dir.path().join("club.db.csv")),
+            None
+        );
+    }
 }

@@ -306,8 +306,9 @@ pub fn decision(outcome: &Value) -> Value {
             Value::Object(map) => Value::Object(
                 map.iter()
                     .filter(|(k, _)| {
-                        !matches!(k.as_str(), "explanation" | "warnings")
-                            && !(in_placed && k.as_str() == "after")
+                        let words = matches!(k.as_str(), "explanation" | "warnings");
+                        let anchor = in_placed && k.as_str() == "after";
+                        !(words || anchor)
                     })
                     .map(|(k, v)| (k.clone(), strip(v, k.as_str() == "placed")))
                     .collect(),

@@ -118,6 +118,10 @@ impl<'s> Desk<'s> {
                 if let Some(recorder) = fresh_recorder {
                     self.recorder = recorder;
                 }
+                if self.game_over() {
+                    // A game another writer started meanwhile is on show from now.
+                    self.take_up_newer_game();
+                }
                 self.publish();
                 Ok(ack)
             }
@@ -166,27 +170,43 @@ impl<'s> Desk<'s> {
             return;
         }
         self.data_version = Some(version);
+        if !self.take_up_newer_game() {
+            if let Err(e) = self.recorder.follow() {
+                tracing::error!(error = %e, "cannot follow another writer's events");
+            }
+        }
+        // Always: another game's rounds (the audit list) may have changed too.
+        self.publish();
+    }
+
+    /// Puts on show the newest stored game when it is newer than the game on show
+    /// and that game has ended (or none was started here): a game another writer
+    /// started, as a restarted service would show it. Returns whether it did.
+    fn take_up_newer_game(&mut self) -> bool {
         let latest = match self.store.games() {
             Ok(games) => games.last().copied(),
             Err(e) => {
                 tracing::warn!(error = %e, "cannot list the stored games");
-                return;
+                return false;
             }
         };
         let newer = latest.filter(|&latest| match self.game() {
             None => true,
             Some(ours) => latest > ours && self.game_over(),
         });
-        let followed = match newer {
-            Some(game) => Recorder::resume(self.store, Arc::clone(&self.factory), game)
-                .map(|r| self.recorder = r.frames_from(self.spool.clone())),
-            None => self.recorder.follow().map(|_| ()),
+        let Some(game) = newer else {
+            return false;
         };
-        if let Err(e) = followed {
-            tracing::error!(error = %e, "cannot follow another writer's events");
+        match Recorder::resume(self.store, Arc::clone(&self.factory), game) {
+            Ok(r) => {
+                self.recorder = r.frames_from(self.spool.clone());
+                true
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot take up game {game} from the store");
+                false
+            }
         }
-        // Always: another game's rounds (the audit list) may have changed too.
-        self.publish();
     }
 
     /// Rebuilds the views and pushes them to every page.
@@ -239,15 +259,12 @@ pub struct Table {
 }
 
 impl Table {
-    /// Opens (creating it when missing) the store at `db`, continues its latest game
-    /// unless that game has ended, and starts the desk thread. Frames wait in
-    /// `DB.frames/` beside the database until a play stores them.
+    /// Opens (creating it when missing, in a directory that must exist) the store
+    /// at `db`, continues its latest game, and starts the desk thread. Frames wait
+    /// in `DB.frames/` beside the database until a play stores them; that folder is
+    /// made only once the database opened.
     pub fn open(db: &Path, factory: RefereeFactory) -> Result<Table, OpenError> {
         let spool = spool_dir(db);
-        std::fs::create_dir_all(&spool).map_err(|source| OpenError::Spool {
-            path: spool.clone(),
-            source,
-        })?;
         let (tx, rx) = mpsc::channel::<Message>();
         let (opened_tx, opened_rx) = mpsc::sync_channel::<Result<(), OpenError>>(1);
         let (views_tx, views_rx) = watch::channel(Arc::new(Views::default()));
@@ -349,6 +366,15 @@ fn desk_thread(
             return;
         }
     };
+    // Only once the database opened: a mistyped directory or a read-only archive
+    // must not leave a frames folder behind (nor create the missing directory).
+    if let Err(source) = std::fs::create_dir_all(&spool) {
+        let _ = opened.send(Err(OpenError::Spool {
+            path: spool.clone(),
+            source,
+        }));
+        return;
+    }
     let latest = match store.games() {
         Ok(games) => games.last().copied(),
         Err(e) => {
@@ -512,6 +538,17 @@ mod tests {
         let view = table.views().borrow().public.clone();
         assert_eq!(view["game"], "1", "{view}");
         assert_eq!(view["state"]["laid"], 4, "{view}");
+        // Once this game ends here, the game started elsewhere is on show at once,
+        // without waiting for another outside write.
+        let shown = rt
+            .block_on(table.run(|desk: &mut Desk<'_>| {
+                let end: Map<String, Value> =
+                    serde_json::from_str(r#"{"event":"end_game"}"#).expect("object");
+                desk.record(end, "test", false).map(|_| desk.game())
+            }))
+            .expect("desk");
+        assert_eq!(shown.expect("end_game is stored"), Some(GameId(2)));
+        assert_eq!(table.views().borrow().public["game"], "2");
         table.close();
     }
 
@@ -542,6 +579,25 @@ mod tests {
         table.close();
         let closed = rt.block_on(table.run(|desk: &mut Desk<'_>| desk.game()));
         assert!(matches!(closed, Err(ApiError::Unavailable { .. })));
+    }
+
+    #[test]
+    fn a_missing_directory_or_read_only_database_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().expect("dir");
+        let missing = dir.path().join("usb-stick-not-mounted");
+        let err = Table::open(&missing.join("club.db"), standard_referee())
+            .err()
+            .expect("a database in a missing directory is refused");
+        assert!(err.to_string().contains("usb-stick-not-mounted"), "{err}");
+        assert!(!missing.exists(), "the missing directory was created");
+
+        let archive = dir.path().join("archive.db");
+        Store::open(&archive).expect("create");
+        let mut perms = std::fs::metadata(&archive).expect("meta").permissions();
+        perms.set_readonly(true);
+        std::fs::set_permissions(&archive, perms).expect("chmod");
+        assert!(Table::open(&archive, standard_referee()).is_err());
+        assert!(!spool_dir(&archive).exists(), "a frames folder was left");
     }
 
     #[test]
