@@ -76,6 +76,12 @@ pub enum StoreError {
         found: i64,
         expected: i64,
     },
+    /// The file this store opened is no longer the file its path names (moved,
+    /// deleted, replaced) or was write-protected since: a write would go into a
+    /// file nobody will read again, or past the operator's protection, so none is
+    /// made. Only restarting on the right file helps.
+    #[error("database {path} {what}; nothing was written: stop this program and restart it on the right database file")]
+    Detached { path: PathBuf, what: Detachment },
     #[error("database {path}: {during}: {source}")]
     Sqlite {
         path: PathBuf,
@@ -96,6 +102,59 @@ pub enum StoreError {
     Evidence(#[from] evidence::EvidenceError),
 }
 
+/// What happened to a database file under a running writer (see
+/// [`StoreError::Detached`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detachment {
+    /// Nothing is at the path any more: renamed away or unlinked. SQLite would go
+    /// on writing into the moved file or the deleted inode.
+    Gone,
+    /// The path names another file (a new database created there, a copy put
+    /// back): this connection's writes would not reach it.
+    Replaced,
+    /// The file lost its write permission bits: the operator protected it.
+    MadeReadOnly,
+    /// The path cannot be examined any more (e.g. its directory lost its search
+    /// permission); with no way to tell it is the same file, nothing is written.
+    Unreachable(String),
+}
+
+impl std::fmt::Display for Detachment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Detachment::Gone => f.write_str("was moved or deleted while open"),
+            Detachment::Replaced => f.write_str("was replaced by another file while open"),
+            Detachment::MadeReadOnly => f.write_str("was made read-only while open"),
+            Detachment::Unreachable(why) => {
+                write!(f, "can no longer be checked while open ({why})")
+            }
+        }
+    }
+}
+
+/// What names one file for as long as it exists: device and inode on unix. Other
+/// platforms have no cheap equivalent, and there only the presence and the
+/// permission of the path are checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+#[cfg(unix)]
+fn file_id(meta: &std::fs::Metadata) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    Some(FileId {
+        dev: meta.dev(),
+        ino: meta.ino(),
+    })
+}
+
+#[cfg(not(unix))]
+fn file_id(_meta: &std::fs::Metadata) -> Option<FileId> {
+    None
+}
+
 /// An open database. All methods take `&self`; transactions are explicit
 /// ([`Store::begin`], [`Store::commit`]) so that a batch of lines can share one
 /// durable commit.
@@ -103,6 +162,16 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     busy_timeout: Duration,
+    /// For a writable store: the file as it was when opened, checked before every
+    /// write (see [`Store::begin`]). `None` for a read-only store.
+    opened: Option<Opened>,
+}
+
+/// The identity of a writable store's file at open.
+#[derive(Debug, Clone, Copy)]
+struct Opened {
+    /// `None` where the platform gives no file identity.
+    id: Option<FileId>,
 }
 
 impl std::fmt::Debug for Store {
@@ -135,12 +204,20 @@ impl Store {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|source| open_error(path, source))?;
-        let store = Store {
+        let mut store = Store {
             conn,
             path: path.to_path_buf(),
             busy_timeout,
+            opened: None,
         };
         store.configure(true)?;
+        // The file exists now (SQLite created it, WAL mode wrote its header): this
+        // is the file every later write must still go to.
+        let meta = std::fs::metadata(path).map_err(|e| StoreError::Detached {
+            path: path.to_path_buf(),
+            what: Detachment::Unreachable(e.to_string()),
+        })?;
+        store.opened = Some(Opened { id: file_id(&meta) });
         schema::migrate(&store)?;
         Ok(store)
     }
@@ -167,6 +244,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             busy_timeout: DEFAULT_BUSY_TIMEOUT,
+            opened: None,
         };
         store.configure(false)?;
         schema::check_readable(&store)?;
@@ -227,10 +305,45 @@ impl Store {
 
     /// Starts a write transaction, taking the write lock at once so that a
     /// conflict shows up here rather than half-way through a line.
+    ///
+    /// First it checks that the path still names the file opened and that the file
+    /// is still writable by its permission bits ([`StoreError::Detached`]
+    /// otherwise): SQLite keeps writing to the file it holds, so a database moved,
+    /// deleted or replaced under a long-running writer would silently take
+    /// acknowledged lines into a file nobody reads again. One `stat` per
+    /// transaction; each commit already waits for an fsync.
     pub fn begin(&self) -> Result<(), StoreError> {
+        self.check_still_there()?;
         self.conn
             .execute_batch("BEGIN IMMEDIATE")
             .map_err(|e| self.error("starting a write", e))
+    }
+
+    /// For a writable store: is the path still the file opened, and still
+    /// writable by its permission bits? (A super-user could write anyway; the
+    /// bits say what the operator means, as at open.)
+    fn check_still_there(&self) -> Result<(), StoreError> {
+        let Some(opened) = self.opened else {
+            return Ok(());
+        };
+        let detached = |what| StoreError::Detached {
+            path: self.path.clone(),
+            what,
+        };
+        let meta = match std::fs::metadata(&self.path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(detached(Detachment::Gone))
+            }
+            Err(e) => return Err(detached(Detachment::Unreachable(e.to_string()))),
+        };
+        if opened.id.is_some() && file_id(&meta) != opened.id {
+            return Err(detached(Detachment::Replaced));
+        }
+        if meta.permissions().readonly() {
+            return Err(detached(Detachment::MadeReadOnly));
+        }
+        Ok(())
     }
 
     /// Commits the open transaction; once this returns, the data is on disk.
