@@ -387,3 +387,99 @@ fn record_answers_every_line_not_stored_once_its_database_is_moved() {
         "the moved file holds the acknowledged lines only"
     );
 }
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_archive_in_a_write_protected_folder_is_audited_without_side_files() {
+    let dir = tempfile::tempdir().expect("dir");
+    let folder = dir.path().join("archive ?#%");
+    std::fs::create_dir(&folder).expect("mkdir");
+    let db = folder.join("closed.db");
+    let lines = legal_burst(30, 24);
+    let (replies, _) = record(&db, &lines, &[]);
+    assert_eq!(acked(&replies).len(), lines.len());
+    assert_eq!(
+        names_in(&folder),
+        ["closed.db"],
+        "the writer closed cleanly"
+    );
+
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    let audit = eleusis(&["audit", "1", "--db", db.to_str().expect("p")], "");
+    let exported = eleusis(
+        &[
+            "export",
+            "1",
+            "--log",
+            "--god",
+            "--db",
+            db.to_str().expect("p"),
+        ],
+        "",
+    );
+    let left = names_in(&folder);
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).expect("chmod back");
+    assert!(
+        audit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&audit.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&audit.stdout).contains("chain: OK"),
+        "{}",
+        String::from_utf8_lossy(&audit.stdout)
+    );
+    assert!(exported.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&exported.stdout).lines().count(),
+        lines.len()
+    );
+    assert_eq!(
+        left,
+        ["closed.db"],
+        "no -wal or -shm left in the protected folder"
+    );
+}
+
+#[test]
+fn a_crashed_writers_log_is_still_read_from_a_write_protected_folder() {
+    let dir = tempfile::tempdir().expect("dir");
+    let folder = dir.path().join("crashed");
+    std::fs::create_dir(&folder).expect("mkdir");
+    let db = folder.join("crashed.db");
+    let lines = legal_burst(20, 25);
+    let store = Store::open(&db).expect("open");
+    let mut recorder = Recorder::new_game(&store, standard_referee());
+    recorder
+        .record_batch(&numbered(&lines, 0))
+        .expect("recorded");
+    drop(recorder);
+    // Never closed, as if killed: the lines are committed in the -wal only.
+    std::mem::forget(store);
+    let wal = folder.join("crashed.db-wal");
+    assert!(std::fs::metadata(&wal).expect("wal").len() > 0);
+
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    let audit = eleusis(&["audit", "1", "--db", db.to_str().expect("p")], "");
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).expect("chmod back");
+    // Read past the file into the -wal (an immutable open would see no game).
+    assert!(
+        audit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&audit.stderr)
+    );
+    let report = String::from_utf8_lossy(&audit.stdout);
+    assert!(
+        report.contains(&format!("chain: OK ({} events", lines.len())),
+        "{report}"
+    );
+}
