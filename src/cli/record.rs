@@ -9,8 +9,10 @@
 //! An `ok:true` line is printed only after the line's transaction has committed
 //! (lines already waiting on standard input share one commit). Exit status: 0 when
 //! every line was stored, 1 when some line was refused (nothing of it was stored),
-//! 2 when the database failed (open, disk full, locked, read-only): the lines of the
-//! failing batch get `ok:false` and nothing of them is stored.
+//! 2 when the database failed. A database that cannot be opened (read-only, missing
+//! with `--game`, …) stops `record` before any line is read: nothing on standard
+//! output. A store failure during a batch (disk full, locked, file moved) answers
+//! each line of the failing batch `ok:false … not stored` and stops.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
