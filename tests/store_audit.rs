@@ -175,6 +175,39 @@ fn illegal_lines_get_an_error_and_are_not_stored() {
 }
 
 #[test]
+fn continuing_a_game_in_a_missing_database_creates_no_file() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("nope.db");
+    let log = lines(SHORT_GAME);
+    let (replies, output) = record(&db, &log, &["--game", "1"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no database at")
+            && stderr.contains("nope.db; --game continues a stored game"),
+        "{stderr}"
+    );
+    assert!(replies.is_empty(), "no line is read: {replies:?}");
+    assert!(
+        std::fs::read_dir(dir.path()).expect("ls").next().is_none(),
+        "no file was created"
+    );
+    // Without --game a new database is created, as always; an unknown game in an
+    // existing database is still refused by the store.
+    let (replies, output) = record(&db, &log, &[]);
+    assert!(output.status.success());
+    assert_eq!(acked(&replies).len(), log.len());
+    let (replies, output) = record(&db, &log, &["--game", "2"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(replies.is_empty());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("cannot continue game 2"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
 fn a_field_given_twice_or_evidence_of_the_wrong_shape_is_refused_with_the_field() {
     let dir = tempfile::tempdir().expect("dir");
     let db = dir.path().join("e.db");

@@ -176,3 +176,310 @@ fn a_locked_database_is_reported_and_nothing_is_half_written() {
     assert_eq!(acked(&replies).len(), lines.len() - 15);
     assert_sound(&db, lines.len());
 }
+
+/// The events stored for game 1 in `db` (opened afresh, after every writer closed).
+fn stored_events(db: &Path) -> usize {
+    Store::open_read_only(db)
+        .expect("reopen")
+        .events(GameId(1))
+        .expect("events")
+        .len()
+}
+
+/// A store with ten lines of game 1 recorded, kept open like a running `eleusis
+/// serve`; `then` changes the file under it (returning where the opened file went,
+/// if it still exists), and the next batch must be refused with `what` in its
+/// message while nothing more goes into the opened file.
+fn writer_under_change(
+    db: &Path,
+    then: impl FnOnce(&Path) -> Option<std::path::PathBuf>,
+    what: &str,
+) {
+    let lines = legal_burst(20, 21);
+    let store = Store::open(db).expect("open");
+    let mut recorder = Recorder::new_game(&store, standard_referee());
+    let replies = recorder
+        .record_batch(&numbered(&lines[..10], 0))
+        .expect("first batch");
+    assert!(replies.iter().all(|r| matches!(r, Reply::Stored(_))));
+    let before = store.events(GameId(1)).expect("events").len();
+
+    let moved = then(db);
+    let err = recorder
+        .record_batch(&numbered(&lines[10..], 10))
+        .expect_err("the write is refused");
+    assert!(matches!(err, StoreError::Detached { .. }), "{err}");
+    let message = err.to_string();
+    assert!(
+        message.contains(what)
+            && message.contains(db.to_str().expect("path"))
+            && message.contains("nothing was written")
+            && message.contains("restart"),
+        "{message}"
+    );
+    // Every later write is refused the same way: nothing slips through.
+    let err = store.write(|s| s.new_game()).expect_err("still refused");
+    assert!(matches!(err, StoreError::Detached { .. }), "{err}");
+    drop(recorder);
+    drop(store);
+    if let Some(moved) = moved {
+        assert_eq!(
+            stored_events(&moved),
+            before,
+            "nothing went into the old file"
+        );
+        assert_sound(&moved, before);
+    }
+}
+
+#[test]
+fn a_database_moved_away_under_a_writer_takes_no_more_writes() {
+    let dir = tempfile::tempdir().expect("dir");
+    writer_under_change(
+        &dir.path().join("moved.db"),
+        |db| {
+            let old = db.parent().expect("dir").join("old");
+            std::fs::create_dir(&old).expect("mkdir");
+            for suffix in ["", "-wal", "-shm"] {
+                let from = std::path::PathBuf::from(format!("{}{suffix}", db.display()));
+                let to = old.join(format!("moved.db{suffix}"));
+                std::fs::rename(from, to).expect("mv");
+            }
+            Some(old.join("moved.db"))
+        },
+        "was moved or deleted while open",
+    );
+}
+
+#[test]
+fn a_database_deleted_under_a_writer_takes_no_more_writes() {
+    let dir = tempfile::tempdir().expect("dir");
+    writer_under_change(
+        &dir.path().join("deleted.db"),
+        |db| {
+            for suffix in ["", "-wal", "-shm"] {
+                std::fs::remove_file(format!("{}{suffix}", db.display())).expect("rm");
+            }
+            None
+        },
+        "was moved or deleted while open",
+    );
+}
+
+#[test]
+fn a_database_replaced_under_a_writer_takes_no_more_writes() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("replaced.db");
+    let newcomer = legal_burst(3, 2);
+    writer_under_change(
+        &db,
+        |db| {
+            // `mv replaced.db* old/`, then another `eleusis record` creates a new
+            // database at the same path.
+            let old = db.parent().expect("dir").join("old");
+            std::fs::create_dir(&old).expect("mkdir");
+            for suffix in ["", "-wal", "-shm"] {
+                let from = std::path::PathBuf::from(format!("{}{suffix}", db.display()));
+                std::fs::rename(from, old.join(format!("replaced.db{suffix}"))).expect("mv");
+            }
+            let (replies, output) = record(db, &newcomer, &[]);
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert_eq!(acked(&replies).len(), newcomer.len());
+            Some(old.join("replaced.db"))
+        },
+        "was replaced by another file while open",
+    );
+    // The new file holds its own writer's lines and nothing of the old writer's.
+    assert_sound(&db, newcomer.len());
+}
+
+#[test]
+fn a_database_made_read_only_under_a_writer_takes_no_more_writes() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("protected.db");
+    let lines = legal_burst(20, 22);
+    let store = Store::open(&db).expect("open");
+    let mut recorder = Recorder::new_game(&store, standard_referee());
+    recorder
+        .record_batch(&numbered(&lines[..10], 0))
+        .expect("first batch");
+    let before = store.events(GameId(1)).expect("events").len();
+
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let refused = recorder.record_batch(&numbered(&lines[10..], 10));
+    let after = store.events(GameId(1)).expect("events").len();
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).expect("chmod back");
+    let err = refused.expect_err("refused");
+    assert!(matches!(err, StoreError::Detached { .. }), "{err}");
+    assert!(
+        err.to_string().contains("was made read-only while open"),
+        "{err}"
+    );
+    assert_eq!(after, before, "nothing was written");
+
+    // Writable again: the same writer goes on where the store is.
+    let replies = recorder
+        .record_batch(&numbered(&lines[10..], 10))
+        .expect("writable again");
+    assert!(replies.iter().all(|r| matches!(r, Reply::Stored(_))));
+    drop(recorder);
+    drop(store);
+    assert_sound(&db, lines.len());
+}
+
+#[test]
+fn record_answers_every_line_not_stored_once_its_database_is_moved() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("live.db");
+    let lines = legal_burst(10, 23);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eleusis"))
+        .args(["record", "--db", db.to_str().expect("path")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start record");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut reader = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut ack = String::new();
+    for line in &lines[..5] {
+        writeln!(stdin, "{line}").expect("send");
+        ack.clear();
+        reader.read_line(&mut ack).expect("ack");
+        let reply: Value = serde_json::from_str(&ack).expect("ack JSON");
+        assert_eq!(reply["ok"], Value::Bool(true), "{reply}");
+    }
+    // `mv live.db* old/` while the recorder runs.
+    let old = dir.path().join("old");
+    std::fs::create_dir(&old).expect("mkdir");
+    for suffix in ["", "-wal", "-shm"] {
+        let from = std::path::PathBuf::from(format!("{}{suffix}", db.display()));
+        std::fs::rename(from, old.join(format!("live.db{suffix}"))).expect("mv");
+    }
+    writeln!(stdin, "{}", lines[5]).expect("send");
+    ack.clear();
+    reader.read_line(&mut ack).expect("reply");
+    drop(stdin);
+    let output = child.wait_with_output().expect("wait");
+    let reply: Value = serde_json::from_str(&ack).expect("reply JSON");
+    assert_eq!(reply["ok"], Value::Bool(false), "{reply}");
+    let error = reply["error"].as_str().expect("error");
+    assert!(
+        error.starts_with("line 6: not stored: ") && error.contains("was moved or deleted"),
+        "{error}"
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("was moved or deleted"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        stored_events(&old.join("live.db")),
+        5,
+        "the moved file holds the acknowledged lines only"
+    );
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_archive_in_a_write_protected_folder_is_audited_without_side_files() {
+    let dir = tempfile::tempdir().expect("dir");
+    let folder = dir.path().join("archive ?#%");
+    std::fs::create_dir(&folder).expect("mkdir");
+    let db = folder.join("closed.db");
+    let lines = legal_burst(30, 24);
+    let (replies, _) = record(&db, &lines, &[]);
+    assert_eq!(acked(&replies).len(), lines.len());
+    assert_eq!(
+        names_in(&folder),
+        ["closed.db"],
+        "the writer closed cleanly"
+    );
+
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    let audit = eleusis(&["audit", "1", "--db", db.to_str().expect("p")], "");
+    let exported = eleusis(
+        &[
+            "export",
+            "1",
+            "--log",
+            "--god",
+            "--db",
+            db.to_str().expect("p"),
+        ],
+        "",
+    );
+    let left = names_in(&folder);
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).expect("chmod back");
+    assert!(
+        audit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&audit.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&audit.stdout).contains("chain: OK"),
+        "{}",
+        String::from_utf8_lossy(&audit.stdout)
+    );
+    assert!(exported.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&exported.stdout).lines().count(),
+        lines.len()
+    );
+    assert_eq!(
+        left,
+        ["closed.db"],
+        "no -wal or -shm left in the protected folder"
+    );
+}
+
+#[test]
+fn a_crashed_writers_log_is_still_read_from_a_write_protected_folder() {
+    let dir = tempfile::tempdir().expect("dir");
+    let folder = dir.path().join("crashed");
+    std::fs::create_dir(&folder).expect("mkdir");
+    let db = folder.join("crashed.db");
+    let lines = legal_burst(20, 25);
+    let store = Store::open(&db).expect("open");
+    let mut recorder = Recorder::new_game(&store, standard_referee());
+    recorder
+        .record_batch(&numbered(&lines, 0))
+        .expect("recorded");
+    drop(recorder);
+    // Never closed, as if killed: the lines are committed in the -wal only.
+    std::mem::forget(store);
+    let wal = folder.join("crashed.db-wal");
+    assert!(std::fs::metadata(&wal).expect("wal").len() > 0);
+
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    let audit = eleusis(&["audit", "1", "--db", db.to_str().expect("p")], "");
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).expect("chmod back");
+    // Read past the file into the -wal (an immutable open would see no game).
+    assert!(
+        audit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&audit.stderr)
+    );
+    let report = String::from_utf8_lossy(&audit.stdout);
+    assert!(
+        report.contains(&format!("chain: OK ({} events", lines.len())),
+        "{report}"
+    );
+}

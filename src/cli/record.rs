@@ -9,8 +9,10 @@
 //! An `ok:true` line is printed only after the line's transaction has committed
 //! (lines already waiting on standard input share one commit). Exit status: 0 when
 //! every line was stored, 1 when some line was refused (nothing of it was stored),
-//! 2 when the database failed (open, disk full, locked, read-only): the lines of the
-//! failing batch get `ok:false` and nothing of them is stored.
+//! 2 when the database failed. A database that cannot be opened (read-only, missing
+//! with `--game`, …) stops `record` before any line is read: nothing on standard
+//! output. A store failure during a batch (disk full, locked, file moved) answers
+//! each line of the failing batch `ok:false … not stored` and stops.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
@@ -32,7 +34,7 @@ const MAX_LINE: usize = 1 << 20;
 /// Arguments of `eleusis record`.
 #[derive(Debug, Args)]
 pub struct RecordArgs {
-    /// The database file (created when missing).
+    /// The database file (created when missing, unless `--game` is given).
     #[arg(long, default_value = DEFAULT_DB)]
     pub db: PathBuf,
     /// Continue this stored game (e.g. after a restart) instead of starting a new one.
@@ -48,6 +50,17 @@ pub struct RecordArgs {
 
 /// Runs the subcommand.
 pub fn run(args: &RecordArgs) -> ExitCode {
+    // `--game` continues a stored game: with no file there is no game to continue,
+    // and opening would leave an empty database behind (a typo in `--db` must not
+    // litter the folder). A path that cannot be examined is left to the open,
+    // which says why.
+    if args.game.is_some() && matches!(args.db.try_exists(), Ok(false)) {
+        eprintln!(
+            "error: no database at {}; --game continues a stored game",
+            args.db.display()
+        );
+        return ExitCode::from(2);
+    }
     let store = match Store::open_with(&args.db, Duration::from_millis(args.busy_timeout_ms)) {
         Ok(store) => store,
         Err(e) => {

@@ -249,12 +249,35 @@ impl History {
             });
         }
         if let Some(((round, seq), _)) = fixes.into_iter().next() {
-            return Err(HistoryError::BadCorrection(format!(
-                "round {}.{round} has no event {seq} to correct",
-                self.game
-            )));
+            return Err(HistoryError::BadCorrection(self.no_target(round, seq)));
         }
         Ok(out)
+    }
+
+    /// Why event `seq` of round `round` could not be corrected, once no table-log
+    /// event answered to it: it may be a correction itself (corrections are not
+    /// table-log events, so they cannot be corrected, but the event they corrected
+    /// can be corrected again), or not be there at all.
+    fn no_target(&self, round: u32, seq: u64) -> String {
+        let at = RoundRef {
+            game: self.game,
+            number: round,
+        };
+        let found = self
+            .entries
+            .iter()
+            .find(|e| e.stored.round == at && e.stored.seq == seq);
+        match found.map(|e| &e.kind) {
+            Some(EntryKind::Correction(original)) if original.target == at => format!(
+                "round {at} event {seq} is a correction; correct the original event {} instead",
+                original.seq
+            ),
+            Some(EntryKind::Correction(original)) => format!(
+                "round {at} event {seq} is a correction; correct the original event {} of round {} instead (with \"round\":{})",
+                original.seq, original.target, original.target.number
+            ),
+            _ => format!("round {at} has no event {seq} to correct"),
+        }
     }
 
     /// Re-referees an effective log from scratch.
@@ -425,6 +448,59 @@ mod tests {
         let err = parse_correction(&object(json!({"event":"correct","seq":1,"cards":[]})), None)
             .unwrap_err();
         assert!(err.contains("no round"), "{err}");
+    }
+
+    #[test]
+    fn a_correction_of_a_correction_names_the_original_event() {
+        use crate::store::recorder::{Recorder, Reply};
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("h.db")).expect("open");
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let texts = [
+            r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo"],"rule":"red","starter":"AH","hand_size":3}"#,
+            r#"{"event":"play","cards":["2H"]}"#,
+            r#"{"event":"play","cards":["3H"]}"#,
+            r#"{"event":"correct","seq":2,"cards":["4H"]}"#,
+            r#"{"event":"correct","seq":4,"cards":["5H"]}"#,
+            r#"{"event":"correct","seq":9,"cards":["5H"]}"#,
+        ];
+        let lines: Vec<(usize, String)> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i + 1, t.to_string()))
+            .collect();
+        let replies = recorder.record_batch(&lines).expect("batch");
+        let errors: Vec<&str> = replies
+            .iter()
+            .map(|r| match r {
+                Reply::Rejected(r) => r.error.as_str(),
+                Reply::Stored(_) => "",
+            })
+            .collect();
+        assert_eq!(errors[..4], ["", "", "", ""], "{replies:?}");
+        assert!(
+            errors[4].ends_with(
+                "round 1.1 event 4 is a correction; correct the original event 2 instead"
+            ),
+            "{}",
+            errors[4]
+        );
+        assert!(
+            errors[5].ends_with("round 1.1 has no event 9 to correct"),
+            "{}",
+            errors[5]
+        );
+        // Across rounds, the original's round is named too.
+        let game = recorder.game().expect("game");
+        let history = History::load(&store, game, true).expect("history");
+        let mut moved = history.clone();
+        if let EntryKind::Correction(c) = &mut moved.entries[3].kind {
+            c.target.number = 7;
+        }
+        assert_eq!(
+            moved.no_target(1, 4),
+            "round 1.1 event 4 is a correction; correct the original event 2 of round 1.7 instead (with \"round\":7)"
+        );
     }
 
     #[test]

@@ -76,6 +76,20 @@ pub enum StoreError {
         found: i64,
         expected: i64,
     },
+    /// The file this store opened is no longer the file its path names (moved,
+    /// deleted, replaced) or was write-protected since: a write would go into a
+    /// file nobody will read again, or past the operator's protection, so none is
+    /// made. Only restarting on the right file helps.
+    #[error("database {path} {what}; nothing was written: stop this program and restart it on the right database file")]
+    Detached { path: PathBuf, what: Detachment },
+    /// A read-only open that needs write access because a writer left committed
+    /// changes in the write-ahead log (see [`Store::open_read_only`]).
+    #[error("database {path} cannot be read without write access: {wal} holds committed changes not yet checkpointed into it (a writer did not close cleanly); give write access back, open it once with a writer (e.g. `eleusis record --db {path} < /dev/null`), then write-protect it again ({reason})")]
+    PendingWal {
+        path: PathBuf,
+        wal: PathBuf,
+        reason: String,
+    },
     #[error("database {path}: {during}: {source}")]
     Sqlite {
         path: PathBuf,
@@ -96,6 +110,59 @@ pub enum StoreError {
     Evidence(#[from] evidence::EvidenceError),
 }
 
+/// What happened to a database file under a running writer (see
+/// [`StoreError::Detached`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detachment {
+    /// Nothing is at the path any more: renamed away or unlinked. SQLite would go
+    /// on writing into the moved file or the deleted inode.
+    Gone,
+    /// The path names another file (a new database created there, a copy put
+    /// back): this connection's writes would not reach it.
+    Replaced,
+    /// The file lost its write permission bits: the operator protected it.
+    MadeReadOnly,
+    /// The path cannot be examined any more (e.g. its directory lost its search
+    /// permission); with no way to tell it is the same file, nothing is written.
+    Unreachable(String),
+}
+
+impl std::fmt::Display for Detachment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Detachment::Gone => f.write_str("was moved or deleted while open"),
+            Detachment::Replaced => f.write_str("was replaced by another file while open"),
+            Detachment::MadeReadOnly => f.write_str("was made read-only while open"),
+            Detachment::Unreachable(why) => {
+                write!(f, "can no longer be checked while open ({why})")
+            }
+        }
+    }
+}
+
+/// What names one file for as long as it exists: device and inode on unix. Other
+/// platforms have no cheap equivalent, and there only the presence and the
+/// permission of the path are checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+#[cfg(unix)]
+fn file_id(meta: &std::fs::Metadata) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    Some(FileId {
+        dev: meta.dev(),
+        ino: meta.ino(),
+    })
+}
+
+#[cfg(not(unix))]
+fn file_id(_meta: &std::fs::Metadata) -> Option<FileId> {
+    None
+}
+
 /// An open database. All methods take `&self`; transactions are explicit
 /// ([`Store::begin`], [`Store::commit`]) so that a batch of lines can share one
 /// durable commit.
@@ -103,6 +170,16 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     busy_timeout: Duration,
+    /// For a writable store: the file as it was when opened, checked before every
+    /// write (see [`Store::begin`]). `None` for a read-only store.
+    opened: Option<Opened>,
+}
+
+/// The identity of a writable store's file at open.
+#[derive(Debug, Clone, Copy)]
+struct Opened {
+    /// `None` where the platform gives no file identity.
+    id: Option<FileId>,
 }
 
 impl std::fmt::Debug for Store {
@@ -135,18 +212,36 @@ impl Store {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|source| open_error(path, source))?;
-        let store = Store {
+        let mut store = Store {
             conn,
             path: path.to_path_buf(),
             busy_timeout,
+            opened: None,
         };
         store.configure(true)?;
+        // The file exists now (SQLite created it, WAL mode wrote its header): this
+        // is the file every later write must still go to.
+        let meta = std::fs::metadata(path).map_err(|e| StoreError::Detached {
+            path: path.to_path_buf(),
+            what: Detachment::Unreachable(e.to_string()),
+        })?;
+        store.opened = Some(Opened { id: file_id(&meta) });
         schema::migrate(&store)?;
         Ok(store)
     }
 
     /// Opens an existing database for reading only (audit, export). It never creates
     /// a file, and works on a read-only archive.
+    ///
+    /// A WAL-mode database normally needs its `-shm` file beside it even to be
+    /// read, which a write-protected archive cannot take (and a super-user would
+    /// leave behind in the protected folder). So when the file or its directory is
+    /// write-protected by its permission bits, or a plain read-only open is refused
+    /// for lack of write access, and no non-empty `-wal` is beside it (its writer
+    /// closed cleanly, so the file holds everything), the file is opened
+    /// *immutable*: read as it is, with no side file and no lock. A non-empty
+    /// `-wal` holds committed changes not yet in the file; then only a plain open
+    /// can read them, and when that fails [`StoreError::PendingWal`] says so.
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
         if !path.exists() {
             return Err(StoreError::Missing {
@@ -158,15 +253,42 @@ impl Store {
                 path: path.to_path_buf(),
             });
         }
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|source| open_error(path, source))?;
+        let wal = side_file(path, "-wal");
+        let pending = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
+        if !pending && write_protected(path) {
+            if let Some(uri) = immutable_uri(path) {
+                return Store::open_reader(path, &uri, true);
+            }
+        }
+        match Store::open_reader(path, path, false) {
+            Ok(store) => Ok(store),
+            Err(e) if !needs_write_access(&e) => Err(e),
+            Err(e) if pending => Err(StoreError::PendingWal {
+                path: path.to_path_buf(),
+                wal,
+                reason: e.to_string(),
+            }),
+            Err(e) => match immutable_uri(path) {
+                Some(uri) => Store::open_reader(path, &uri, true),
+                None => Err(e),
+            },
+        }
+    }
+
+    /// One read-only open of `path`, given to SQLite as `name` (the path, or with
+    /// `uri` a `file:` URI naming it).
+    fn open_reader<P: AsRef<Path>>(path: &Path, name: P, uri: bool) -> Result<Store, StoreError> {
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if uri {
+            flags |= OpenFlags::SQLITE_OPEN_URI;
+        }
+        let conn =
+            Connection::open_with_flags(name, flags).map_err(|source| open_error(path, source))?;
         let store = Store {
             conn,
             path: path.to_path_buf(),
             busy_timeout: DEFAULT_BUSY_TIMEOUT,
+            opened: None,
         };
         store.configure(false)?;
         schema::check_readable(&store)?;
@@ -227,10 +349,45 @@ impl Store {
 
     /// Starts a write transaction, taking the write lock at once so that a
     /// conflict shows up here rather than half-way through a line.
+    ///
+    /// First it checks that the path still names the file opened and that the file
+    /// is still writable by its permission bits ([`StoreError::Detached`]
+    /// otherwise): SQLite keeps writing to the file it holds, so a database moved,
+    /// deleted or replaced under a long-running writer would silently take
+    /// acknowledged lines into a file nobody reads again. One `stat` per
+    /// transaction; each commit already waits for an fsync.
     pub fn begin(&self) -> Result<(), StoreError> {
+        self.check_still_there()?;
         self.conn
             .execute_batch("BEGIN IMMEDIATE")
             .map_err(|e| self.error("starting a write", e))
+    }
+
+    /// For a writable store: is the path still the file opened, and still
+    /// writable by its permission bits? (A super-user could write anyway; the
+    /// bits say what the operator means, as at open.)
+    fn check_still_there(&self) -> Result<(), StoreError> {
+        let Some(opened) = self.opened else {
+            return Ok(());
+        };
+        let detached = |what| StoreError::Detached {
+            path: self.path.clone(),
+            what,
+        };
+        let meta = match std::fs::metadata(&self.path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(detached(Detachment::Gone))
+            }
+            Err(e) => return Err(detached(Detachment::Unreachable(e.to_string()))),
+        };
+        if opened.id.is_some() && file_id(&meta) != opened.id {
+            return Err(detached(Detachment::Replaced));
+        }
+        if meta.permissions().readonly() {
+            return Err(detached(Detachment::MadeReadOnly));
+        }
+        Ok(())
     }
 
     /// Commits the open transaction; once this returns, the data is on disk.
@@ -338,25 +495,90 @@ fn open_error(path: &Path, source: rusqlite::Error) -> StoreError {
     }
 }
 
+/// Whether the permission bits of `path` say read-only (no write bit at all).
+fn read_only_bits(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .map(|m| m.permissions().readonly())
+        .unwrap_or(false)
+}
+
+/// The directory SQLite keeps the side files of `path` in.
+fn directory_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// `path` with `suffix` appended to its file name, as SQLite names its `-wal`
+/// and `-shm` files.
+fn side_file(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Whether the file or its directory is write-protected by its permission bits.
+fn write_protected(path: &Path) -> bool {
+    read_only_bits(path) || read_only_bits(&directory_of(path))
+}
+
+/// Whether a failed read-only open failed for want of write access (SQLite could
+/// not create or open the `-shm` beside the file), as opposed to a bad file.
+fn needs_write_access(error: &StoreError) -> bool {
+    match error {
+        StoreError::ReadOnly { .. } => true,
+        StoreError::Open { source, .. } | StoreError::Sqlite { source, .. } => matches!(
+            source.sqlite_error_code(),
+            Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied)
+        ),
+        _ => false,
+    }
+}
+
+/// Characters kept as they are in a `file:` URI path; everything else (`?`, `#`,
+/// `%`, spaces, non-ASCII bytes…) is percent-encoded, as SQLite decodes it.
+const URI_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'/')
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// The SQLite URI that opens `path` immutable (`file:///abs/path?immutable=1`):
+/// read-only, no lock, no `-wal`/`-shm`. `None` when the path cannot be written as
+/// a URI (not UTF-8 outside unix, or no absolute form).
+fn immutable_uri(path: &Path) -> Option<String> {
+    let absolute = std::path::absolute(path).ok()?;
+    #[cfg(unix)]
+    let encoded = {
+        use std::os::unix::ffi::OsStrExt;
+        percent_encoding::percent_encode(absolute.as_os_str().as_bytes(), URI_PATH).to_string()
+    };
+    #[cfg(not(unix))]
+    let encoded = {
+        let text = absolute.to_str()?.replace('\\', "/");
+        let text = if text.starts_with('/') {
+            text
+        } else {
+            format!("/{text}")
+        };
+        percent_encoding::utf8_percent_encode(&text, &URI_PATH.remove(b':')).to_string()
+    };
+    Some(format!("file://{encoded}?immutable=1"))
+}
+
 /// Refuses to write into a file, or a directory, whose permission bits say
 /// read-only. SQLite needs to write the file and create `-wal`/`-shm` beside it.
 fn refuse_read_only(path: &Path) -> Result<(), StoreError> {
-    let read_only = |p: &Path| {
-        std::fs::metadata(p)
-            .map(|m| m.permissions().readonly())
-            .unwrap_or(false)
-    };
-    if path.exists() && read_only(path) {
+    if path.exists() && read_only_bits(path) {
         return Err(StoreError::ReadOnly {
             path: path.to_path_buf(),
             reason: "the file has no write permission".into(),
         });
     }
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if read_only(&dir) {
+    let dir = directory_of(path);
+    if read_only_bits(&dir) {
         return Err(StoreError::ReadOnly {
             path: path.to_path_buf(),
             reason: format!(
@@ -431,6 +653,20 @@ mod tests {
             .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
             .expect("fk");
         assert_eq!(fk, 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn immutable_uris_escape_what_sqlite_would_read_as_syntax() {
+        assert_eq!(
+            immutable_uri(Path::new("/srv/a b?c#d%e/é.db")).as_deref(),
+            Some("file:///srv/a%20b%3Fc%23d%25e/%C3%A9.db?immutable=1")
+        );
+        let relative = immutable_uri(Path::new("x.db")).expect("uri");
+        assert!(
+            relative.starts_with("file:///") && relative.ends_with("/x.db?immutable=1"),
+            "{relative}"
+        );
     }
 
     #[test]

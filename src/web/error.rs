@@ -69,7 +69,12 @@ impl ApiError {
         }
     }
 
-    /// A store error, classified: unknown ids are 404, a sealed rule is 403.
+    /// A store error, classified: unknown ids are 404, a sealed rule is 403. Every
+    /// other store failure is a 500 carrying the store's own message, which names
+    /// the file and what to do: a database moved, deleted, replaced or
+    /// write-protected under the running service ([`StoreError::Detached`]) is one
+    /// of them, since no retry helps until the operator restarts it on the right
+    /// file.
     pub fn store(error: StoreError, at: impl Into<String>) -> ApiError {
         let at = at.into();
         let what = error.to_string();
@@ -271,6 +276,19 @@ mod tests {
         assert_eq!(
             ApiError::store(StoreError::Sealed(round), "x").status(),
             StatusCode::FORBIDDEN
+        );
+        let gone = ApiError::store(
+            StoreError::Detached {
+                path: "t.db".into(),
+                what: crate::store::Detachment::Gone,
+            },
+            "POST /api/plays",
+        );
+        assert_eq!(gone.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(
+            gone.to_string()
+                .starts_with("database t.db was moved or deleted while open; nothing was written"),
+            "{gone}"
         );
     }
 }
