@@ -427,6 +427,64 @@ fn a_camera_turned_on_its_mount_is_read_in_the_players_order_with_turn() {
 }
 
 #[test]
+fn a_camera_on_the_far_side_is_checked_in_the_order_it_reads_with_turn() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // A sidecar with corners lists the cards left to right in the picture it
+    // labels. Turned half a turn, that picture shows them the other way round, and
+    // the recognizer reads them left to right across the turned frame: the
+    // expected sequence must follow, or every card read right and located still
+    // fails as a wrong sequence.
+    let seq = scene("08-seq4-dark.jpg");
+    let wood = scene("07-seq3-wood.jpg");
+    let out = eleusis(&[
+        "recognize",
+        "--check",
+        "--json",
+        "--turn",
+        "180",
+        seq.to_str().unwrap(),
+        wood.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let l = lines(&out);
+    for (line, sidecar) in [(&l[0], "08-seq4-dark.json"), (&l[1], "07-seq3-wood.json")] {
+        let mut reversed = scene_cards(sidecar);
+        reversed.reverse();
+        assert_eq!(read_names(line), reversed, "{line}");
+        assert_eq!(line["check"]["expected"], json!(reversed), "{line}");
+        assert_eq!(line["check"]["sequence_ok"], json!(true), "{line}");
+    }
+    let summary = &l[2]["summary"];
+    assert_eq!(summary["correct"], json!(7), "{summary}");
+    assert_eq!(summary["sequences_exact"], json!(2), "{summary}");
+
+    // Names alone are written in the players' order, which is what the turned
+    // frame shows: they are taken as written, not re-sorted.
+    let table = image::open(&seq).unwrap().to_rgb8();
+    let dir = tempfile::tempdir().unwrap();
+    let camera = dir.path().join("far-side.png");
+    image::imageops::rotate180(&table).save(&camera).unwrap();
+    let names = scene_cards("08-seq4-dark.json");
+    write_names(&dir.path().join("far-side.json"), &names);
+    let out = eleusis(&[
+        "recognize",
+        "--check",
+        "--json",
+        "--turn",
+        "180",
+        camera.to_str().unwrap(),
+    ]);
+    let l = lines(&out);
+    assert_eq!(l[0]["check"]["expected"], json!(names), "{}", l[0]);
+    assert_eq!(l[0]["check"]["sequence_ok"], json!(true), "{}", l[0]);
+    assert!(out.status.success(), "{}", l[0]);
+}
+
+#[test]
 fn frames_a_few_pixels_thin_are_read_as_no_cards() {
     // A strip of 8 × 8000 pixels shrinks to a working image with no columns: it
     // once crashed the localiser. Each is an answer with no cards, and the frame

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::geometry::Quad;
-use super::recognizer::{read_factor, CardRead};
+use super::recognizer::{order_left_to_right, read_factor, CardRead};
 use super::turn::CameraTurn;
 use crate::cards::Card;
 
@@ -141,14 +141,18 @@ impl Labels {
     }
 
     /// The labels of a `width × height` frame for the same frame turned
-    /// ([`CameraTurn`]): outlines move with the picture; names stay in the order
-    /// written, which is the players' left to right.
+    /// ([`CameraTurn`]): outlines move with the picture and are put in the order
+    /// the recognizer reads the turned frame (left to right across it: a camera on
+    /// the far side of the table sees the play reversed, so its sidecar, written
+    /// left to right in the camera's picture, lists the cards backwards); names
+    /// stay in the order written, which is already the players' left to right.
     pub fn turned(self, turn: &CameraTurn, width: u32, height: u32) -> Labels {
         match self {
             Labels::Outlined(mut l) if !turn.is_none() => {
                 for c in &mut l.cards {
                     c.corners = turn.quad(&c.corners, width, height);
                 }
+                order_left_to_right(&mut l.cards, |c| &c.corners);
                 Labels::Outlined(l)
             }
             ordered => ordered,
