@@ -557,6 +557,72 @@ fn check_mode_reads_the_committed_scenes() {
 }
 
 #[test]
+fn a_check_with_no_usable_labels_measures_nothing_and_fails() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // A folder of photos with no sidecars: nothing is checked, which must not
+    // read as 100 % (a table would think its camera fine), and the images, read
+    // well, are not "unreadable files".
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(scene("07-seq3-wood.jpg"), dir.path().join("a.jpg")).unwrap();
+    std::fs::copy(scene("08-seq4-dark.jpg"), dir.path().join("b.jpg")).unwrap();
+    std::fs::write(dir.path().join("b.json"), r#"{"cards":["4D","4X"]}"#).unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let out = eleusis(&["recognize", "--check", folder]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.starts_with(
+            "cards read right: 0/0 (nothing labelled), located 0/0 (nothing labelled),"
+        ) && last.contains("unreadable files 0,")
+            && last.ends_with(", frames without usable labels 2"),
+        "{text}"
+    );
+    assert!(!text.contains("100.0%"), "{text}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "check failed: no labelled frames to check (2 frames without usable labels, 0 unreadable files)"
+        ),
+        "{err}"
+    );
+
+    let out = eleusis(&["recognize", "--check", "--json", folder]);
+    assert_eq!(out.status.code(), Some(1));
+    let l = lines(&out);
+    let summary = &l.last().unwrap()["summary"];
+    assert_eq!(summary["accuracy"], Value::Null, "{summary}");
+    assert_eq!(summary["localisation"], Value::Null, "{summary}");
+    assert_eq!(
+        (
+            &summary["scenes"],
+            &summary["scenes_failed"],
+            &summary["scenes_unlabelled"]
+        ),
+        (&json!(0), &json!(0), &json!(2)),
+        "{summary}"
+    );
+
+    // Beside a labelled frame, the count stays apart from a file that is no image.
+    std::fs::copy(scene("07-seq3-wood.json"), dir.path().join("a.json")).unwrap();
+    std::fs::write(dir.path().join("c.jpg"), b"not a jpeg").unwrap();
+    let out = eleusis(&["recognize", "--check", "--json", folder]);
+    let l = lines(&out);
+    let summary = &l.last().unwrap()["summary"];
+    assert_eq!(
+        (
+            &summary["scenes"],
+            &summary["scenes_failed"],
+            &summary["scenes_unlabelled"]
+        ),
+        (&json!(1), &json!(1), &json!(1)),
+        "{summary}"
+    );
+    assert_eq!(summary["accuracy"], json!(1.0), "{summary}");
+    assert_eq!(out.status.code(), Some(1), "a frame went unchecked");
+}
+
+#[test]
 fn check_mode_takes_card_names_alone_for_a_photo_of_a_known_layout() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
     let dir = tempfile::tempdir().unwrap();

@@ -8,8 +8,9 @@
 //!
 //! Exit status: 0 when every frame was read (and, with `--check`, every labelled
 //! card was read right or `--min-accuracy` was met); 1 when some frame could not be
-//! loaded or the check failed; 2 when the model cannot be loaded or nothing was
-//! given to read.
+//! loaded, had no usable sidecar, or the check failed (no labelled card at all
+//! fails it: nothing was measured); 2 when the model cannot be loaded or nothing
+//! was given to read.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -150,7 +151,7 @@ fn card_suffix(card: &crate::vision::CardRead) -> String {
 pub fn run(args: &RecognizeArgs) -> ExitCode {
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    match run_to(args, &mut out) {
+    match run_to(args, &mut out, &mut io::stderr()) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
@@ -371,6 +372,7 @@ fn summary_json(sum: &CheckSummary) -> Value {
     json!({"summary": {
         "scenes": sum.scenes,
         "scenes_failed": sum.scenes_failed,
+        "scenes_unlabelled": sum.scenes_unlabelled,
         "labelled": sum.labelled,
         "located": sum.located,
         "correct": sum.correct,
@@ -379,21 +381,35 @@ fn summary_json(sum: &CheckSummary) -> Value {
         "misread_confident": sum.misread_confident,
         "spurious": sum.spurious,
         "sequences_exact": sum.sequences_ok,
-        "accuracy": round(sum.accuracy(), 4),
-        "localisation": round(sum.localisation(), 4),
+        "accuracy": sum.accuracy().map(|a| round(a, 4)),
+        "localisation": sum.localisation().map(|l| round(l, 4)),
         "max_corner_error": round(sum.max_corner_error, 2),
     }})
 }
 
+/// A fraction as a percentage for the summary line, or what stands in for it when
+/// no card was labelled (a 0/0 is not 100 %).
+fn percent(fraction: Option<f64>) -> String {
+    match fraction {
+        Some(f) => format!("{:.1}%", 100.0 * f),
+        None => "nothing labelled".to_string(),
+    }
+}
+
+/// `1 frame`, `2 frames`.
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 fn summary_text(sum: &CheckSummary) -> String {
-    format!(
-        "cards read right: {}/{} ({:.1}%), located {}/{} ({:.1}%), misread {} ({} without asking for confirmation), right but asking {}, spurious {}, exact sequences {}/{}, unreadable files {}, worst corner error {:.1} px",
+    let mut text = format!(
+        "cards read right: {}/{} ({}), located {}/{} ({}), misread {} ({} without asking for confirmation), right but asking {}, spurious {}, exact sequences {}/{}, unreadable files {}, worst corner error {:.1} px",
         sum.correct,
         sum.labelled,
-        100.0 * sum.accuracy(),
+        percent(sum.accuracy()),
         sum.located,
         sum.labelled,
-        100.0 * sum.localisation(),
+        percent(sum.localisation()),
         sum.misread,
         sum.misread_confident,
         sum.correct_unsure,
@@ -402,12 +418,39 @@ fn summary_text(sum: &CheckSummary) -> String {
         sum.scenes,
         sum.scenes_failed,
         sum.max_corner_error
-    )
+    );
+    // Added at the end, and only when there are some, so that the line stays as
+    // tools already parse it.
+    if sum.scenes_unlabelled > 0 {
+        text += &format!(", frames without usable labels {}", sum.scenes_unlabelled);
+    }
+    text
 }
 
-/// Runs the subcommand writing to `out`; `Ok(false)` when a frame failed or the
-/// check fell short, `Err` when nothing could be done (no model, no files).
-pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
+/// Why a check with no labelled card measured nothing, for standard error: no
+/// frame had usable labels, or the labelled frames name no card.
+fn nothing_checked(sum: &CheckSummary) -> String {
+    if sum.scenes == 0 {
+        format!(
+            "check failed: no labelled frames to check ({} without usable labels, {}): each image needs a sidecar of its name with .json naming its cards, e.g. {{\"cards\":[\"QH\",\"10S\"]}}",
+            count(sum.scenes_unlabelled, "frame"),
+            count(sum.scenes_failed, "unreadable file"),
+        )
+    } else if sum.scenes == 1 {
+        "check failed: no labelled cards to check: the frame with labels names no card, so there is no accuracy to measure".to_string()
+    } else {
+        format!(
+            "check failed: no labelled cards to check: the {} frames with labels name no cards, so there is no accuracy to measure",
+            sum.scenes,
+        )
+    }
+}
+
+/// Runs the subcommand writing to `out`, and to `err` why a check fell short (not
+/// to `out`, whose last line is the totals and every line JSON with `--json`);
+/// `Ok(false)` when a frame failed or the check fell short, `Err` when nothing
+/// could be done (no model, no files).
+pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
     let files = expand(&args.images)?;
     if files.is_empty() {
         anyhow::bail!("no images to read (directories hold no .png, .jpg or .jpeg files)");
@@ -452,19 +495,6 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
             }
             Ok(())
         };
-        let labels = if args.check {
-            match Labels::for_image(path) {
-                Ok(l) => Some(l),
-                Err(e) => {
-                    fail(out, e.to_string())?;
-                    all_ok = false;
-                    summary.scenes_failed += 1;
-                    continue;
-                }
-            }
-        } else {
-            None
-        };
         let frame = match load_frame(path) {
             Ok(f) => f,
             Err(e) => {
@@ -473,6 +503,21 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
                 summary.scenes_failed += 1;
                 continue;
             }
+        };
+        // The frame first: a missing or bad sidecar beside a good image is counted
+        // as a frame without usable labels, not as an unreadable file.
+        let labels = if args.check {
+            match Labels::for_image(path) {
+                Ok(l) => Some(l),
+                Err(e) => {
+                    fail(out, e.to_string())?;
+                    all_ok = false;
+                    summary.scenes_unlabelled += 1;
+                    continue;
+                }
+            }
+        } else {
+            None
         };
         let labels = labels.map(|l| l.turned(&turn, frame.width(), frame.height()));
         let frame = turn.apply(frame);
@@ -567,7 +612,13 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
         }
         // Reads asked for no confirmation yet wrong are the failure that matters
         // most; a spurious card would be refereed as a play.
-        let labelled_ok = summary.accuracy() + 1e-12 >= args.min_accuracy;
+        let labelled_ok = match summary.accuracy() {
+            Some(accuracy) => accuracy + 1e-12 >= args.min_accuracy,
+            None => {
+                writeln!(err, "{}", nothing_checked(&summary))?;
+                false
+            }
+        };
         all_ok &= labelled_ok;
     }
     Ok(all_ok)

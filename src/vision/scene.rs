@@ -466,8 +466,13 @@ pub fn score(labels: &SceneLabels, reads: &[CardRead], tolerance: f64) -> SceneS
 /// Totals over many scenes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CheckSummary {
+    /// Frames read and scored against their labels.
     pub scenes: usize,
+    /// Image files that could not be read (not decoded, not found).
     pub scenes_failed: usize,
+    /// Frames read but not scored: their sidecar is missing or unusable. Kept apart
+    /// from unreadable files, since the image is fine and the fix is the sidecar.
+    pub scenes_unlabelled: usize,
     pub labelled: usize,
     pub located: usize,
     pub correct: usize,
@@ -494,23 +499,22 @@ impl CheckSummary {
         self.max_corner_error = self.max_corner_error.max(s.max_corner_error);
     }
 
-    /// Fraction of labelled cards read right (1 when there were none).
-    pub fn accuracy(&self) -> f64 {
+    /// Fraction of labelled cards read right; `None` when no card was labelled,
+    /// where there is nothing to measure (claiming 100 % would pass a camera check
+    /// that checked nothing).
+    pub fn accuracy(&self) -> Option<f64> {
         ratio(self.correct, self.labelled)
     }
 
-    /// Fraction of labelled cards whose outline was found.
-    pub fn localisation(&self) -> f64 {
+    /// Fraction of labelled cards whose outline was found; `None` when no card was
+    /// labelled.
+    pub fn localisation(&self) -> Option<f64> {
         ratio(self.located, self.labelled)
     }
 }
 
-fn ratio(a: usize, b: usize) -> f64 {
-    if b == 0 {
-        1.0
-    } else {
-        a as f64 / b as f64
-    }
+fn ratio(a: usize, b: usize) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
 }
 
 #[cfg(test)]
@@ -573,8 +577,9 @@ mod tests {
         assert!(s.sequence_ok);
         assert_eq!((s.correct, s.correct_unsure, s.spurious), (2, 1, 0));
         let mut sum = CheckSummary::default();
+        assert_eq!(sum.accuracy(), None, "no labelled card: nothing measured");
         sum.add(&s);
-        assert_eq!(sum.accuracy(), 1.0);
+        assert_eq!(sum.accuracy(), Some(1.0));
     }
 
     #[test]
