@@ -623,6 +623,65 @@ fn a_check_with_no_usable_labels_measures_nothing_and_fails() {
 }
 
 #[test]
+fn min_accuracy_is_a_fraction_and_a_check_short_of_it_says_so() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let wood = scene("07-seq3-wood.jpg");
+    let wood = wood.to_str().unwrap();
+    // A percentage or a number that is no fraction would make every check fail
+    // (or none) with no word why: refused when the command is given.
+    for bad in ["95", "1.5", "NaN", "inf", "-0.1", "most"] {
+        let flag = format!("--min-accuracy={bad}");
+        let err = stderr_of_status_2(&["recognize", "--check", &flag, wood]);
+        assert!(
+            err.contains(&format!("'{bad}' is not a"))
+                && err.contains("from 0 to 1")
+                && err.contains("0.95 means 95 %"),
+            "{err}"
+        );
+    }
+    let err = stderr_of_status_2(&["recognize", "--check", "--min-accuracy", "95", wood]);
+    assert!(err.contains("(95 % is 0.95)"), "{err}");
+
+    // One of four names wrong: 75 % read right. Short of the minimum, standard
+    // error says by how much; at the minimum, the check passes silently.
+    let dir = tempfile::tempdir().unwrap();
+    let photo = dir.path().join("table.jpg");
+    std::fs::copy(scene("08-seq4-dark.jpg"), &photo).unwrap();
+    let mut names = scene_cards("08-seq4-dark.json");
+    names[1] = if names[1] == "AS" { "2S" } else { "AS" }.to_string();
+    write_names(&dir.path().join("table.json"), &names);
+    let photo = photo.to_str().unwrap();
+    for (extra, why) in [
+        (vec![], "below --min-accuracy 1 (100%)"),
+        (
+            vec!["--min-accuracy", "0.8"],
+            "below --min-accuracy 0.8 (80%)",
+        ),
+    ] {
+        let mut args = vec!["recognize", "--check", "--json"];
+        args.extend(extra);
+        args.push(photo);
+        let out = eleusis(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "check failed: 3/4 cards read right (75.0%), {why}"
+            )),
+            "{args:?}: {err}"
+        );
+        lines(&out); // standard output stays JSON lines
+    }
+    let out = eleusis(&["recognize", "--check", "--min-accuracy", "0.75", photo]);
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn check_mode_takes_card_names_alone_for_a_photo_of_a_known_layout() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
     let dir = tempfile::tempdir().unwrap();

@@ -54,8 +54,8 @@ pub struct RecognizeArgs {
     #[arg(long)]
     pub check: bool,
     /// With `--check`: the least fraction of labelled cards that must be read right
-    /// for exit status 0 (default 1.0: every card).
-    #[arg(long, default_value_t = 1.0, requires = "check")]
+    /// for exit status 0, from 0 to 1 (0.95: 95 %; default 1.0: every card).
+    #[arg(long, default_value_t = 1.0, requires = "check", value_parser = parse_min_accuracy, value_name = "FRACTION")]
     pub min_accuracy: f64,
     /// Also save every card found as the model saw it: the 160 × 224 upright card cut
     /// from its outline (the model reads its top-left 40 × 72 corner, and the same
@@ -85,6 +85,27 @@ pub struct RecognizeArgs {
     /// mirror its picture, which mirrors the cards' indices too.
     #[arg(long)]
     pub mirror: bool,
+}
+
+/// Parses `--min-accuracy`: a fraction from 0 to 1. A percentage (`95`), a number
+/// above 1, `NaN` or `inf` would make every check fail (or none) with no sign of
+/// why, so they are refused when the command is given, saying what is meant.
+fn parse_min_accuracy(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim().parse().map_err(|_| {
+        format!("'{text}' is not a number: give a fraction from 0 to 1 (0.95 means 95 % of the labelled cards read right)")
+    })?;
+    if !(0.0..=1.0).contains(&value) {
+        // 95 or 99.5 is surely a percentage; 1.5 may be anything.
+        let hint = if (10.0..=100.0).contains(&value) {
+            format!(" ({value} % is {})", round(value / 100.0, 6))
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "'{text}' is not a fraction from 0 to 1: 0.95 means 95 % of the labelled cards read right{hint}"
+        ));
+    }
+    Ok(value)
 }
 
 /// Writes the cards of each frame as upright card images (`--save-cards`).
@@ -613,7 +634,24 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         // Reads asked for no confirmation yet wrong are the failure that matters
         // most; a spurious card would be refereed as a play.
         let labelled_ok = match summary.accuracy() {
-            Some(accuracy) => accuracy + 1e-12 >= args.min_accuracy,
+            Some(accuracy) => {
+                let met = accuracy + 1e-12 >= args.min_accuracy;
+                if !met {
+                    // The totals line says the accuracy but not the minimum it
+                    // missed, and a run with no failed frame would otherwise end
+                    // with status 1 and no word why.
+                    writeln!(
+                        err,
+                        "check failed: {}/{} cards read right ({:.1}%), below --min-accuracy {} ({}%)",
+                        summary.correct,
+                        summary.labelled,
+                        100.0 * accuracy,
+                        args.min_accuracy,
+                        round(100.0 * args.min_accuracy, 4),
+                    )?;
+                }
+                met
+            }
             None => {
                 writeln!(err, "{}", nothing_checked(&summary))?;
                 false
