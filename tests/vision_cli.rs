@@ -532,6 +532,39 @@ fn a_missing_model_is_a_clear_error_with_status_2() {
         err.contains("loading the recognizer model") && err.contains("/nonexistent/model"),
         "{err}"
     );
+    // The path given and what was looked for there, said once: not a settings
+    // file the user never named, nor the reason twice.
+    assert!(
+        err.contains("/nonexistent/model: no such folder or file (a model is a folder holding recognizer.onnx and recognizer.json, or a .onnx file with its .json beside it)"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("model.json") && !err.contains("os error"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        root().join("models/recognizer.json"),
+        dir.path().join("recognizer.json"),
+    )
+    .unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let image = scene("07-seq3-wood.jpg");
+    let image = image.to_str().unwrap();
+    let err = stderr_of_status_2(&["recognize", "--model", folder, image]);
+    assert!(
+        err.contains(&format!("{folder}: no recognizer.onnx in this folder (")),
+        "{err}"
+    );
+    let onnx = dir.path().join("mine.onnx");
+    std::fs::copy(root().join("models/recognizer.onnx"), &onnx).unwrap();
+    let err = stderr_of_status_2(&["recognize", "--model", onnx.to_str().unwrap(), image]);
+    assert!(
+        err.contains(&format!("{}: no mine.json beside it (", onnx.display()))
+            && err.matches("mine.json").count() == 1,
+        "{err}"
+    );
 }
 
 #[test]
