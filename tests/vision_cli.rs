@@ -427,6 +427,64 @@ fn a_camera_turned_on_its_mount_is_read_in_the_players_order_with_turn() {
 }
 
 #[test]
+fn a_camera_on_the_far_side_is_checked_in_the_order_it_reads_with_turn() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // A sidecar with corners lists the cards left to right in the picture it
+    // labels. Turned half a turn, that picture shows them the other way round, and
+    // the recognizer reads them left to right across the turned frame: the
+    // expected sequence must follow, or every card read right and located still
+    // fails as a wrong sequence.
+    let seq = scene("08-seq4-dark.jpg");
+    let wood = scene("07-seq3-wood.jpg");
+    let out = eleusis(&[
+        "recognize",
+        "--check",
+        "--json",
+        "--turn",
+        "180",
+        seq.to_str().unwrap(),
+        wood.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let l = lines(&out);
+    for (line, sidecar) in [(&l[0], "08-seq4-dark.json"), (&l[1], "07-seq3-wood.json")] {
+        let mut reversed = scene_cards(sidecar);
+        reversed.reverse();
+        assert_eq!(read_names(line), reversed, "{line}");
+        assert_eq!(line["check"]["expected"], json!(reversed), "{line}");
+        assert_eq!(line["check"]["sequence_ok"], json!(true), "{line}");
+    }
+    let summary = &l[2]["summary"];
+    assert_eq!(summary["correct"], json!(7), "{summary}");
+    assert_eq!(summary["sequences_exact"], json!(2), "{summary}");
+
+    // Names alone are written in the players' order, which is what the turned
+    // frame shows: they are taken as written, not re-sorted.
+    let table = image::open(&seq).unwrap().to_rgb8();
+    let dir = tempfile::tempdir().unwrap();
+    let camera = dir.path().join("far-side.png");
+    image::imageops::rotate180(&table).save(&camera).unwrap();
+    let names = scene_cards("08-seq4-dark.json");
+    write_names(&dir.path().join("far-side.json"), &names);
+    let out = eleusis(&[
+        "recognize",
+        "--check",
+        "--json",
+        "--turn",
+        "180",
+        camera.to_str().unwrap(),
+    ]);
+    let l = lines(&out);
+    assert_eq!(l[0]["check"]["expected"], json!(names), "{}", l[0]);
+    assert_eq!(l[0]["check"]["sequence_ok"], json!(true), "{}", l[0]);
+    assert!(out.status.success(), "{}", l[0]);
+}
+
+#[test]
 fn frames_a_few_pixels_thin_are_read_as_no_cards() {
     // A strip of 8 × 8000 pixels shrinks to a working image with no columns: it
     // once crashed the localiser. Each is an answer with no cards, and the frame
@@ -474,6 +532,39 @@ fn a_missing_model_is_a_clear_error_with_status_2() {
         err.contains("loading the recognizer model") && err.contains("/nonexistent/model"),
         "{err}"
     );
+    // The path given and what was looked for there, said once: not a settings
+    // file the user never named, nor the reason twice.
+    assert!(
+        err.contains("/nonexistent/model: no such folder or file (a model is a folder holding recognizer.onnx and recognizer.json, or a .onnx file with its .json beside it)"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("model.json") && !err.contains("os error"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        root().join("models/recognizer.json"),
+        dir.path().join("recognizer.json"),
+    )
+    .unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let image = scene("07-seq3-wood.jpg");
+    let image = image.to_str().unwrap();
+    let err = stderr_of_status_2(&["recognize", "--model", folder, image]);
+    assert!(
+        err.contains(&format!("{folder}: no recognizer.onnx in this folder (")),
+        "{err}"
+    );
+    let onnx = dir.path().join("mine.onnx");
+    std::fs::copy(root().join("models/recognizer.onnx"), &onnx).unwrap();
+    let err = stderr_of_status_2(&["recognize", "--model", onnx.to_str().unwrap(), image]);
+    assert!(
+        err.contains(&format!("{}: no mine.json beside it (", onnx.display()))
+            && err.matches("mine.json").count() == 1,
+        "{err}"
+    );
 }
 
 #[test]
@@ -496,6 +587,131 @@ fn check_mode_reads_the_committed_scenes() {
     assert!(ok, "accuracy {accuracy} met the minimum");
     // Each scene line carries its own check.
     assert!(l[0]["check"]["labelled"].is_u64());
+}
+
+#[test]
+fn a_check_with_no_usable_labels_measures_nothing_and_fails() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // A folder of photos with no sidecars: nothing is checked, which must not
+    // read as 100 % (a table would think its camera fine), and the images, read
+    // well, are not "unreadable files".
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(scene("07-seq3-wood.jpg"), dir.path().join("a.jpg")).unwrap();
+    std::fs::copy(scene("08-seq4-dark.jpg"), dir.path().join("b.jpg")).unwrap();
+    std::fs::write(dir.path().join("b.json"), r#"{"cards":["4D","4X"]}"#).unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let out = eleusis(&["recognize", "--check", folder]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.starts_with(
+            "cards read right: 0/0 (nothing labelled), located 0/0 (nothing labelled),"
+        ) && last.contains("unreadable files 0,")
+            && last.ends_with(", frames without usable labels 2"),
+        "{text}"
+    );
+    assert!(!text.contains("100.0%"), "{text}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "check failed: no labelled frames to check (2 frames without usable labels, 0 unreadable files)"
+        ),
+        "{err}"
+    );
+
+    let out = eleusis(&["recognize", "--check", "--json", folder]);
+    assert_eq!(out.status.code(), Some(1));
+    let l = lines(&out);
+    let summary = &l.last().unwrap()["summary"];
+    assert_eq!(summary["accuracy"], Value::Null, "{summary}");
+    assert_eq!(summary["localisation"], Value::Null, "{summary}");
+    assert_eq!(
+        (
+            &summary["scenes"],
+            &summary["scenes_failed"],
+            &summary["scenes_unlabelled"]
+        ),
+        (&json!(0), &json!(0), &json!(2)),
+        "{summary}"
+    );
+
+    // Beside a labelled frame, the count stays apart from a file that is no image.
+    std::fs::copy(scene("07-seq3-wood.json"), dir.path().join("a.json")).unwrap();
+    std::fs::write(dir.path().join("c.jpg"), b"not a jpeg").unwrap();
+    let out = eleusis(&["recognize", "--check", "--json", folder]);
+    let l = lines(&out);
+    let summary = &l.last().unwrap()["summary"];
+    assert_eq!(
+        (
+            &summary["scenes"],
+            &summary["scenes_failed"],
+            &summary["scenes_unlabelled"]
+        ),
+        (&json!(1), &json!(1), &json!(1)),
+        "{summary}"
+    );
+    assert_eq!(summary["accuracy"], json!(1.0), "{summary}");
+    assert_eq!(out.status.code(), Some(1), "a frame went unchecked");
+}
+
+#[test]
+fn min_accuracy_is_a_fraction_and_a_check_short_of_it_says_so() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let wood = scene("07-seq3-wood.jpg");
+    let wood = wood.to_str().unwrap();
+    // A percentage or a number that is no fraction would make every check fail
+    // (or none) with no word why: refused when the command is given.
+    for bad in ["95", "1.5", "NaN", "inf", "-0.1", "most"] {
+        let flag = format!("--min-accuracy={bad}");
+        let err = stderr_of_status_2(&["recognize", "--check", &flag, wood]);
+        assert!(
+            err.contains(&format!("'{bad}' is not a"))
+                && err.contains("from 0 to 1")
+                && err.contains("0.95 means 95 %"),
+            "{err}"
+        );
+    }
+    let err = stderr_of_status_2(&["recognize", "--check", "--min-accuracy", "95", wood]);
+    assert!(err.contains("(95 % is 0.95)"), "{err}");
+
+    // One of four names wrong: 75 % read right. Short of the minimum, standard
+    // error says by how much; at the minimum, the check passes silently.
+    let dir = tempfile::tempdir().unwrap();
+    let photo = dir.path().join("table.jpg");
+    std::fs::copy(scene("08-seq4-dark.jpg"), &photo).unwrap();
+    let mut names = scene_cards("08-seq4-dark.json");
+    names[1] = if names[1] == "AS" { "2S" } else { "AS" }.to_string();
+    write_names(&dir.path().join("table.json"), &names);
+    let photo = photo.to_str().unwrap();
+    for (extra, why) in [
+        (vec![], "below --min-accuracy 1 (100%)"),
+        (
+            vec!["--min-accuracy", "0.8"],
+            "below --min-accuracy 0.8 (80%)",
+        ),
+    ] {
+        let mut args = vec!["recognize", "--check", "--json"];
+        args.extend(extra);
+        args.push(photo);
+        let out = eleusis(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "check failed: 3/4 cards read right (75.0%), {why}"
+            )),
+            "{args:?}: {err}"
+        );
+        lines(&out); // standard output stays JSON lines
+    }
+    let out = eleusis(&["recognize", "--check", "--min-accuracy", "0.75", photo]);
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

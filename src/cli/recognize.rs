@@ -8,8 +8,9 @@
 //!
 //! Exit status: 0 when every frame was read (and, with `--check`, every labelled
 //! card was read right or `--min-accuracy` was met); 1 when some frame could not be
-//! loaded or the check failed; 2 when the model cannot be loaded or nothing was
-//! given to read.
+//! loaded, had no usable sidecar, or the check failed (no labelled card at all
+//! fails it: nothing was measured); 2 when the model cannot be loaded or nothing
+//! was given to read.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -53,8 +54,8 @@ pub struct RecognizeArgs {
     #[arg(long)]
     pub check: bool,
     /// With `--check`: the least fraction of labelled cards that must be read right
-    /// for exit status 0 (default 1.0: every card).
-    #[arg(long, default_value_t = 1.0, requires = "check")]
+    /// for exit status 0, from 0 to 1 (0.95: 95 %; default 1.0: every card).
+    #[arg(long, default_value_t = 1.0, requires = "check", value_parser = parse_min_accuracy, value_name = "FRACTION")]
     pub min_accuracy: f64,
     /// Also save every card found as the model saw it: the 160 × 224 upright card cut
     /// from its outline (the model reads its top-left 40 × 72 corner, and the same
@@ -84,6 +85,27 @@ pub struct RecognizeArgs {
     /// mirror its picture, which mirrors the cards' indices too.
     #[arg(long)]
     pub mirror: bool,
+}
+
+/// Parses `--min-accuracy`: a fraction from 0 to 1. A percentage (`95`), a number
+/// above 1, `NaN` or `inf` would make every check fail (or none) with no sign of
+/// why, so they are refused when the command is given, saying what is meant.
+fn parse_min_accuracy(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim().parse().map_err(|_| {
+        format!("'{text}' is not a number: give a fraction from 0 to 1 (0.95 means 95 % of the labelled cards read right)")
+    })?;
+    if !(0.0..=1.0).contains(&value) {
+        // 95 or 99.5 is surely a percentage; 1.5 may be anything.
+        let hint = if (10.0..=100.0).contains(&value) {
+            format!(" ({value} % is {})", round(value / 100.0, 6))
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "'{text}' is not a fraction from 0 to 1: 0.95 means 95 % of the labelled cards read right{hint}"
+        ));
+    }
+    Ok(value)
 }
 
 /// Writes the cards of each frame as upright card images (`--save-cards`).
@@ -150,7 +172,7 @@ fn card_suffix(card: &crate::vision::CardRead) -> String {
 pub fn run(args: &RecognizeArgs) -> ExitCode {
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    match run_to(args, &mut out) {
+    match run_to(args, &mut out, &mut io::stderr()) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
@@ -371,6 +393,7 @@ fn summary_json(sum: &CheckSummary) -> Value {
     json!({"summary": {
         "scenes": sum.scenes,
         "scenes_failed": sum.scenes_failed,
+        "scenes_unlabelled": sum.scenes_unlabelled,
         "labelled": sum.labelled,
         "located": sum.located,
         "correct": sum.correct,
@@ -379,21 +402,35 @@ fn summary_json(sum: &CheckSummary) -> Value {
         "misread_confident": sum.misread_confident,
         "spurious": sum.spurious,
         "sequences_exact": sum.sequences_ok,
-        "accuracy": round(sum.accuracy(), 4),
-        "localisation": round(sum.localisation(), 4),
+        "accuracy": sum.accuracy().map(|a| round(a, 4)),
+        "localisation": sum.localisation().map(|l| round(l, 4)),
         "max_corner_error": round(sum.max_corner_error, 2),
     }})
 }
 
+/// A fraction as a percentage for the summary line, or what stands in for it when
+/// no card was labelled (a 0/0 is not 100 %).
+fn percent(fraction: Option<f64>) -> String {
+    match fraction {
+        Some(f) => format!("{:.1}%", 100.0 * f),
+        None => "nothing labelled".to_string(),
+    }
+}
+
+/// `1 frame`, `2 frames`.
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 fn summary_text(sum: &CheckSummary) -> String {
-    format!(
-        "cards read right: {}/{} ({:.1}%), located {}/{} ({:.1}%), misread {} ({} without asking for confirmation), right but asking {}, spurious {}, exact sequences {}/{}, unreadable files {}, worst corner error {:.1} px",
+    let mut text = format!(
+        "cards read right: {}/{} ({}), located {}/{} ({}), misread {} ({} without asking for confirmation), right but asking {}, spurious {}, exact sequences {}/{}, unreadable files {}, worst corner error {:.1} px",
         sum.correct,
         sum.labelled,
-        100.0 * sum.accuracy(),
+        percent(sum.accuracy()),
         sum.located,
         sum.labelled,
-        100.0 * sum.localisation(),
+        percent(sum.localisation()),
         sum.misread,
         sum.misread_confident,
         sum.correct_unsure,
@@ -402,12 +439,39 @@ fn summary_text(sum: &CheckSummary) -> String {
         sum.scenes,
         sum.scenes_failed,
         sum.max_corner_error
-    )
+    );
+    // Added at the end, and only when there are some, so that the line stays as
+    // tools already parse it.
+    if sum.scenes_unlabelled > 0 {
+        text += &format!(", frames without usable labels {}", sum.scenes_unlabelled);
+    }
+    text
 }
 
-/// Runs the subcommand writing to `out`; `Ok(false)` when a frame failed or the
-/// check fell short, `Err` when nothing could be done (no model, no files).
-pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
+/// Why a check with no labelled card measured nothing, for standard error: no
+/// frame had usable labels, or the labelled frames name no card.
+fn nothing_checked(sum: &CheckSummary) -> String {
+    if sum.scenes == 0 {
+        format!(
+            "check failed: no labelled frames to check ({} without usable labels, {}): each image needs a sidecar of its name with .json naming its cards, e.g. {{\"cards\":[\"QH\",\"10S\"]}}",
+            count(sum.scenes_unlabelled, "frame"),
+            count(sum.scenes_failed, "unreadable file"),
+        )
+    } else if sum.scenes == 1 {
+        "check failed: no labelled cards to check: the frame with labels names no card, so there is no accuracy to measure".to_string()
+    } else {
+        format!(
+            "check failed: no labelled cards to check: the {} frames with labels name no cards, so there is no accuracy to measure",
+            sum.scenes,
+        )
+    }
+}
+
+/// Runs the subcommand writing to `out`, and to `err` why a check fell short (not
+/// to `out`, whose last line is the totals and every line JSON with `--json`);
+/// `Ok(false)` when a frame failed or the check fell short, `Err` when nothing
+/// could be done (no model, no files).
+pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
     let files = expand(&args.images)?;
     if files.is_empty() {
         anyhow::bail!("no images to read (directories hold no .png, .jpg or .jpeg files)");
@@ -452,19 +516,6 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
             }
             Ok(())
         };
-        let labels = if args.check {
-            match Labels::for_image(path) {
-                Ok(l) => Some(l),
-                Err(e) => {
-                    fail(out, e.to_string())?;
-                    all_ok = false;
-                    summary.scenes_failed += 1;
-                    continue;
-                }
-            }
-        } else {
-            None
-        };
         let frame = match load_frame(path) {
             Ok(f) => f,
             Err(e) => {
@@ -473,6 +524,21 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
                 summary.scenes_failed += 1;
                 continue;
             }
+        };
+        // The frame first: a missing or bad sidecar beside a good image is counted
+        // as a frame without usable labels, not as an unreadable file.
+        let labels = if args.check {
+            match Labels::for_image(path) {
+                Ok(l) => Some(l),
+                Err(e) => {
+                    fail(out, e.to_string())?;
+                    all_ok = false;
+                    summary.scenes_unlabelled += 1;
+                    continue;
+                }
+            }
+        } else {
+            None
         };
         let labels = labels.map(|l| l.turned(&turn, frame.width(), frame.height()));
         let frame = turn.apply(frame);
@@ -567,7 +633,30 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write) -> Result<bool> {
         }
         // Reads asked for no confirmation yet wrong are the failure that matters
         // most; a spurious card would be refereed as a play.
-        let labelled_ok = summary.accuracy() + 1e-12 >= args.min_accuracy;
+        let labelled_ok = match summary.accuracy() {
+            Some(accuracy) => {
+                let met = accuracy + 1e-12 >= args.min_accuracy;
+                if !met {
+                    // The totals line says the accuracy but not the minimum it
+                    // missed, and a run with no failed frame would otherwise end
+                    // with status 1 and no word why.
+                    writeln!(
+                        err,
+                        "check failed: {}/{} cards read right ({:.1}%), below --min-accuracy {} ({}%)",
+                        summary.correct,
+                        summary.labelled,
+                        100.0 * accuracy,
+                        args.min_accuracy,
+                        round(100.0 * args.min_accuracy, 4),
+                    )?;
+                }
+                met
+            }
+            None => {
+                writeln!(err, "{}", nothing_checked(&summary))?;
+                false
+            }
+        };
         all_ok &= labelled_ok;
     }
     Ok(all_ok)

@@ -29,10 +29,16 @@ pub const SETTINGS_FILE: &str = "recognizer.json";
 pub enum ModelError {
     #[error("no recognizer model found (looked for {MODEL_FILE} in: {searched}); pass --model DIR or set ELEUSIS_MODEL")]
     NotFound { searched: String },
-    #[error("{path}: cannot read: {source}")]
+    /// The model the user named is not there: says what was given and what was
+    /// looked for in it, once (not the settings file of a path that does not exist).
+    #[error("{given}: {missing} (a model is a folder holding {MODEL_FILE} and {SETTINGS_FILE}, or a .onnx file with its .json beside it)")]
+    Missing { given: String, missing: String },
+    #[error("{path}: cannot read: {reason}")]
     Io {
         path: String,
-        source: std::io::Error,
+        /// Not named `source`: the message already holds it, and a report printing
+        /// the chain of causes (`anyhow`'s `{:#}`) would say it twice.
+        reason: std::io::Error,
     },
     #[error("{path}: bad model settings: {message}")]
     Settings { path: String, message: String },
@@ -251,17 +257,45 @@ impl std::fmt::Debug for Classifier {
 
 impl Classifier {
     /// Loads `recognizer.onnx` and `recognizer.json` from a directory, or a `.onnx`
-    /// file with its settings next to it (same name, `.json`).
+    /// file with its settings next to it (same name, `.json`). A file missing is
+    /// reported against the path given, saying what was looked for there: a path
+    /// that does not exist is not taken for a `.onnx` file whose settings are
+    /// missing.
     pub fn load(path: &Path) -> Result<Classifier, ModelError> {
-        let (onnx, json) = if path.is_dir() {
-            (path.join(MODEL_FILE), path.join(SETTINGS_FILE))
+        let given = path.display().to_string();
+        let name = |p: &Path| {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        };
+        let (onnx, json, place) = if path.is_dir() {
+            (
+                path.join(MODEL_FILE),
+                path.join(SETTINGS_FILE),
+                "in this folder",
+            )
+        } else if path.exists() {
+            (path.to_path_buf(), path.with_extension("json"), "beside it")
         } else {
-            (path.to_path_buf(), path.with_extension("json"))
+            return Err(ModelError::Missing {
+                given,
+                missing: "no such folder or file".to_string(),
+            });
         };
         let read = |p: &Path| {
-            std::fs::read(p).map_err(|source| ModelError::Io {
-                path: p.display().to_string(),
-                source,
+            std::fs::read(p).map_err(|reason| {
+                if reason.kind() == std::io::ErrorKind::NotFound {
+                    ModelError::Missing {
+                        given: given.clone(),
+                        missing: format!("no {} {place}", name(p)),
+                    }
+                } else {
+                    ModelError::Io {
+                        path: p.display().to_string(),
+                        reason,
+                    }
+                }
             })
         };
         let settings = ModelSettings::parse(&read(&json)?, &json.display().to_string())?;

@@ -51,6 +51,15 @@ pub struct FrameRead {
     pub warnings: Vec<FrameWarning>,
 }
 
+/// Puts cards in the order a play is read: left to right across the frame, by the
+/// x of their outline's centre (a stable sort: cards at the same x keep their
+/// order). The recognizer orders its reads this way, and `--check` orders labelled
+/// outlines of a turned frame the same way, so that the two sequences compare
+/// like for like whatever the camera's turn.
+pub fn order_left_to_right<T>(cards: &mut [T], outline: impl Fn(&T) -> &Quad) {
+    cards.sort_by(|a, b| outline(a).centre().x.total_cmp(&outline(b).centre().x));
+}
+
 /// Frames whose long side is over this many pixels are read shrunk to it. The
 /// localiser's settings were chosen on 1280 × 720 frames and hold at 1920 × 1080;
 /// a phone photo of 4032 × 3024 shows the same cards with twice the pixels again,
@@ -176,8 +185,7 @@ impl Recognizer {
             }
         }
         drop_duplicates(&mut out.cards);
-        out.cards
-            .sort_by(|a, b| a.corners.centre().x.total_cmp(&b.corners.centre().x));
+        order_left_to_right(&mut out.cards, |c| &c.corners);
         out.warnings
             .extend(small_cards_warning(out.cards.iter().map(|c| &c.corners)));
         Ok(out)

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::geometry::Quad;
-use super::recognizer::{read_factor, CardRead};
+use super::geometry::{Point, Quad};
+use super::recognizer::{order_left_to_right, read_factor, CardRead};
 use super::turn::CameraTurn;
-use crate::cards::Card;
+use crate::cards::{Card, CardListError};
 
 /// A labelled card of a scene.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -31,13 +31,78 @@ pub struct SceneLabels {
 /// A sidecar that cannot be used.
 #[derive(Debug, Error)]
 pub enum LabelError {
-    #[error("{path}: no labels: {source}")]
+    #[error("{path}: no labels: {reason}")]
     Io {
         path: String,
-        source: std::io::Error,
+        /// Not named `source`: the message already holds it, and a report printing
+        /// the chain of causes would say it twice.
+        reason: std::io::Error,
     },
-    #[error("{path}: bad labels: {message}")]
-    Parse { path: String, message: String },
+    #[error("{path}: bad labels: {problem}")]
+    Parse { path: String, problem: SidecarError },
+}
+
+/// What is wrong inside a sidecar, in the words of its format (a list of cards,
+/// each a name or an object with a name and four corners), with the 1-based
+/// position of the card at fault, as card lists are reported everywhere else:
+/// whoever wrote the sidecar by hand must find the mistake without knowing how it
+/// is parsed.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum SidecarError {
+    /// Not JSON; serde_json's message, with the line and column.
+    #[error("not JSON: {0}")]
+    Syntax(String),
+    /// No `"cards"` list at the top.
+    #[error(
+        "expected an object with a \"cards\" list, like {{\"cards\":[\"QH\",\"10S\"]}}, found {found}"
+    )]
+    NoCards { found: String },
+    /// A card name that does not parse: `card 2 of the list: card "4X": unknown
+    /// suit 'X' (…)`.
+    #[error("{0}")]
+    Card(CardListError),
+    /// An entry that is neither a card name nor an object naming a card.
+    #[error(
+        "card {position} of the list: expected a card name like \"QH\" or an object like {{\"card\":\"QH\",\"corners\":[[x, y], [x, y], [x, y], [x, y]]}}, found {found}"
+    )]
+    Entry { position: usize, found: String },
+    /// Corners given, but not as four points.
+    #[error(
+        "card {position} of the list ({card}): \"corners\" must be 4 [x, y] points (top-left, top-right, bottom-right, bottom-left), found {found}"
+    )]
+    Corners {
+        position: usize,
+        card: Card,
+        found: String,
+    },
+    /// Corners for some cards but not others.
+    #[error(
+        "{outlined} of {total} cards have corners (card {position} of the list, {card}, has none): give corners for every card or for none"
+    )]
+    Mixed {
+        outlined: usize,
+        total: usize,
+        position: usize,
+        card: Card,
+    },
+    /// Names alone where the outlines are needed (measuring the localiser).
+    #[error("card 1 of the list ({card}) has no corners: these labels need every card's outline")]
+    NoCorners { card: Card },
+    /// `"distractors"` present but not a list.
+    #[error("field \"distractors\" must be a list, found {found}")]
+    Distractors { found: String },
+}
+
+/// A JSON value as a person would recognise it in their file, cut short.
+fn shown(value: &serde_json::Value) -> String {
+    const MAX: usize = 60;
+    let text = value.to_string();
+    if text.chars().count() <= MAX {
+        text
+    } else {
+        let cut: String = text.chars().take(MAX).collect();
+        format!("{cut}…")
+    }
 }
 
 /// The sidecar of an image: same name, `.json`.
@@ -45,27 +110,41 @@ pub fn sidecar_path(image: &Path) -> PathBuf {
     image.with_extension("json")
 }
 
-/// Reads and parses the sidecar of an image; errors name the sidecar's path.
-fn read_sidecar<T: serde::de::DeserializeOwned>(image: &Path) -> Result<(T, String), LabelError> {
+/// Reads the sidecar of an image as JSON; errors name the sidecar's path.
+fn read_sidecar(image: &Path) -> Result<(serde_json::Value, String), LabelError> {
     let path = sidecar_path(image);
     let name = path.display().to_string();
-    let text = std::fs::read(&path).map_err(|source| LabelError::Io {
+    let text = std::fs::read(&path).map_err(|reason| LabelError::Io {
         path: name.clone(),
-        source,
+        reason,
     })?;
     match serde_json::from_slice(&text) {
         Ok(v) => Ok((v, name)),
         Err(e) => Err(LabelError::Parse {
             path: name,
-            message: e.to_string(),
+            problem: SidecarError::Syntax(e.to_string()),
         }),
     }
 }
 
 impl SceneLabels {
-    /// Reads the sidecar of an image.
+    /// Reads the sidecar of an image, which must give corners for its cards (the
+    /// localiser is measured against them).
     pub fn for_image(image: &Path) -> Result<SceneLabels, LabelError> {
-        read_sidecar(image).map(|(labels, _)| labels)
+        match Labels::for_image(image)? {
+            Labels::Outlined(labels) => Ok(labels),
+            Labels::Ordered(cards) => match cards.first() {
+                Some(&card) => Err(LabelError::Parse {
+                    path: sidecar_path(image).display().to_string(),
+                    problem: SidecarError::NoCorners { card },
+                }),
+                // Never made (no cards are outlined labels), but nothing to refuse.
+                None => Ok(SceneLabels {
+                    cards: Vec::new(),
+                    distractors: Vec::new(),
+                }),
+            },
+        }
     }
 }
 
@@ -79,76 +158,152 @@ pub enum Labels {
     Ordered(Vec<Card>),
 }
 
-/// A sidecar entry: an outlined card, or a card named with no outline.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Entry {
-    Outlined { card: Card, corners: Quad },
-    Named { card: Card },
-    Name(Card),
+/// A sidecar's cards as written, each with its corners when it has them, and its
+/// distractors.
+struct Entries {
+    cards: Vec<(Card, Option<Quad>)>,
+    distractors: Vec<serde_json::Value>,
 }
 
-#[derive(Deserialize)]
-struct RawLabels {
-    cards: Vec<Entry>,
-    #[serde(default)]
-    distractors: Vec<serde_json::Value>,
+/// Reads a sidecar's cards one by one, so that an error names the card at fault
+/// and what is wrong with it (a derived, untagged parse can only say that nothing
+/// matched).
+fn parse_entries(value: &serde_json::Value) -> Result<Entries, SidecarError> {
+    use serde_json::Value;
+    let no_cards = || SidecarError::NoCards {
+        found: shown(value),
+    };
+    let object = value.as_object().ok_or_else(no_cards)?;
+    let list = object
+        .get("cards")
+        .and_then(Value::as_array)
+        .ok_or_else(no_cards)?;
+    let distractors = match object.get("distractors") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(d)) => d.clone(),
+        Some(other) => {
+            return Err(SidecarError::Distractors {
+                found: shown(other),
+            })
+        }
+    };
+    let mut cards = Vec::with_capacity(list.len());
+    for (i, entry) in list.iter().enumerate() {
+        let position = i + 1;
+        let name = |v: &Value| -> Result<Card, SidecarError> {
+            let Some(text) = v.as_str() else {
+                return Err(SidecarError::Entry {
+                    position,
+                    found: shown(entry),
+                });
+            };
+            text.parse()
+                .map_err(|reason| SidecarError::Card(CardListError { position, reason }))
+        };
+        let card = match entry {
+            Value::String(_) => (name(entry)?, None),
+            Value::Object(fields) => {
+                let card = name(fields.get("card").unwrap_or(&Value::Null))?;
+                let corners = match fields.get("corners") {
+                    None | Some(Value::Null) => None,
+                    Some(c) => Some(parse_corners(c).map_err(|found| SidecarError::Corners {
+                        position,
+                        card,
+                        found,
+                    })?),
+                };
+                (card, corners)
+            }
+            _ => {
+                return Err(SidecarError::Entry {
+                    position,
+                    found: shown(entry),
+                })
+            }
+        };
+        cards.push(card);
+    }
+    Ok(Entries { cards, distractors })
+}
+
+/// Four `[x, y]` points, or what was found instead.
+fn parse_corners(value: &serde_json::Value) -> Result<Quad, String> {
+    let Some(points) = value.as_array() else {
+        return Err(shown(value));
+    };
+    if points.len() != 4 {
+        return Err(format!(
+            "{} point{}: {}",
+            points.len(),
+            if points.len() == 1 { "" } else { "s" },
+            shown(value)
+        ));
+    }
+    let mut quad = [Point::default(); 4];
+    for (k, (point, slot)) in points.iter().zip(&mut quad).enumerate() {
+        let xy: Option<Vec<f64>> = point
+            .as_array()
+            .map(|p| p.iter().map(serde_json::Value::as_f64).collect())
+            .and_then(|p: Vec<Option<f64>>| p.into_iter().collect());
+        match xy.as_deref() {
+            Some(&[x, y]) => *slot = Point::new(x, y),
+            _ => return Err(format!("point {} is {}", k + 1, shown(point))),
+        }
+    }
+    Ok(Quad(quad))
 }
 
 impl Labels {
     /// Reads the sidecar of an image: outlined when every card has corners, ordered
-    /// when none has; a mix is refused (it would be scored neither way sensibly).
+    /// when none has; a mix is refused (it would be scored neither way sensibly),
+    /// naming the first card without corners.
     pub fn for_image(image: &Path) -> Result<Labels, LabelError> {
-        let (raw, name): (RawLabels, String) = read_sidecar(image)?;
-        let outlined = raw
-            .cards
-            .iter()
-            .filter(|e| matches!(e, Entry::Outlined { .. }))
-            .count();
-        if outlined == raw.cards.len() {
-            let cards = raw
-                .cards
-                .into_iter()
-                .filter_map(|e| match e {
-                    Entry::Outlined { card, corners } => Some(LabelledCard { card, corners }),
-                    _ => None,
-                })
-                .collect();
-            return Ok(Labels::Outlined(SceneLabels {
-                cards,
-                distractors: raw.distractors,
-            }));
+        let (value, name) = read_sidecar(image)?;
+        let bad = |problem| LabelError::Parse {
+            path: name.clone(),
+            problem,
+        };
+        let entries = parse_entries(&value).map_err(bad)?;
+        let total = entries.cards.len();
+        let outlined = entries.cards.iter().filter(|(_, c)| c.is_some()).count();
+        // No cards at all (a frame of distractors only) is scored by outline: every
+        // read is spurious, and the frame's corners are checked like any other.
+        if outlined == 0 && total > 0 {
+            return Ok(Labels::Ordered(
+                entries.cards.into_iter().map(|(card, _)| card).collect(),
+            ));
         }
-        if outlined > 0 {
-            return Err(LabelError::Parse {
-                path: name,
-                message: format!(
-                    "{outlined} of {} cards have corners: give corners for every card or for none",
-                    raw.cards.len()
-                ),
-            });
+        let mut cards = Vec::with_capacity(total);
+        for (i, (card, corners)) in entries.cards.into_iter().enumerate() {
+            let Some(corners) = corners else {
+                return Err(bad(SidecarError::Mixed {
+                    outlined,
+                    total,
+                    position: i + 1,
+                    card,
+                }));
+            };
+            cards.push(LabelledCard { card, corners });
         }
-        Ok(Labels::Ordered(
-            raw.cards
-                .into_iter()
-                .map(|e| match e {
-                    Entry::Outlined { card, .. } | Entry::Named { card } | Entry::Name(card) => {
-                        card
-                    }
-                })
-                .collect(),
-        ))
+        Ok(Labels::Outlined(SceneLabels {
+            cards,
+            distractors: entries.distractors,
+        }))
     }
 
     /// The labels of a `width × height` frame for the same frame turned
-    /// ([`CameraTurn`]): outlines move with the picture; names stay in the order
-    /// written, which is the players' left to right.
+    /// ([`CameraTurn`]): outlines move with the picture and are put in the order
+    /// the recognizer reads the turned frame (left to right across it: a camera on
+    /// the far side of the table sees the play reversed, so its sidecar, written
+    /// left to right in the camera's picture, lists the cards backwards); names
+    /// stay in the order written, which is already the players' left to right.
     pub fn turned(self, turn: &CameraTurn, width: u32, height: u32) -> Labels {
         match self {
             Labels::Outlined(mut l) if !turn.is_none() => {
                 for c in &mut l.cards {
                     c.corners = turn.quad(&c.corners, width, height);
                 }
+                order_left_to_right(&mut l.cards, |c| &c.corners);
                 Labels::Outlined(l)
             }
             ordered => ordered,
@@ -311,8 +466,13 @@ pub fn score(labels: &SceneLabels, reads: &[CardRead], tolerance: f64) -> SceneS
 /// Totals over many scenes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CheckSummary {
+    /// Frames read and scored against their labels.
     pub scenes: usize,
+    /// Image files that could not be read (not decoded, not found).
     pub scenes_failed: usize,
+    /// Frames read but not scored: their sidecar is missing or unusable. Kept apart
+    /// from unreadable files, since the image is fine and the fix is the sidecar.
+    pub scenes_unlabelled: usize,
     pub labelled: usize,
     pub located: usize,
     pub correct: usize,
@@ -339,23 +499,22 @@ impl CheckSummary {
         self.max_corner_error = self.max_corner_error.max(s.max_corner_error);
     }
 
-    /// Fraction of labelled cards read right (1 when there were none).
-    pub fn accuracy(&self) -> f64 {
+    /// Fraction of labelled cards read right; `None` when no card was labelled,
+    /// where there is nothing to measure (claiming 100 % would pass a camera check
+    /// that checked nothing).
+    pub fn accuracy(&self) -> Option<f64> {
         ratio(self.correct, self.labelled)
     }
 
-    /// Fraction of labelled cards whose outline was found.
-    pub fn localisation(&self) -> f64 {
+    /// Fraction of labelled cards whose outline was found; `None` when no card was
+    /// labelled.
+    pub fn localisation(&self) -> Option<f64> {
         ratio(self.located, self.labelled)
     }
 }
 
-fn ratio(a: usize, b: usize) -> f64 {
-    if b == 0 {
-        1.0
-    } else {
-        a as f64 / b as f64
-    }
+fn ratio(a: usize, b: usize) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
 }
 
 #[cfg(test)]
@@ -418,8 +577,9 @@ mod tests {
         assert!(s.sequence_ok);
         assert_eq!((s.correct, s.correct_unsure, s.spurious), (2, 1, 0));
         let mut sum = CheckSummary::default();
+        assert_eq!(sum.accuracy(), None, "no labelled card: nothing measured");
         sum.add(&s);
-        assert_eq!(sum.accuracy(), 1.0);
+        assert_eq!(sum.accuracy(), Some(1.0));
     }
 
     #[test]
@@ -482,12 +642,97 @@ mod tests {
         .unwrap();
         let err = Labels::for_image(&dir.path().join("x.jpg")).unwrap_err();
         assert!(
-            err.to_string().contains("1 of 2 cards have corners"),
+            err.to_string().contains(
+                "1 of 2 cards have corners (card 1 of the list, QH, has none): give corners for every card or for none"
+            ),
             "{err}"
         );
         std::fs::write(dir.path().join("y.json"), r#"{"cards":["QX"]}"#).unwrap();
         let err = Labels::for_image(&dir.path().join("y.jpg")).unwrap_err();
         assert!(err.to_string().contains("y.json: bad labels"), "{err}");
+    }
+
+    /// The error of a sidecar holding `json`.
+    fn sidecar_error(json: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.json"), json).unwrap();
+        let err = Labels::for_image(&dir.path().join("s.jpg")).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("s.json: bad labels: "), "{text}");
+        text
+    }
+
+    #[test]
+    fn a_bad_sidecar_names_the_card_and_the_problem() {
+        // A bad name: its position and the card error used for every card list.
+        let err = sidecar_error(r#"{"cards":["4D","4X","8C","5H"]}"#);
+        assert!(
+            err.ends_with(
+                r#"bad labels: card 2 of the list: card "4X": unknown suit 'X' (expected one of S H D C or ♠ ♥ ♦ ♣)"#
+            ),
+            "{err}"
+        );
+        let err = sidecar_error(r#"{"cards":[{"card":"QH"},{"card":"1X","corners":[]}]}"#);
+        assert!(err.contains(r#"card 2 of the list: card "1X""#), "{err}");
+        // Corners that are not four points: which card, and what was found.
+        let q = "[[0,0],[70,0],[70,100],[0,100]]";
+        let err = sidecar_error(&format!(
+            r#"{{"cards":[{{"card":"4D","corners":{q}}},{{"card":"4H","corners":{q}}},{{"card":"8C","corners":[[0,0],[70,0]]}},{{"card":"5H","corners":{q}}}]}}"#
+        ));
+        assert!(
+            err.contains(
+                r#"card 3 of the list (8C): "corners" must be 4 [x, y] points (top-left, top-right, bottom-right, bottom-left), found 2 points: [[0,0],[70,0]]"#
+            ),
+            "{err}"
+        );
+        assert!(!err.contains("have corners"), "{err}");
+        let err =
+            sidecar_error(r#"{"cards":[{"card":"QH","corners":[[0,0],[1,0],[1,"a"],[0,1]]}]}"#);
+        assert!(
+            err.contains(r#"card 1 of the list (QH): "corners" must be 4 [x, y] points"#)
+                && err.contains(r#"point 3 is [1,"a"]"#),
+            "{err}"
+        );
+        // Neither a name nor an object naming a card.
+        let err = sidecar_error(r#"{"cards":["QH",7]}"#);
+        assert!(
+            err.contains("card 2 of the list: expected a card name like \"QH\"")
+                && err.ends_with("found 7"),
+            "{err}"
+        );
+        let err = sidecar_error(r#"{"cards":[{"corners":[]}]}"#);
+        assert!(
+            err.contains("card 1 of the list: expected a card name"),
+            "{err}"
+        );
+        // The shape of the whole file, and JSON that is not JSON.
+        let err = sidecar_error(r#"["QH"]"#);
+        assert!(
+            err.contains(r#"expected an object with a "cards" list"#),
+            "{err}"
+        );
+        let err = sidecar_error(r#"{"cards":["QH""#);
+        assert!(
+            err.contains("not JSON: ") && err.contains("line 1"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_frame_of_distractors_only_is_scored_by_outline() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("d.json"),
+            r#"{"cards":[],"distractors":[{"kind":"phone","polygon":[[1,2]]}]}"#,
+        )
+        .unwrap();
+        let labels = Labels::for_image(&dir.path().join("d.jpg")).unwrap();
+        let Labels::Outlined(l) = &labels else {
+            panic!("{labels:?}")
+        };
+        assert_eq!((l.cards.len(), l.distractors.len()), (0, 1));
+        let s = labels.score(&[read("QH", 0.0, false)], CORNER_TOLERANCE);
+        assert_eq!((s.spurious, s.by_order), (1, false));
     }
 
     #[test]
