@@ -590,6 +590,39 @@ fn check_mode_reads_the_committed_scenes() {
 }
 
 #[test]
+fn frames_labelled_with_no_cards_check_that_none_is_found() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // A phone, a coaster and a hand on three cloths, labelled with no cards: the
+    // check passes when none of them is taken for a card.
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["22-distractors-green", "23-distractors-wood"] {
+        for ext in ["jpg", "json"] {
+            let file = format!("{name}.{ext}");
+            std::fs::copy(scene(&file), dir.path().join(&file)).unwrap();
+        }
+    }
+    let folder = dir.path().to_str().unwrap();
+    let out = eleusis(&["recognize", "--check", folder]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Four cards on a frame labelled with none: each is a card taken where the
+    // labels say there is none.
+    std::fs::copy(scene("08-seq4-dark.jpg"), dir.path().join("b.jpg")).unwrap();
+    std::fs::write(dir.path().join("b.json"), r#"{"cards":[]}"#).unwrap();
+    let out = eleusis(&["recognize", "--check", folder]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("check failed: 3 frames labelled with no cards, yet 4 cards found in them"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_check_with_no_usable_labels_measures_nothing_and_fails() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
     // A folder of photos with no sidecars: nothing is checked, which must not
