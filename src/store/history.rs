@@ -478,18 +478,12 @@ mod tests {
             })
             .collect();
         assert_eq!(errors[..4], ["", "", "", ""], "{replies:?}");
-        assert!(
-            errors[4].ends_with(
-                "round 1.1 event 4 is a correction; correct the original event 2 instead"
-            ),
-            "{}",
-            errors[4]
+        // Said as it is: the log is not "made illegal" by a target that is wrong.
+        assert_eq!(
+            errors[4],
+            "line 5: round 1.1 event 4 is a correction; correct the original event 2 instead"
         );
-        assert!(
-            errors[5].ends_with("round 1.1 has no event 9 to correct"),
-            "{}",
-            errors[5]
-        );
+        assert_eq!(errors[5], "line 6: round 1.1 has no event 9 to correct");
         // Across rounds, the original's round is named too.
         let game = recorder.game().expect("game");
         let history = History::load(&store, game, true).expect("history");

@@ -453,6 +453,9 @@ impl<'s> Recorder<'s> {
                     format!("the stored log no longer replays: {e}"),
                 ))
             }
+            // A target that cannot be corrected (no such event, a round event, a
+            // correction) says so as it is: the log itself is not made illegal.
+            (_, Err(HistoryError::BadCorrection(why))) => return Ok(reject(line, why)),
             (_, Err(e)) => {
                 return Ok(reject(
                     line,
