@@ -451,6 +451,33 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
     );
     assert_eq!(left.as_u64(), Some(0), "unsure reads left unconfirmed");
 
+    // How tall the cards are: said for every frame, with advice when they are
+    // smaller than the recognizer reads best (a spread of 20 cards about 112 px tall).
+    let size = driver.eval("return document.getElementById('card-size').innerText;");
+    let size = size.as_str().expect("the size of the spread's cards");
+    assert!(
+        size.starts_with("cards about 22") && !size.contains("read best"),
+        "{size}"
+    );
+    let small =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes/14-spread20-dark.jpg");
+    driver.send_keys("#upload", &small.display().to_string());
+    let size = driver.wait_for(
+        "the advice on small cards",
+        "const s = document.getElementById('card-size'); return s ? s.innerText : '';",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.contains("read best from about 150 px"))
+        },
+    );
+    let px: u32 = size
+        .as_str()
+        .and_then(|t| t.strip_prefix("cards about "))
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a height in pixels");
+    assert!((100..=125).contains(&px), "{size}");
+
     // A blown-out frame: the console says what is wrong with the camera.
     let dir = tempfile::tempdir().expect("temp dir");
     let blown = dir.path().join("blown.png");
