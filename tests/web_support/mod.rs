@@ -3,6 +3,8 @@
 //! and a WebSocket client for the live views.
 #![allow(dead_code)]
 
+pub mod driver;
+
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
