@@ -35,6 +35,25 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
         200
     );
     assert_eq!(server.get("/static/nothing.js").status, 404);
+    // An old link whose token is not this service's is told so.
+    let stale = server.get("/god?token=from-before-the-restart");
+    assert_eq!(stale.status, 401);
+    assert!(
+        stale.text().contains("not this service's"),
+        "{}",
+        stale.text()
+    );
+    assert!(server.get("/god").text().contains("needs the God token"));
+    // A frame over the body limit is refused saying which limit.
+    let huge = server.post_bytes("/api/frames", &vec![0u8; eleusis::web::MAX_BODY + 1]);
+    let body = huge.expect(413);
+    assert!(
+        body["error"]
+            .as_str()
+            .expect("error")
+            .contains("24 MiB limit"),
+        "{body}"
+    );
 
     // God's routes without the token: 401 with a JSON error.
     let refused = server.post_public("/api/rounds", ROUND);

@@ -84,15 +84,24 @@ async fn god(
     if auth::is_god(&headers, query.as_deref(), &state.god_token) {
         return page("god.html");
     }
+    // A link with a token that is not this service's (an old link after a restart
+    // that made a new token) is told so, not asked for a token it carries.
+    let why = if auth::presented(&headers, query.as_deref()).is_some() {
+        "The God token in this address is not this service's: <code>eleusis serve</code> \
+         makes a new one at every start unless it is started with <code>--god-token</code>. \
+         Open the God console link it printed when it last started"
+    } else {
+        "This page needs the God token. Open the God console link printed by \
+         <code>eleusis serve</code> when it started"
+    };
     (
         StatusCode::UNAUTHORIZED,
-        Html(
+        Html(format!(
             "<!doctype html><meta charset=utf-8><title>God console: token needed</title>\
              <body style=\"font:1.3rem system-ui;margin:3rem\"><h1>God console</h1>\
-             <p>This page needs the God token. Open the God console link printed by \
-             <code>eleusis serve</code> when it started (it ends in <code>?token=…</code>).</p>\
-             <p><a href=\"/\">Table view</a> · <a href=\"/audit\">Audit</a></p>",
-        ),
+             <p>{why} (it ends in <code>?token=…</code>).</p>\
+             <p><a href=\"/\">Table view</a> · <a href=\"/audit\">Audit</a></p>"
+        )),
     )
         .into_response()
 }

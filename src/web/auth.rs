@@ -58,14 +58,45 @@ pub fn presented<'a>(headers: &'a HeaderMap, query: Option<&'a str>) -> Option<C
     header.or_else(|| query_param(query, "token"))
 }
 
-/// Whether the request is God's.
+/// Whether the request is God's: it carries the token as it is, or
+/// percent-encoded. A browser cannot put a token such as `café ♠` in a header
+/// (headers are ISO-8859-1), so the console sends such a token encoded; a token
+/// that looks encoded (`%41`) is still taken as written first.
 pub fn is_god(headers: &HeaderMap, query: Option<&str>, token: &str) -> bool {
-    presented(headers, query).is_some_and(|t| same(&t, token))
+    presented(headers, query).is_some_and(|t| {
+        same(&t, token)
+            || percent_decode_str(&t)
+                .decode_utf8()
+                .is_ok_and(|decoded| same(&decoded, token))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_a_header_cannot_carry_is_taken_percent_encoded() {
+        let bearer = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                axum::http::header::AUTHORIZATION,
+                format!("Bearer {value}").parse().expect("header"),
+            );
+            headers
+        };
+        assert!(is_god(&bearer("caf%C3%A9%20%E2%99%A0"), None, "café ♠"));
+        assert!(is_god(
+            &bearer("table%207%2BPierre"),
+            None,
+            "table 7+Pierre"
+        ));
+        assert!(is_god(&bearer("table 7+Pierre"), None, "table 7+Pierre"));
+        // A token that looks encoded is still itself.
+        assert!(is_god(&bearer("%41b"), None, "%41b"));
+        assert!(!is_god(&bearer("caf%C3%A9"), None, "café ♠"));
+        assert!(!is_god(&bearer("%E2%99"), None, "café ♠"));
+    }
 
     #[test]
     fn a_token_with_spaces_and_plus_signs_works_in_a_link() {

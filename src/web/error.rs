@@ -22,7 +22,7 @@ pub enum ApiError {
     #[error("{what}")]
     Rejected { what: String, at: String },
     /// A God-only route without the God token.
-    #[error("this needs the God token (Authorization: Bearer TOKEN, or ?token=TOKEN): the URL of the God console is printed by `eleusis serve` when it starts")]
+    #[error("this needs the God token (Authorization: Bearer TOKEN, or ?token=TOKEN), and the request carried none or another: the URL of the God console is printed by `eleusis serve` when it starts, with a new token at every start unless it was started with --god-token")]
     Unauthorized { at: String },
     /// Something public that is not there, or not yet public (a sealed rule).
     #[error("{what}")]
@@ -162,7 +162,14 @@ pub async fn json_errors(
         .await
         .unwrap_or_default();
     let text = String::from_utf8_lossy(&body).trim().to_string();
-    let what = if text.is_empty() {
+    let what = if status == StatusCode::PAYLOAD_TOO_LARGE {
+        // axum says only "length limit exceeded": say which limit, and what to do.
+        format!(
+            "the request is larger than the {} MiB limit; send a camera frame as a JPEG, \
+             which is far smaller",
+            super::MAX_BODY >> 20
+        )
+    } else if text.is_empty() {
         match status {
             StatusCode::NOT_FOUND => {
                 "no such API route (see the README, section \"The service\")".to_string()
