@@ -1,17 +1,19 @@
 //! The God console in a real browser (headless Chromium over WebDriver, as in
 //! `tests/web_browser.rs`): watching the play zone with the camera panel scrolled
-//! out of sight, a failed upload after a good one, the start form's checks, the
-//! player field following the turn, refused plays and corrections, the Enter key,
-//! and the page's width on a small screen.
+//! out of sight, God tokens that are not plain ASCII words, a failed upload after a
+//! good one, the start form's checks, the player field following the turn, refused
+//! plays and corrections, the Enter key, and the page's width on a small screen.
 //!
 //! Chromium and chromedriver are required (`scripts/test-all` installs them): when
 //! they are missing these tests fail, they do not skip.
 
 mod web_support;
 
+use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
+use eleusis::web::{Service, ServiceOptions};
 use serde_json::{json, Value};
 use web_support::driver::Driver;
 use web_support::Server;
@@ -182,6 +184,79 @@ fn watching_goes_on_with_the_camera_panel_out_of_sight() {
     );
     drop(driver);
     server.stop();
+}
+
+/// A service with its own God token (the shared test server's is hex).
+struct TokenServer {
+    addr: SocketAddr,
+    _rt: tokio::runtime::Runtime,
+}
+
+fn serve_with_token(db: &Path, token: &str) -> TokenServer {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let service = Service::open(&ServiceOptions {
+        db: db.to_path_buf(),
+        no_recognizer: true,
+        models: None,
+        god_token: Some(token.to_string()),
+    })
+    .expect("open the service");
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    rt.spawn(service.serve(listener, std::future::pending()));
+    TokenServer { addr, _rt: rt }
+}
+
+/// Opens the console with `?token=QUERY` and starts a round from its form: the
+/// page must have read the token as `token` and sent it so that the service takes
+/// it, in the header and on the WebSocket (God's view shows the rule).
+fn start_a_round_as(token: &str, query: &str) {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = serve_with_token(&dir.path().join("token.db"), token);
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&format!("http://{}/god?token={query}", server.addr));
+    driver.wait_for(
+        "the live connection",
+        "return document.getElementById('conn').className;",
+        |v| v.as_str().is_some_and(|c| c.contains("up")),
+    );
+    driver.eval(&format!(
+        "document.getElementById('god').value = 'Pierre'; \
+         document.getElementById('players').value = 'Alain, François, Jacques'; \
+         document.getElementById('rule').value = '{RULE}'; \
+         document.getElementById('starter').value = '3H'; \
+         document.getElementById('start').click(); return true;"
+    ));
+    let shown = driver.wait_for(
+        "the round started",
+        "return [document.getElementById('start-error').textContent, \
+                 document.getElementById('rule-now').textContent];",
+        |v| v[0] != "" || v[1].as_str().is_some_and(|t| t.contains(RULE)),
+    );
+    assert_eq!(shown[0], "", "the service refused the console's token");
+    let state = web_support::request(server.addr, "GET", "/api/state", &[], b"").expect(200);
+    assert_eq!(state["round"], "1.1", "{state}");
+}
+
+/// README: any text will do as a God token. In the query string only percent
+/// escapes are decoded, as the service reads it: a `+` stays a plus.
+#[test]
+fn a_god_token_with_a_space_and_a_plus_works_in_the_console() {
+    start_a_round_as("table 7+Pierre", "table%207+Pierre");
+}
+
+/// A token with letters outside ISO-8859-1 cannot go in a header as it is: the
+/// console sends it percent-encoded, and the service decodes it.
+#[test]
+fn a_god_token_with_accents_and_symbols_works_in_the_console() {
+    start_a_round_as("café ♠", "caf%C3%A9%20%E2%99%A0");
 }
 
 /// A good frame, then a file that is not a picture: the error shows, and the
