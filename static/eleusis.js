@@ -5,9 +5,22 @@
 (function () {
   "use strict";
   const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-  const params = new URLSearchParams(location.search);
-  if (params.get("token")) sessionStorage.setItem("eleusis-god-token", params.get("token"));
-  const token = params.get("token") || sessionStorage.getItem("eleusis-god-token") || "";
+  // `?token=` is percent-decoded only, as the service reads it: a `+` stays a plus
+  // (URLSearchParams would make it a space), so any God token works in a link.
+  function tokenParam() {
+    for (const pair of location.search.slice(1).split("&")) {
+      if (!pair.startsWith("token=")) continue;
+      const raw = pair.slice(6);
+      try { return decodeURIComponent(raw); } catch (e) { return raw; }
+    }
+    return "";
+  }
+  if (tokenParam()) sessionStorage.setItem("eleusis-god-token", tokenParam());
+  const token = tokenParam() || sessionStorage.getItem("eleusis-god-token") || "";
+  // A header carries printable ASCII only: a token with other characters (or a `%`,
+  // or spaces at its ends) goes percent-encoded, and the service decodes it.
+  const bearer = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(token) && !token.includes("%")
+    ? token : encodeURIComponent(token);
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -45,7 +58,7 @@
 
   async function api(method, path, body, raw) {
     const headers = {};
-    if (token) headers["Authorization"] = "Bearer " + token;
+    if (token) headers["Authorization"] = "Bearer " + bearer;
     let payload;
     if (raw) { payload = body; }
     else if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }

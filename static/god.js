@@ -9,6 +9,9 @@
   let view = null;
   let evidence = null; // {frame, reads:[{read, confidence}]} for the next play
   let frameReply = null;
+  // Whether God chose a player in the form since the last view: if not, each view
+  // sets it back to whose turn it is.
+  let playerChosen = false;
 
   const words = (text) => (text || "").split(/[\s,]+/).filter(Boolean);
 
@@ -43,7 +46,7 @@
       if (rep.hints.length) {
         box.append(E.el("div", {}, "proven hints (click one to give it):"));
         box.append(E.el("ul", { style: "margin:0.1rem 0 0.3rem" }, rep.hints.map((h) =>
-          E.el("li", {}, E.el("span", { class: "hint", onclick: () => { $("hint").value = h.text; } }, h.text), " (" + h.method + ")"))));
+          E.el("li", {}, E.el("button", { type: "button", class: "hint", onclick: () => { $("hint").value = h.text; } }, h.text), " (" + h.method + ")"))));
       }
       for (const w of rep.warnings) box.append(E.el("div", { class: "error" }, "⚠ " + w.text));
     } catch (e) { if (seq === checkSeq) box.replaceChildren(E.el("div", { class: "error" }, e.message)); }
@@ -58,16 +61,27 @@
       rule: $("rule").value, starter: $("starter").value.trim(),
     };
     if ($("hint").value.trim()) body.hint = $("hint").value.trim();
-    if ($("hand-size").value.trim()) body.hand_size = Number($("hand-size").value.trim());
+    // A started round cannot be undone: a hand size that is not a number is refused
+    // here, not sent as nothing (the variant's default).
+    const handSize = $("hand-size").value.trim();
+    if (handSize) {
+      if (!/^[0-9]+$/.test(handSize)) {
+        $("start-error").textContent = "hand size: “" + handSize + "” is not a whole number of cards (leave it empty for the variant's default)";
+        $("hand-size").focus();
+        return;
+      }
+      body.hand_size = Number(handSize);
+    }
     if ($("new-game").checked) body.new_game = true;
     try { await E.api("POST", "/api/rounds", body); $("rule").value = ""; $("check").textContent = ""; }
     catch (e) { $("start-error").textContent = e.message; }
   });
 
   // --- plays ---
+  $("player").addEventListener("change", () => { playerChosen = true; });
   function showResult(reply) {
     const box = $("result");
-    box.replaceChildren();
+    box.replaceChildren(); box.classList.remove("stale");
     const last = reply.last;
     if (!last) return;
     if (last.right !== null && last.right !== undefined) {
@@ -78,6 +92,15 @@
       box.append(E.el("div", { class: "flag" }, "verdicts changed by this correction: " + reply.ack.changed.join(", ")));
     }
   }
+  // A refused play leaves the verdict shown before it: it is marked as the earlier
+  // play's, so that it is not taken for this one's.
+  function staleResult() {
+    const box = $("result");
+    if (!box.childElementCount || box.classList.contains("stale")) return;
+    box.classList.add("stale");
+    box.prepend(E.el("div", { class: "muted stale-note" }, "the verdict before (the play above was not recorded):"));
+  }
+  function refuse(message) { $("play-error").textContent = message; staleResult(); }
   function baseEvent(extra) {
     const body = Object.assign({}, extra);
     const player = $("player").value;
@@ -96,11 +119,11 @@
   }
   async function send(path, body) {
     $("play-error").textContent = "";
-    if (unconfirmed().length) { $("play-error").textContent = "Confirm or correct every read marked “needs confirmation” first."; return; }
+    if (unconfirmed().length) { refuse("Confirm or correct every read marked “needs confirmation” first."); return; }
     // While a prophet is in office every play is called right or wrong by the
     // prophet first (RULES.md 4): the console never makes the call up.
     if ((path === "/api/plays" || path === "/api/no-plays") && prophetInOffice() && !body.prophet_says) {
-      $("play-error").textContent = "The prophet calls this play right or wrong first: choose the prophet's call.";
+      refuse("The prophet calls this play right or wrong first: choose the prophet's call.");
       return;
     }
     if (evidence) {
@@ -112,8 +135,10 @@
       const reply = await E.api("POST", path, body);
       showResult(reply);
       $("cards").value = ""; $("pick").value = ""; $("call").value = "";
+      // The next play is the next player's unless God chooses again.
+      $("player").value = ""; playerChosen = false;
       clearEvidence();
-    } catch (e) { $("play-error").textContent = e.message; }
+    } catch (e) { refuse(e.message); }
   }
   $("play").addEventListener("click", () => send("/api/plays", baseEvent({ cards: words($("cards").value) })));
   $("noplay").addEventListener("click", () => {
@@ -130,9 +155,9 @@
     $("play-error").textContent = "";
     let event;
     try { event = JSON.parse($("raw").value); }
-    catch (e) { $("play-error").textContent = "not JSON: " + e.message; return; }
+    catch (e) { refuse("not JSON: " + e.message); return; }
     try { showResult(await E.api("POST", "/api/events", event)); $("raw").value = ""; }
-    catch (e) { $("play-error").textContent = e.message; }
+    catch (e) { refuse(e.message); }
   });
   $("end").addEventListener("click", async () => {
     $("end-error").textContent = "";
@@ -151,7 +176,17 @@
     else if (field === "player") body.player = text.trim();
     else body[field] = words(text);
     try { showResult(await E.api("POST", "/api/corrections", body)); }
-    catch (e) { $("play-error").textContent = e.message; }
+    catch (e) {
+      // Said under the event God is correcting (the log may have been drawn again
+      // meanwhile), not in the Play panel out of sight; its explanation stays with it.
+      let row = document.querySelector('#log tr.event[data-seq="' + play.seq + '"]');
+      if (!row) { refuse(e.message); return; }
+      if (row.nextElementSibling && row.nextElementSibling.classList.contains("explanation")) row = row.nextElementSibling;
+      if (row.nextElementSibling && row.nextElementSibling.classList.contains("fix-error")) row.nextElementSibling.remove();
+      const note = E.el("tr", { class: "fix-error" }, E.el("td", { colspan: LOG_COLUMNS, class: "error" }, "correction of event " + play.seq + " refused: " + e.message));
+      row.after(note);
+      note.scrollIntoView({ block: "nearest" });
+    }
   }
 
   // --- camera ---
@@ -184,12 +219,52 @@
     g.drawImage(v, -w / 2, -h / 2);
     g.setTransform(1, 0, 0, 1, 0, 0);
   }
+  // The webcam's frame clock: when its last picture came. A browser pauses a video
+  // it thinks nobody sees (scrolled away, say), and a camera can stop sending
+  // (unplugged, taken by another program); then every grab is the same old picture.
+  const STALL_MS = 3000;
+  let lastFrameAt = 0, lastTime = -1, frameClock = false;
+  // A hidden tab paints no frame: its clock starts again when God comes back.
+  document.addEventListener("visibilitychange", () => { lastFrameAt = performance.now(); });
+  function startFrameClock(v) {
+    lastFrameAt = performance.now();
+    if (frameClock || !v.requestVideoFrameCallback) return;
+    frameClock = true;
+    const tick = () => { lastFrameAt = performance.now(); v.requestVideoFrameCallback(tick); };
+    v.requestVideoFrameCallback(tick);
+  }
+  // "ok", "paused" (asked to play again), "stalled" (no new picture for STALL_MS) or
+  // "stopped" (the camera's track ended).
+  function cameraState() {
+    const v = $("video"), track = stream && stream.getVideoTracks()[0];
+    if (!track || track.readyState === "ended") return "stopped";
+    if (v.paused) { v.play().catch(() => { /* asked again at the next tick */ }); return "paused"; }
+    if (!v.requestVideoFrameCallback && v.currentTime !== lastTime) { lastTime = v.currentTime; lastFrameAt = performance.now(); }
+    // A hidden tab paints nothing: its frame clock says nothing of the camera.
+    if (document.visibilityState === "visible" && performance.now() - lastFrameAt > STALL_MS) return "stalled";
+    return "ok";
+  }
+  function cameraTrouble(state) {
+    return state === "stopped" ? "⚠ the camera stopped (unplugged, or taken by another program?): press Use webcam again"
+      : "⚠ no new picture from the camera for " + Math.round((performance.now() - lastFrameAt) / 1000) + " s: waiting for it";
+  }
   $("cam-on").addEventListener("click", async () => {
     try {
-      stream = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 1920 }, height: { ideal: 1080 } } });
-      $("video").srcObject = stream; $("preview").hidden = false; $("frame-img").hidden = true;
+      const next = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 1920 }, height: { ideal: 1080 } } });
+      if (stream) stream.getTracks().forEach((t) => t.stop());
+      stream = next;
+      const v = $("video");
+      v.srcObject = stream; $("preview").hidden = false; $("frame-img").hidden = true;
+      v.play().catch(() => { /* autoplay starts it */ });
+      startFrameClock(v);
+      $("frame-error").textContent = "";
+      const track = stream.getVideoTracks()[0];
+      if (track) track.addEventListener("ended", () => { if (stream === next) $("frame-error").textContent = cameraTrouble("stopped"); });
       clearInterval(previewTimer);
-      previewTimer = setInterval(() => { if (!$("preview").hidden && $("video").videoWidth) drawTurned($("preview")); }, 100);
+      previewTimer = setInterval(() => {
+        if (cameraState() === "paused" || $("preview").hidden || !v.videoWidth) return;
+        drawTurned($("preview"));
+      }, 100);
       $("snap").disabled = false;
       for (const id of ["watch", "mark-zone", "whole-zone"]) $(id).disabled = false;
     } catch (e) { $("frame-error").textContent = "webcam: " + e.message; }
@@ -201,10 +276,11 @@
     return new Promise((ok) => c.toBlob(ok, "image/jpeg", quality));
   }
   $("snap").addEventListener("click", async () => {
-    const blob = await grabFrame(0.92);
-    if (blob) uploadFrame(blob);
+    const state = cameraState(), blob = state === "ok" || state === "paused" ? await grabFrame(0.92) : null;
+    if (blob) { uploadFrame(blob); return; }
+    failedFrame(state === "ok" || state === "paused" ? "capture: the webcam gave no picture" : "capture: " + cameraTrouble(state));
   });
-  $("upload").addEventListener("change", (ev) => { const f = ev.target.files[0]; if (f) uploadFrame(f); });
+  $("upload").addEventListener("change", (ev) => { const f = ev.target.files[0]; if (f) uploadFrame(f); ev.target.value = ""; });
 
   // --- watching the play zone ---
   // Every 650 ms (never two at once) the webcam's frame goes to /api/watch; the
@@ -265,6 +341,11 @@
   async function watchTick() {
     const v = $("video");
     if (watchBusy || !v.videoWidth) return;
+    // A paused or stopped camera gives the same picture again: it would settle
+    // nothing new (or a half-laid play), so it is not sent, and God is told.
+    const state = cameraState();
+    if (state === "paused") return;
+    if (state !== "ok") { $("watch-status").textContent = "watching: " + cameraTrouble(state); return; }
     watchBusy = true;
     try {
       const blob = await grabFrame(0.9);
@@ -302,12 +383,21 @@
     }
   }
 
+  // The frame read before is no longer the evidence once another is sent: a failed
+  // upload or capture leaves none attached (the next play would store the old one).
   async function uploadFrame(blob) {
+    const had = !!evidence;
+    clearEvidence();
     $("frame-error").textContent = "";
     $("reads").textContent = "reading…";
     try {
       showFrame(await E.api("POST", "/api/frames", blob, true));
-    } catch (e) { $("reads").textContent = ""; $("frame-error").textContent = e.message; }
+    } catch (e) { failedFrame(e.message, had); }
+  }
+  function failedFrame(message, had) {
+    const hadBefore = had || !!evidence;
+    clearEvidence();
+    $("frame-error").textContent = message + (hadBefore ? " · the frame read before is no longer attached as evidence" : "");
   }
   // A read frame (an upload's answer, or a play the watcher laid) in place of the
   // video, its reads drawn on it and listed below.
@@ -396,24 +486,34 @@
     if (stream) $("preview").hidden = false;
   }
 
-  $("cards").addEventListener("keydown", (ev) => { if (ev.key === "Enter") $("play").click(); });
+  // Enter in the cards field sends nothing: the same cards are a play or a shown hand,
+  // and only the button God presses says which.
 
   // After a round, the next God is the player on God's left (RULES.md 5: each player
-  // is God once, in turn); prefill the form when it is empty.
-  function prefillNextRound(s) {
+  // is God once, in turn); prefill the form when it is empty, or when the round ends
+  // with the form still holding that round's God and players.
+  let seenRound = null, seenEnded = true;
+  function prefillNextRound(v) {
+    const s = v.state || {};
+    const justEnded = !!s.ended && !seenEnded && v.round === seenRound;
+    seenRound = v.round; seenEnded = !!s.ended;
     if (!s.ended || !s.god || !(s.players || []).length) return;
-    if ($("god").value.trim() || $("players").value.trim()) return;
+    const typed = $("players").value.split(",").map((x) => x.trim()).filter(Boolean);
+    const asThatRound = $("god").value.trim() === s.god && typed.join("\n") === s.players.join("\n");
+    const empty = !$("god").value.trim() && !typed.length;
+    if (!empty && !(justEnded && asThatRound)) return;
     $("god").value = s.players[0];
     $("players").value = s.players.slice(1).concat([s.god]).join(", ");
     $("variant").value = s.variant;
   }
 
   // --- the live view ---
+  const LOG_COLUMNS = 6;
   function render(v, fresh) {
     if (!fresh && view && v.version < view.version) return;
     view = v;
     const s = v.state || {};
-    prefillNextRound(s);
+    prefillNextRound(v);
     $("round-meta").textContent = v.round ? "round " + v.round + " · " + s.variant + " · God " + s.god : "no round";
     $("rule-now").textContent = v.rule ? "rule: " + v.rule + (v.revealed ? "   (revealed)" : "   (sealed)") : "";
     $("now").textContent = v.round
@@ -421,24 +521,27 @@
         " · laid " + s.laid + " · stock " + s.stock + (s.sudden_death ? " · SUDDEN DEATH" : "") +
         (s.prophet ? " · prophet " + s.prophet.player : "")
       : "No round in play.";
-    const sel = $("player"), keep = sel.value;
-    sel.replaceChildren(E.el("option", { value: "" }, "(whose turn it is)"));
+    const sel = $("player"), keep = playerChosen ? sel.value : "";
+    playerChosen = false;
+    sel.replaceChildren(E.el("option", { value: "" }, s.turn && !s.ended ? "(whose turn it is: " + s.turn + ")" : "(whose turn it is)"));
     for (const name of s.players || []) sel.append(E.el("option", { value: name }, name + (name === s.turn ? " ← turn" : "")));
     if ((s.players || []).includes(keep)) sel.value = keep;
     $("call-box").hidden = !s.prophet;
     E.drawLayout(v, $("layout"));
     const log = $("log");
-    log.replaceChildren(E.el("tr", {}, ["#", "time", "who", "cards", "verdict", "explanation", ""].map((h) => E.el("th", {}, h))));
+    // Each event on one row, its explanation on a row of its own under it: the log
+    // keeps to the width of its column on a tablet.
+    log.replaceChildren(E.el("tr", {}, ["#", "time", "who", "cards", "verdict", ""].map((h) => E.el("th", {}, h))));
     for (const p of (v.plays || []).slice().reverse()) {
       const verdict = p.right === true ? E.el("span", { class: "ok" }, "right") : p.right === false ? E.el("span", { class: "bad" }, "wrong") : p.event;
       const flags = [p.corrected ? E.el("span", { class: "flag" }, "corrected") : "", p.changed ? E.el("span", { class: "flag" }, "verdict changed") : ""];
       const expl = ((p.outcome && p.outcome.verdicts) || []).map((x) => x.card + ": " + x.explanation).join("; ");
       const canFix = ["play", "no_play", "prophet"].includes(p.event);
-      log.append(E.el("tr", {},
-        E.el("td", {}, p.seq), E.el("td", {}, (p.at || "").slice(11, 19)), E.el("td", {}, p.player || ""),
+      log.append(E.el("tr", { class: "event" + (expl ? " explained" : ""), "data-seq": p.seq },
+        E.el("td", {}, p.seq), E.el("td", {}, (p.at || "").slice(11, 19)), E.el("td", { class: "who" }, p.player || ""),
         E.el("td", {}, (p.cards && p.cards.map) ? p.cards.join(" ") : ""), E.el("td", {}, verdict, " ", flags),
-        E.el("td", { class: "explain" }, expl),
         E.el("td", {}, canFix ? E.el("button", { class: "secondary", onclick: () => correct(p) }, "correct") : "")));
+      if (expl) log.append(E.el("tr", { class: "explanation" }, E.el("td", {}), E.el("td", { colspan: LOG_COLUMNS - 1, class: "explain" }, expl)));
     }
     const tokenQ = E.token ? "?token=" + encodeURIComponent(E.token) : "";
     if (v.round) {

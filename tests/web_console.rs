@@ -1,0 +1,524 @@
+//! The God console in a real browser (headless Chromium over WebDriver, as in
+//! `tests/web_browser.rs`): watching the play zone with the camera panel scrolled
+//! out of sight, God tokens that are not plain ASCII words, a failed upload after a
+//! good one, the start form's checks, the player field following the turn, refused
+//! plays and corrections, the Enter key, and the page's width on a small screen.
+//!
+//! Chromium and chromedriver are required (`scripts/test-all` installs them): when
+//! they are missing these tests fail, they do not skip.
+
+mod web_support;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use eleusis::web::{Service, ServiceOptions};
+use serde_json::{json, Value};
+use web_support::driver::Driver;
+use web_support::Server;
+
+const RULE: &str = "if last.odd then black else red";
+
+fn round(players: &[&str]) -> String {
+    json!({"god": "Pierre", "players": players, "rule": RULE, "starter": "3H"}).to_string()
+}
+
+fn console(server: &Server) -> String {
+    format!("http://{}/god?token={}", server.addr, server.token)
+}
+
+/// The plays of round 1.1 in the audit: (player, cards, whether a frame is kept).
+fn plays(server: &Server) -> Vec<Value> {
+    let audit = server.get_god("/api/audit/1.1").expect(200);
+    audit["rounds"][0]["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["event"] == "play")
+        .cloned()
+        .collect()
+}
+
+fn wait_for_turn(driver: &Driver, name: &str) {
+    driver.wait_for(
+        &format!("{name}'s turn"),
+        "return document.getElementById('now').textContent;",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.contains(&format!("Turn: {name}")))
+        },
+    );
+}
+
+fn set_window(driver: &Driver, width: u32, height: u32) {
+    driver.call(
+        "POST",
+        &driver.session_path("window/rect"),
+        &json!({"width": width, "height": height}),
+    );
+}
+
+/// Writes a one-frame-a-second Y4M video (4:2:0, full-range BT.601): Chromium's
+/// fake webcam plays it in a loop.
+fn write_y4m(path: &Path, frames: &[&image::RgbImage]) {
+    use std::io::Write;
+    let (w, h) = frames[0].dimensions();
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("y4m file"));
+    writeln!(out, "YUV4MPEG2 W{w} H{h} F1:1 Ip A1:1 C420jpeg").expect("write");
+    for frame in frames {
+        let px = |x: u32, y: u32| frame.get_pixel(x, y).0.map(f32::from);
+        let luma = |[r, g, b]: [f32; 3]| 0.299 * r + 0.587 * g + 0.114 * b;
+        let y_plane: Vec<u8> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .map(|(x, y)| luma(px(x, y)).round().clamp(0.0, 255.0) as u8)
+            .collect();
+        let (mut u_plane, mut v_plane) = (Vec::new(), Vec::new());
+        for y in (0..h).step_by(2) {
+            for x in (0..w).step_by(2) {
+                let [r, g, b] = px(x, y);
+                let u = 128.0 - 0.168_736 * r - 0.331_264 * g + 0.5 * b;
+                let v = 128.0 + 0.5 * r - 0.418_688 * g - 0.081_312 * b;
+                u_plane.push(u.round().clamp(0.0, 255.0) as u8);
+                v_plane.push(v.round().clamp(0.0, 255.0) as u8);
+            }
+        }
+        out.write_all(b"FRAME\n").expect("write");
+        for plane in [&y_plane, &u_plane, &v_plane] {
+            out.write_all(plane).expect("write");
+        }
+    }
+    out.flush().expect("flush");
+}
+
+/// Scrolled to the Play panel on a short screen, the camera panel is out of sight;
+/// a browser pauses a muted video it thinks nobody sees, and the watcher would get
+/// the same frozen picture for ever. The console keeps its video in view and
+/// playing: two plays laid one after the other (a loop of the empty table, one card,
+/// the empty table, another card, three seconds each) are both read and judged.
+/// When the camera stops, the watch status says so.
+#[test]
+fn watching_goes_on_with_the_camera_panel_out_of_sight() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("watch.db"));
+    server
+        .post(
+            "/api/rounds",
+            &round(&["Alain", "François", "Jacques", "Philippe"]),
+        )
+        .expect(200);
+
+    // 4D and 8C of a labelled scene, each alone on the cloth.
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes/08-seq4-dark.jpg");
+    let table = image::open(&scene).expect("frame").to_rgb8();
+    let cloth = *table.get_pixel(5, 5);
+    let empty = image::RgbImage::from_pixel(table.width(), table.height(), cloth);
+    let alone = |x0: u32, y0: u32, x1: u32, y1: u32| {
+        let mut frame = empty.clone();
+        for y in y0..y1 {
+            for x in x0..x1 {
+                frame.put_pixel(x, y, *table.get_pixel(x, y));
+            }
+        }
+        frame
+    };
+    let (four, eight) = (alone(188, 184, 332, 372), alone(490, 178, 642, 378));
+    let video = dir.path().join("two-plays.y4m");
+    let mut frames = vec![&empty; 3];
+    frames.extend([&four; 3]);
+    frames.extend([&empty; 3]);
+    frames.extend([&eight; 3]);
+    write_y4m(&video, &frames);
+
+    let mut driver = Driver::start();
+    driver.open_session_with_webcam(&dir.path().join("profile"), &video);
+    set_window(&driver, 1366, 560);
+    driver.goto(&console(&server));
+    wait_for_turn(&driver, "Jacques");
+    driver.eval("document.getElementById('cam-on').click(); return true;");
+    driver.wait_for(
+        "the webcam's picture",
+        "return document.getElementById('preview').width;",
+        |v| v.as_u64() == Some(1280),
+    );
+    driver.eval(
+        "document.getElementById('auto-judge').checked = true; \
+         const w = document.getElementById('watch'); w.checked = true; \
+         w.dispatchEvent(new Event('change')); \
+         window.scrollTo(0, 0); return true;",
+    );
+    let view = driver.eval(
+        "const r = document.getElementById('camera-view').getBoundingClientRect(); \
+         return [r.top, window.innerHeight];",
+    );
+    assert!(
+        view[0].as_f64() > view[1].as_f64(),
+        "the camera panel is out of sight: {view}"
+    );
+    // The loop is twelve seconds long, and watching may begin with a card down.
+    let start = std::time::Instant::now();
+    let plays = loop {
+        let plays = plays(&server);
+        if plays.len() >= 2 || start.elapsed() > Duration::from_secs(40) {
+            break plays;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    let status = driver.eval("return document.getElementById('watch-status').textContent;");
+    let seen: Vec<(&Value, &Value)> = plays.iter().map(|p| (&p["player"], &p["cards"])).collect();
+    assert_eq!(seen.len(), 2, "{plays:?} (watching: {status})");
+    assert_eq!(seen[0].0, "Jacques", "{plays:?}");
+    assert_eq!(seen[1].0, "Philippe", "{plays:?}");
+    let mut cards: Vec<&Value> = seen.iter().map(|s| s.1).collect();
+    cards.sort_by_key(|c| c.to_string());
+    assert_eq!(cards, [&json!(["4D"]), &json!(["8C"])], "{plays:?}");
+
+    // The camera is unplugged.
+    driver.eval(
+        "document.getElementById('video').srcObject.getVideoTracks()[0].stop(); return true;",
+    );
+    driver.wait_for(
+        "the camera's trouble said",
+        "return document.getElementById('watch-status').textContent;",
+        |v| v.as_str().is_some_and(|t| t.contains("the camera stopped")),
+    );
+    drop(driver);
+    server.stop();
+}
+
+/// A service with its own God token (the shared test server's is hex).
+struct TokenServer {
+    addr: SocketAddr,
+    _rt: tokio::runtime::Runtime,
+}
+
+fn serve_with_token(db: &Path, token: &str) -> TokenServer {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let service = Service::open(&ServiceOptions {
+        db: db.to_path_buf(),
+        no_recognizer: true,
+        models: None,
+        god_token: Some(token.to_string()),
+    })
+    .expect("open the service");
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    rt.spawn(service.serve(listener, std::future::pending()));
+    TokenServer { addr, _rt: rt }
+}
+
+/// Opens the console with `?token=QUERY` and starts a round from its form: the
+/// page must have read the token as `token` and sent it so that the service takes
+/// it, in the header and on the WebSocket (God's view shows the rule).
+fn start_a_round_as(token: &str, query: &str) {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = serve_with_token(&dir.path().join("token.db"), token);
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&format!("http://{}/god?token={query}", server.addr));
+    driver.wait_for(
+        "the live connection",
+        "return document.getElementById('conn').className;",
+        |v| v.as_str().is_some_and(|c| c.contains("up")),
+    );
+    driver.eval(&format!(
+        "document.getElementById('god').value = 'Pierre'; \
+         document.getElementById('players').value = 'Alain, François, Jacques'; \
+         document.getElementById('rule').value = '{RULE}'; \
+         document.getElementById('starter').value = '3H'; \
+         document.getElementById('start').click(); return true;"
+    ));
+    let shown = driver.wait_for(
+        "the round started",
+        "return [document.getElementById('start-error').textContent, \
+                 document.getElementById('rule-now').textContent];",
+        |v| v[0] != "" || v[1].as_str().is_some_and(|t| t.contains(RULE)),
+    );
+    assert_eq!(shown[0], "", "the service refused the console's token");
+    let state = web_support::request(server.addr, "GET", "/api/state", &[], b"").expect(200);
+    assert_eq!(state["round"], "1.1", "{state}");
+}
+
+/// README: any text will do as a God token. In the query string only percent
+/// escapes are decoded, as the service reads it: a `+` stays a plus.
+#[test]
+fn a_god_token_with_a_space_and_a_plus_works_in_the_console() {
+    start_a_round_as("table 7+Pierre", "table%207+Pierre");
+}
+
+/// A token with letters outside ISO-8859-1 cannot go in a header as it is: the
+/// console sends it percent-encoded, and the service decodes it.
+#[test]
+fn a_god_token_with_accents_and_symbols_works_in_the_console() {
+    start_a_round_as("café ♠", "caf%C3%A9%20%E2%99%A0");
+}
+
+/// A good frame, then a file that is not a picture: the error shows, and the
+/// earlier frame is no longer shown nor attached as evidence; the next play keeps
+/// no frame.
+#[test]
+fn a_failed_upload_leaves_no_earlier_frame_as_evidence() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("upload.db"));
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    let png = dir.path().join("table.png");
+    std::fs::write(&png, web_support::png_frame()).expect("png");
+    let text = dir.path().join("notes.png");
+    std::fs::write(&text, "not a picture").expect("text");
+
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&console(&server));
+    wait_for_turn(&driver, "Jacques");
+    let attached = "return [document.getElementById('evidence-note').textContent, \
+                    document.getElementById('frame-img').hidden, \
+                    document.getElementById('frame-error').textContent];";
+    driver.send_keys("#upload", &png.display().to_string());
+    driver.wait_for("the frame attached", attached, |v| {
+        v[0] == "frame attached as evidence" && v[1] == false
+    });
+    driver.send_keys("#upload", &text.display().to_string());
+    let after = driver.wait_for("the upload's error", attached, |v| v[2] != "");
+    assert_eq!(after[0], "", "{after}");
+    assert_eq!(after[1], true, "the earlier frame is still shown: {after}");
+    assert!(
+        after[2]
+            .as_str()
+            .is_some_and(|t| t.contains("no longer attached as evidence")),
+        "{after}"
+    );
+    driver.send_keys("#cards", "4S");
+    driver.eval("document.getElementById('play').click(); return true;");
+    wait_for_turn(&driver, "Alain");
+    let played = plays(&server);
+    assert_eq!(played.len(), 1, "{played:?}");
+    assert!(played[0]["frame"].is_null(), "{:?}", played[0]);
+    drop(driver);
+    server.stop();
+}
+
+/// The start form: a hand size that is not a whole number is refused in the page,
+/// naming the field, and nothing is sent (a started round cannot be undone).
+/// Proven hints are buttons, reached with the keyboard.
+#[test]
+fn the_start_form_refuses_a_hand_size_that_is_not_a_number() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("form.db"));
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&console(&server));
+    driver.wait_for(
+        "the live connection",
+        "return document.getElementById('conn').className;",
+        |v| v.as_str().is_some_and(|c| c.contains("up")),
+    );
+    driver.eval(&format!(
+        "document.getElementById('god').value = 'Pierre'; \
+         document.getElementById('players').value = 'Alain, François, Jacques'; \
+         document.getElementById('hand-size').value = 'abc'; \
+         const r = document.getElementById('rule'); r.value = '{RULE}'; \
+         r.dispatchEvent(new Event('input')); \
+         document.getElementById('starter').value = '3H'; \
+         document.getElementById('start').click(); return true;"
+    ));
+    let error = driver.eval("return document.getElementById('start-error').textContent;");
+    assert!(
+        error
+            .as_str()
+            .is_some_and(|t| t.starts_with("hand size:") && t.contains("abc")),
+        "{error}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let state = server.get("/api/state").expect(200);
+    assert!(state["round"].is_null(), "a round was started: {state}");
+
+    let hint = driver.wait_for(
+        "the proven hints",
+        "const b = document.querySelector('#check button.hint'); \
+         if (!b) return null; b.focus(); \
+         return [document.activeElement === b, b.textContent];",
+        |v| v.is_array(),
+    );
+    assert_eq!(hint[0], true, "a hint takes the keyboard's focus");
+    driver.call(
+        "POST",
+        &driver.session_path("actions"),
+        &json!({"actions": [{"type": "key", "id": "keys", "actions": [
+            {"type": "keyDown", "value": "\u{E007}"}, {"type": "keyUp", "value": "\u{E007}"}]}]}),
+    );
+    let given = driver.eval("return document.getElementById('hint').value;");
+    assert_eq!(given, hint[1], "Enter on a hint gives it");
+    drop(driver);
+    server.stop();
+}
+
+/// The player field follows the turn: after a play entered for the player chosen,
+/// the next play goes to the next player, not again to the one chosen before.
+/// When the round ends, the form God filled for it is filled for the next one (God:
+/// the player on God's left). Enter in the cards field plays nothing.
+#[test]
+fn the_player_field_follows_the_turn_and_the_form_refills_after_a_round() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("turns.db"));
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&console(&server));
+    driver.wait_for(
+        "the live connection",
+        "return document.getElementById('conn').className;",
+        |v| v.as_str().is_some_and(|c| c.contains("up")),
+    );
+    driver.eval(&format!(
+        "document.getElementById('god').value = 'Pierre'; \
+         document.getElementById('players').value = 'Alain, François, Jacques'; \
+         document.getElementById('hand-size').value = '2'; \
+         document.getElementById('rule').value = '{RULE}'; \
+         document.getElementById('starter').value = '3H'; \
+         document.getElementById('start').click(); return true;"
+    ));
+    wait_for_turn(&driver, "Jacques");
+    driver.eval(
+        "const p = document.getElementById('player'); p.value = 'Jacques'; \
+         p.dispatchEvent(new Event('change')); return true;",
+    );
+    driver.send_keys("#cards", "4S");
+    driver.eval("document.getElementById('play').click(); return true;");
+    wait_for_turn(&driver, "Alain");
+    // Typed and Enter pressed: nothing is sent.
+    driver.send_keys("#cards", "5H 6S\u{E007}");
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(plays(&server).len(), 1, "Enter sent a play");
+    driver.eval(
+        "const c = document.getElementById('cards'); c.value = '5H'; \
+         document.getElementById('play').click(); return true;",
+    );
+    wait_for_turn(&driver, "François");
+    let error = driver.eval("return document.getElementById('play-error').textContent;");
+    assert_eq!(error, "", "the second play was refused");
+    let who: Vec<Value> = plays(&server).iter().map(|p| p["player"].clone()).collect();
+    assert_eq!(who, [json!("Jacques"), json!("Alain")]);
+
+    // Two cards each: the round ends when Jacques plays his second.
+    server.post("/api/plays", r#"{"cards":["6S"]}"#).expect(200);
+    server.post("/api/plays", r#"{"cards":["7D"]}"#).expect(200);
+    let form = driver.wait_for(
+        "the form for the next round",
+        "return [document.getElementById('god').value, document.getElementById('players').value];",
+        |v| v[0] != "Pierre",
+    );
+    assert_eq!(form, json!(["Alain", "François, Jacques, Pierre"]));
+    drop(driver);
+    server.stop();
+}
+
+/// A refused play leaves the verdict before it marked as the earlier play's; a
+/// refused correction is said under the event God is correcting.
+#[test]
+fn refusals_are_said_where_god_looks_and_not_beside_a_stale_verdict() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("refusals.db"));
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&console(&server));
+    wait_for_turn(&driver, "Jacques");
+    driver.send_keys("#cards", "4S");
+    driver.eval("document.getElementById('play').click(); return true;");
+    driver.wait_for(
+        "the verdict",
+        "return document.getElementById('result').innerText;",
+        |v| v.as_str().is_some_and(|t| t.contains("RIGHT")),
+    );
+    driver.send_keys("#cards", "ZZ");
+    driver.eval("document.getElementById('play').click(); return true;");
+    let shown = driver.wait_for(
+        "the refusal",
+        "const r = document.getElementById('result'); \
+         return [document.getElementById('play-error').textContent, r.className, r.innerText];",
+        |v| v[0] != "",
+    );
+    assert_eq!(shown[1], "stale", "{shown}");
+    assert!(
+        shown[2]
+            .as_str()
+            .is_some_and(|t| t.starts_with("the verdict before")),
+        "{shown}"
+    );
+
+    // A correction the referee refuses: said in the log, under that event.
+    driver.eval(
+        "window.prompt = () => 'ZZ'; \
+         document.querySelector('#log tr:nth-child(2) button').click(); return true;",
+    );
+    let note = driver.wait_for(
+        "the correction's refusal",
+        "const n = document.querySelector('#log tr.fix-error'); \
+         let e = n && n.previousElementSibling; \
+         while (e && !e.classList.contains('event')) e = e.previousElementSibling; \
+         return n ? [e.cells[0].textContent, n.innerText] : null;",
+        |v| v.is_array(),
+    );
+    assert!(
+        note[1].as_str().is_some_and(|t| t.starts_with(&format!(
+            "correction of event {} refused",
+            note[0].as_str().unwrap_or("?")
+        ))),
+        "{note}"
+    );
+    drop(driver);
+    server.stop();
+}
+
+/// On a 1024 × 768 screen, with players of 60-character names, the console fits
+/// the window's width: no sideways scrolling.
+#[test]
+fn the_console_fits_a_1024_px_screen_with_long_names() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("layout.db"));
+    let long = |who: &str| {
+        format!("{who} {}", "de la Table Ronde et des Chevaliers ".repeat(3))[..60].to_string()
+    };
+    let players = [long("Alain"), long("François"), long("Jacques")];
+    let body = json!({"god": long("Pierre"), "players": players, "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &body.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    server
+        .post("/api/plays", r#"{"cards":["8H","9C"]}"#)
+        .expect(200);
+
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    for (width, height, name) in [(1024, 768, "god-1024.png"), (390, 844, "god-390.png")] {
+        set_window(&driver, width, height);
+        driver.goto(&console(&server));
+        driver.wait_for(
+            "the round's log",
+            "return document.querySelectorAll('#log tr').length;",
+            |v| v.as_u64().is_some_and(|n| n >= 3),
+        );
+        let fit = driver.eval(
+            "return [document.documentElement.scrollWidth, window.innerWidth, \
+             Array.from(document.querySelectorAll('body *')) \
+               .filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5) \
+               .slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)];",
+        );
+        driver.screenshot(&shots.join(name));
+        assert!(
+            fit[0].as_f64() <= fit[1].as_f64(),
+            "at {width} px the console is wider than the window: {fit}"
+        );
+    }
+    drop(driver);
+    server.stop();
+}
