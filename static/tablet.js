@@ -42,11 +42,26 @@
     for (const e of effects) box.append(E.el("div", { class: "effect" }, e));
   }
 
-  function tally(obj) { return Object.entries(obj || {}); }
+  // The names of a tally (hands, scores, totals) in seating order, God last, then
+  // anyone else it holds (a player of an earlier round): a JSON object's key order
+  // is not to be relied on (a name that is a number would come first).
+  function seated(s, ...tallies) {
+    const names = [];
+    const add = (n) => { if (n && !names.includes(n)) names.push(n); };
+    const held = new Set(tallies.flatMap((t) => Object.keys(t || {})));
+    for (const n of s.players || []) if (held.has(n)) add(n);
+    if (held.has(s.god)) add(s.god);
+    for (const t of tallies) for (const n of Object.keys(t || {})) add(n);
+    return names;
+  }
 
   function render(view, fresh) {
     if (!fresh && view.version < latest) return;
     latest = view.version;
+    // Once the round or the game has ended nobody is to play: the state may still
+    // name whose turn it was when God ended the game, and nothing here shows it.
+    const over = !!(view.game_over || (view.state && view.state.ended));
+    if (over && view.state && view.state.turn) view = Object.assign({}, view, { state: Object.assign({}, view.state, { turn: null }) });
     const s = view.state || {};
     const started = !!view.round;
     $("empty").hidden = started;
@@ -83,7 +98,7 @@
     $("layout").classList.toggle("compact", (view.layout || []).length > 22);
     if (!drawn) E.drawLayout(view, $("layout"));
 
-    $("turn").textContent = s.turn || (s.ended ? "round over" : "—");
+    $("turn").textContent = s.turn || (view.game_over ? "game over" : s.ended ? "round over" : "—");
     $("laid").textContent = s.laid || 0;
     $("whites").textContent = (s.white_markers || []).length;
     $("blacks").textContent = (s.black_markers || []).length;
@@ -94,7 +109,9 @@
     const players = $("players");
     players.replaceChildren(E.el("tr", {}, E.el("th", {}, "player"), E.el("th", {}, "cards"), E.el("th", {}, "")));
     const out = new Set(s.eliminated || []);
-    for (const [name, count] of tally(s.hands)) {
+    const hands = s.hands || {};
+    for (const name of seated(s, hands)) {
+      const count = hands[name];
       const tags = [];
       if (s.prophet && s.prophet.player === name) tags.push("prophet");
       if (out.has(name)) tags.push("eliminated");
@@ -107,9 +124,8 @@
     const table = $("scores");
     table.replaceChildren();
     if (scores || totals) {
-      const names = tally(totals || scores).map(([n]) => n);
       table.append(E.el("tr", {}, E.el("th", {}, ""), E.el("th", {}, "round"), E.el("th", {}, "game")));
-      for (const n of names) {
+      for (const n of seated(s, totals, scores)) {
         table.append(E.el("tr", {}, E.el("td", {}, n),
           E.el("td", {}, scores && scores[n] !== undefined ? scores[n] : ""),
           E.el("td", {}, totals && totals[n] !== undefined ? totals[n] : "")));

@@ -1,0 +1,112 @@
+//! The tablet in a real browser (headless Chromium over WebDriver, as in
+//! `web_browser.rs`): players and scores in seating order, and no turn once the
+//! game is over.
+//!
+//! Chromium and chromedriver are required (`scripts/test-all` installs them): when
+//! they are missing these tests fail, they do not skip.
+
+mod web_support;
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use web_support::driver::Driver;
+use web_support::Server;
+
+const RULE: &str = "if last.odd then black else red";
+
+/// What the tablet shows, read from the page.
+const TABLET: &str = r#"const text = (id) => (document.getElementById(id) || {}).textContent || '';
+return {
+  conn: document.getElementById('conn').className,
+  version: document.body.dataset.version || '',
+  players: Array.from(document.querySelectorAll('#players tr td:first-child')).map(e => e.textContent),
+  to_play: Array.from(document.querySelectorAll('#players tr.turn td:first-child')).map(e => e.textContent),
+  scores: Array.from(document.querySelectorAll('#scores tr td:first-child')).map(e => e.textContent),
+  turn: text('turn'),
+  verdict: text('verdict'),
+  last: document.getElementById('last').innerText,
+  changed: Array.from(document.querySelectorAll('#changed li')).map(e => e.textContent),
+  text: document.body.innerText
+};"#;
+
+/// A service, a browser session and the tablet page, live.
+fn tablet(db: &Path) -> (Server, Driver) {
+    let server = Server::start(db);
+    let mut driver = Driver::start();
+    driver.open_session(&db.with_extension("profile"));
+    driver.goto(&format!("http://{}/", server.addr));
+    driver.wait_for("the live connection", TABLET, |v| {
+        v["conn"].as_str().is_some_and(|c| c.contains("up"))
+    });
+    (server, driver)
+}
+
+fn names(value: &Value) -> Vec<&str> {
+    value
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// `GET /api/state` from the page, its `state`'s keys in the order the text gives
+/// them (a JavaScript object keeps the order of its names).
+const STATE_ORDER: &str = r#"const x = new XMLHttpRequest();
+x.open('GET', '/api/state', false); x.send();
+const s = JSON.parse(x.responseText).state;
+return {hands: Object.keys(s.hands || {}), totals: Object.keys((s.game || {}).totals || {})};"#;
+
+#[test]
+fn the_tablet_lists_players_and_scores_in_seating_order_god_last() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (server, driver) = tablet(&dir.path().join("seats.db"));
+    let seats = ["Jacques", "Philippe", "Pierre", "Alain"];
+    let round = json!({"god": "François", "players": seats, "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["8H"]}"#).expect(200);
+    let seen = driver.wait_for("the players", TABLET, |v| names(&v["players"]).len() == 4);
+    assert_eq!(names(&seen["players"]), seats, "{seen}");
+    let order = driver.eval(STATE_ORDER);
+    assert_eq!(names(&order["hands"]), seats, "the view's hands: {order}");
+
+    // The game's totals: the players in seating order, God last.
+    server.post("/api/end-game", "").expect(200);
+    let seen = driver.wait_for("the game's totals", TABLET, |v| {
+        names(&v["scores"]).len() == 5
+    });
+    let with_god = ["Jacques", "Philippe", "Pierre", "Alain", "François"];
+    assert_eq!(names(&seen["scores"]), with_god, "{seen}");
+    let order = driver.eval(STATE_ORDER);
+    assert_eq!(
+        names(&order["totals"]),
+        with_god,
+        "the view's totals: {order}"
+    );
+    drop(driver);
+    server.stop();
+}
+
+#[test]
+fn once_the_game_is_over_the_tablet_shows_no_turn() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (server, driver) = tablet(&dir.path().join("over.db"));
+    let round = json!({"god": "Pierre", "players": ["Alain", "François", "Jacques", "Philippe"],
+                       "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["8H"]}"#).expect(200);
+    driver.wait_for("Philippe's turn", TABLET, |v| v["turn"] == "Philippe");
+
+    server.post("/api/end-game", "").expect(200);
+    let seen = driver.wait_for("the end of the game", TABLET, |v| {
+        v["verdict"] == "GAME OVER"
+    });
+    // The replay state still says whose turn it was; the page does not.
+    let state = server.get("/api/state").expect(200);
+    assert_eq!(state["game_over"], true);
+    assert_eq!(seen["turn"], "game over", "{seen}");
+    assert_eq!(seen["to_play"], json!([]), "{seen}");
+    let text = seen["text"].as_str().expect("text");
+    assert!(!text.contains("to play"), "{text}");
+    drop(driver);
+    server.stop();
+}
