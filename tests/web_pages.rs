@@ -1,6 +1,7 @@
-//! The tablet in a real browser (headless Chromium over WebDriver, as in
-//! `web_browser.rs`): players and scores in seating order, and no turn once the
-//! game is over.
+//! The tablet and the audit pages in a real browser (headless Chromium over
+//! WebDriver, as in `web_browser.rs`): players and scores in seating order, no turn
+//! once the game is over, the audit following the table live and a game audited
+//! whole.
 //!
 //! Chromium and chromedriver are required (`scripts/test-all` installs them): when
 //! they are missing these tests fail, they do not skip.
@@ -107,6 +108,59 @@ fn once_the_game_is_over_the_tablet_shows_no_turn() {
     assert_eq!(seen["to_play"], json!([]), "{seen}");
     let text = seen["text"].as_str().expect("text");
     assert!(!text.contains("to play"), "{text}");
+    drop(driver);
+    server.stop();
+}
+
+/// What an audit page shows.
+const AUDIT: &str = r#"return {
+  conn: (document.getElementById('conn') || {}).className || '',
+  title: document.getElementById('title').textContent,
+  chain: (document.getElementById('chain') || {}).textContent || '',
+  rounds: Array.from(document.querySelectorAll('#report table')).map(t => t.dataset.round || null),
+  rows: Array.from(document.querySelectorAll('#report table')).map(t => t.rows.length - 1),
+  marker: window.__loadedOnce || null
+};"#;
+
+#[test]
+fn the_audit_shows_a_whole_game_and_follows_the_table_live() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("audit.db"));
+    // Round 1.1 ends at the first play (one card each); round 1.2 goes on.
+    let first = json!({"god": "Pierre", "players": ["Alain", "François"], "rule": "true",
+                       "starter": "3H", "hand_size": 1});
+    server.post("/api/rounds", &first.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    let second = json!({"god": "Alain", "players": ["François", "Pierre"], "rule": "true",
+                        "starter": "5D", "hand_size": 3});
+    server.post("/api/rounds", &second.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["6C"]}"#).expect(200);
+
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&format!("http://{}/audit/1", server.addr));
+    let seen = driver.wait_for("the game's rounds", AUDIT, |v| {
+        v["rounds"].as_array().map(Vec::len) == Some(2)
+            && v["conn"].as_str().is_some_and(|c| c.contains("up"))
+    });
+    assert_eq!(seen["title"], "game 1", "{seen}");
+    assert_eq!(seen["rounds"], json!(["1.1", "1.2"]), "{seen}");
+    assert_eq!(seen["rows"], json!([2, 2]), "{seen}");
+    assert_eq!(seen["chain"], "✓ hash chain of game 1 intact (4 events)");
+
+    // A play at the table shows up without a reload.
+    driver.eval("window.__loadedOnce = 'yes'; return true;");
+    server.post("/api/plays", r#"{"cards":["7H"]}"#).expect(200);
+    let seen = driver.wait_for("the new play", AUDIT, |v| v["rows"] == json!([2, 3]));
+    assert_eq!(seen["marker"], "yes", "the page was reloaded: {seen}");
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("audit-game.png"));
+    assert_eq!(seen["chain"], "✓ hash chain of game 1 intact (5 events)");
+
+    // A round's page is that round, titled as one.
+    driver.goto(&format!("http://{}/audit/1.2", server.addr));
+    let seen = driver.wait_for("the round", AUDIT, |v| v["rows"] == json!([3]));
+    assert_eq!(seen["title"], "round 1.2", "{seen}");
+    assert_eq!(seen["rounds"], json!(["1.2"]), "{seen}");
     drop(driver);
     server.stop();
 }
