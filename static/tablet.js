@@ -7,9 +7,35 @@
   const $ = (id) => document.getElementById(id);
   let latest = 0;
 
-  function describeLast(last, state) {
+  const verdictWord = (right) => right === true ? "RIGHT ✓" : right === false ? "WRONG ✗" : "no verdict";
+
+  // A correction that is the newest event: which event, what it now records, and
+  // every play whose verdict it changed, with the new verdict and the one before.
+  function describeCorrection(c, box) {
+    const t = c.target || {};
+    box.append(E.el("div", { class: "verdict correction", id: "verdict" }, "CORRECTION"));
+    box.append(E.el("div", { id: "last-text" },
+      "God corrects " + t.event + (t.player ? " — " + t.player : "") +
+      (t.cards && t.kind === "no_play" ? ", hand now" : t.cards ? ", now" : "")));
+    if (Array.isArray(t.cards)) box.append(E.el("div", { id: "last-cards" }, t.cards.map((card) => E.card(card, "small"))));
+    for (const [field, value] of Object.entries(c.fields || {})) {
+      if (field === "cards" || field === "hand") continue;
+      box.append(E.el("div", { class: "effect" }, field.replace(/_/g, " ") + ": " +
+        (value === null ? "removed" : Array.isArray(value) ? value.join(" ") : value)));
+    }
+    const changed = c.changed || [];
+    if (!changed.length) { box.append(E.el("div", { class: "effect", id: "changed" }, "no verdict changed")); return; }
+    box.append(E.el("div", { class: "effect" }, changed.length === 1 ? "1 verdict changed:" : changed.length + " verdicts changed:"));
+    box.append(E.el("ul", { id: "changed" }, changed.map((p) => E.el("li", { "data-event": p.event },
+      p.event + " " + (p.player || "") + " " + (p.cards || []).join(" ") + ": ",
+      E.el("b", { class: p.right === true ? "ok" : p.right === false ? "bad" : "" }, "now " + verdictWord(p.right)),
+      p.was !== p.right ? " (was " + verdictWord(p.was) + ")" : ""))));
+  }
+
+  function describeLast(last, correction) {
     const box = $("last");
     box.replaceChildren();
+    if (correction) { describeCorrection(correction, box); return; }
     if (!last) { box.textContent = "—"; return; }
     const o = last.outcome || {};
     const who = last.player || "";
@@ -104,7 +130,7 @@
     $("blacks").textContent = (s.black_markers || []).length;
     $("prophet").textContent = s.prophet ? "Prophet: " + s.prophet.player + " (marker on laid card " + s.prophet.marker + ")" : "No prophet";
     $("stock").textContent = started ? "stock " + s.stock + " cards · " + s.decks + " decks" : "";
-    describeLast(view.last, s);
+    describeLast(view.last, view.correction);
 
     const players = $("players");
     players.replaceChildren(E.el("tr", {}, E.el("th", {}, "player"), E.el("th", {}, "cards"), E.el("th", {}, "")));

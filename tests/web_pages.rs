@@ -1,7 +1,7 @@
 //! The tablet and the audit pages in a real browser (headless Chromium over
 //! WebDriver, as in `web_browser.rs`): players and scores in seating order, no turn
-//! once the game is over, the audit following the table live and a game audited
-//! whole.
+//! once the game is over, a correction shown to the table, the audit following the
+//! table live and a game audited whole.
 //!
 //! Chromium and chromedriver are required (`scripts/test-all` installs them): when
 //! they are missing these tests fail, they do not skip.
@@ -108,6 +108,68 @@ fn once_the_game_is_over_the_tablet_shows_no_turn() {
     assert_eq!(seen["to_play"], json!([]), "{seen}");
     let text = seen["text"].as_str().expect("text");
     assert!(!text.contains("to play"), "{text}");
+    drop(driver);
+    server.stop();
+}
+
+#[test]
+fn a_correction_tells_the_table_which_verdicts_it_reversed() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (server, driver) = tablet(&dir.path().join("correct.db"));
+    let round = json!({"god": "Pierre", "players": ["Alain", "François", "Jacques", "Philippe"],
+                       "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    // Jacques 4S, Philippe 9D, Alain 9S: all right.
+    for card in ["4S", "9D", "9S"] {
+        let ack = server
+            .post("/api/plays", &json!({ "cards": [card] }).to_string())
+            .expect(200);
+        assert_eq!(ack["ack"]["right"], true, "{ack}");
+    }
+    driver.wait_for("Alain's play", TABLET, |v| {
+        v["last"]
+            .as_str()
+            .is_some_and(|t| t.contains("Alain plays"))
+    });
+
+    // Jacques's card was a 4♥: his play and Philippe's after it are now wrong.
+    let ack = server
+        .post("/api/corrections", r#"{"seq":2,"cards":["4H"]}"#)
+        .expect(200);
+    assert_eq!(ack["ack"]["changed"], json!(["1.1:2", "1.1:3"]), "{ack}");
+    let seen = driver.wait_for("the correction", TABLET, |v| v["verdict"] == "CORRECTION");
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("tablet-correction.png"));
+    let last = seen["last"].as_str().expect("last");
+    assert!(last.contains("God corrects 1.1:2 — Jacques, now"), "{last}");
+    assert!(
+        !last.contains("RIGHT ✓\n"),
+        "the old verdict is still shown: {last}"
+    );
+    assert_eq!(
+        seen["changed"],
+        json!([
+            "1.1:2 Jacques 4H: now WRONG ✗ (was RIGHT ✓)",
+            "1.1:3 Philippe 9D: now WRONG ✗ (was RIGHT ✓)"
+        ]),
+        "{seen}"
+    );
+    let view = server.get("/api/state").expect(200);
+    let correction = &view["correction"];
+    assert_eq!(correction["target"]["event"], "1.1:2", "{correction}");
+    assert_eq!(correction["target"]["cards"], json!(["4H"]), "{correction}");
+    assert_eq!(
+        correction["fields"],
+        json!({"cards": ["4H"]}),
+        "{correction}"
+    );
+
+    // The next play is the news again.
+    server
+        .post("/api/plays", r#"{"cards":["10D"]}"#)
+        .expect(200);
+    let seen = driver.wait_for("the next play", TABLET, |v| v["verdict"] != "CORRECTION");
+    assert_eq!(seen["changed"], json!([]), "{seen}");
+    assert!(server.get("/api/state").expect(200)["correction"].is_null());
     drop(driver);
     server.stop();
 }

@@ -11,7 +11,10 @@ use serde_json::{json, Map, Value};
 
 use crate::cards::Card;
 use crate::referee::{Game, Outcome, Placement};
-use crate::store::history::{decision, EntryKind, History, RefereeFactory};
+use crate::store::history::{
+    decision, Correction, Effective, Entry, EntryKind, History, HistoryError, RefereeFactory,
+    ANNOTATIONS,
+};
 use crate::store::seal::commitment;
 use crate::store::{format_utc, GameId, RoundRef, Store};
 
@@ -186,6 +189,76 @@ pub fn stock_warning(stock: u32, decks: u32, players: usize) -> Option<String> {
     }
 }
 
+/// The view of a correction that is the game's newest event: the event it
+/// corrects, what that event now records, and every play whose decision it changed
+/// (replayed with and without it, as the recorder's acknowledgement counts them),
+/// with the verdict before and after. No explanation: the public may see it all.
+fn correction_view(
+    history: &History,
+    factory: &RefereeFactory,
+    effective: &[Effective],
+    outcomes: &[Outcome],
+    entry: &Entry,
+    fix: &Correction,
+) -> Result<Value, HistoryError> {
+    let before = History {
+        game: history.game,
+        entries: history.entries[..history.entries.len().saturating_sub(1)].to_vec(),
+    };
+    let old_effective = before.effective(None)?;
+    let (_, old_outcomes) = before.replay(factory, &old_effective)?;
+    let recorded = |item: &Effective| {
+        let event = serde_json::to_value(&item.event).unwrap_or(Value::Null);
+        event
+            .get("cards")
+            .or_else(|| event.get("hand"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let mut changed = Vec::new();
+    let mut target = json!({"event": format!("{}:{}", fix.target, fix.seq)});
+    for ((old, new), (old_o, new_o)) in old_effective
+        .iter()
+        .zip(effective)
+        .zip(old_outcomes.iter().zip(outcomes))
+    {
+        let Some(stored) = history.entries.get(new.entry).map(|e| &e.stored) else {
+            continue;
+        };
+        let id = format!("{}:{}", stored.round, stored.seq);
+        let play = json!({
+            "event": id,
+            "round": stored.round.to_string(),
+            "seq": stored.seq,
+            "kind": new_o.event,
+            "player": new_o.player,
+            "cards": recorded(new),
+            "right": new_o.right,
+            "was": old_o.right,
+        });
+        if stored.round == fix.target && stored.seq == fix.seq {
+            target = play.clone();
+        }
+        let decided = |o: &Outcome| decision(&serde_json::to_value(o).unwrap_or(Value::Null));
+        if decided(old_o) != decided(new_o) || old.event != new.event {
+            changed.push(play);
+        }
+    }
+    let mut fields = fix.fields.clone();
+    for key in ANNOTATIONS {
+        fields.remove(key);
+    }
+    Ok(json!({
+        "event": format!("{}:{}", entry.stored.round, entry.stored.seq),
+        "round": entry.stored.round.to_string(),
+        "seq": entry.stored.seq,
+        "at": format_utc(entry.stored.recorded_ms),
+        "target": target,
+        "fields": fields,
+        "changed": changed,
+    }))
+}
+
 /// Builds both views of the game `game` (the one being played).
 pub fn build(
     store: &Store,
@@ -225,6 +298,7 @@ pub fn build(
     let mut revealed = false;
     let mut plays: Vec<Value> = Vec::new();
     let mut columns = Vec::new();
+    let mut correction = Value::Null;
     if let (Some(game), Some(round)) = (game, round) {
         let info = store.round(round).map_err(|e| ApiError::store(e, at))?;
         let reveal = store.revealed(round).map_err(|e| ApiError::store(e, at))?;
@@ -298,6 +372,12 @@ pub fn build(
             }));
         }
         columns = layout(state.main.first().copied(), &round_outcomes, state.laid);
+        if let Some(last) = history.entries.last() {
+            if let EntryKind::Correction(fix) = &last.kind {
+                correction = correction_view(&history, factory, &effective, &outcomes, last, fix)
+                    .map_err(|e| ApiError::history(e, at))?;
+            }
+        }
     }
     public.insert("state".into(), state_json);
     public.insert(
@@ -314,6 +394,7 @@ pub fn build(
             .unwrap_or(Value::Null),
     );
     public.insert("plays".into(), Value::Array(plays));
+    public.insert("correction".into(), correction);
     public.insert("revealed".into(), json!(revealed));
     let mut god = public.clone();
     god.insert("god_view".into(), json!(true));
