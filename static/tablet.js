@@ -81,6 +81,29 @@
     return names;
   }
 
+  // A name that may be long, cut with an ellipsis by the page's style; the whole
+  // name in its title.
+  const nameCell = (name) => E.el("td", { class: "name", title: name }, name);
+
+  // Keeps the newest laid card in view in the layout's own scroll box (never
+  // scrolling the page), when a card was laid since the last view.
+  let newestShown = null;
+  function showNewest() {
+    const wrap = $("layout-wrap");
+    let newest = null, at = -1;
+    for (const node of $("layout").querySelectorAll(".card")) {
+      const laid = node.querySelector(".laid");
+      const n = laid ? Number(laid.textContent) : 0;
+      if (n >= at) { at = n; newest = node; }
+    }
+    const key = $("layout").childElementCount + ":" + at;
+    if (!newest || key === newestShown) return;
+    newestShown = key;
+    const box = wrap.getBoundingClientRect(), card = newest.getBoundingClientRect();
+    if (card.bottom > box.bottom) wrap.scrollTop += card.bottom - box.bottom + 12;
+    else if (card.top < box.top) wrap.scrollTop -= box.top - card.top + 12;
+  }
+
   function render(view, fresh) {
     if (!fresh && view.version < latest) return;
     latest = view.version;
@@ -123,8 +146,10 @@
     // A long main line gets smaller cards so the whole layout stays on the screen.
     $("layout").classList.toggle("compact", (view.layout || []).length > 22);
     if (!drawn) E.drawLayout(view, $("layout"));
+    showNewest();
 
     $("turn").textContent = s.turn || (view.game_over ? "game over" : s.ended ? "round over" : "—");
+    $("turn").title = s.turn || "";
     $("laid").textContent = s.laid || 0;
     $("whites").textContent = (s.white_markers || []).length;
     $("blacks").textContent = (s.black_markers || []).length;
@@ -136,6 +161,7 @@
     players.replaceChildren(E.el("tr", {}, E.el("th", {}, "player"), E.el("th", {}, "cards"), E.el("th", {}, "")));
     const out = new Set(s.eliminated || []);
     const hands = s.hands || {};
+    players.classList.toggle("many", Object.keys(hands).length > 8);
     for (const name of seated(s, hands)) {
       const count = hands[name];
       const tags = [];
@@ -143,7 +169,7 @@
       if (out.has(name)) tags.push("eliminated");
       if (s.turn === name) tags.push("to play");
       players.append(E.el("tr", { class: (s.turn === name ? "turn" : "") + (out.has(name) ? " out" : "") },
-        E.el("td", {}, name), E.el("td", {}, count), E.el("td", {}, tags.join(", "))));
+        nameCell(name), E.el("td", {}, count), E.el("td", {}, tags.join(", "))));
     }
     const scores = s.scores, totals = s.game && s.game.totals;
     $("scores-panel").hidden = !scores && !totals;
@@ -152,7 +178,7 @@
     if (scores || totals) {
       table.append(E.el("tr", {}, E.el("th", {}, ""), E.el("th", {}, "round"), E.el("th", {}, "game")));
       for (const n of seated(s, totals, scores)) {
-        table.append(E.el("tr", {}, E.el("td", {}, n),
+        table.append(E.el("tr", {}, nameCell(n),
           E.el("td", {}, scores && scores[n] !== undefined ? scores[n] : ""),
           E.el("td", {}, totals && totals[n] !== undefined ? totals[n] : "")));
       }

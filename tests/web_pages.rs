@@ -1,7 +1,8 @@
 //! The tablet and the audit pages in a real browser (headless Chromium over
 //! WebDriver, as in `web_browser.rs`): players and scores in seating order, no turn
 //! once the game is over, a correction shown to the table, the audit following the
-//! table live and a game audited whole.
+//! table live and a game audited whole, and the tablet's layout on a small
+//! landscape screen and on a phone.
 //!
 //! Chromium and chromedriver are required (`scripts/test-all` installs them): when
 //! they are missing these tests fail, they do not skip.
@@ -223,6 +224,97 @@ fn the_audit_shows_a_whole_game_and_follows_the_table_live() {
     let seen = driver.wait_for("the round", AUDIT, |v| v["rows"] == json!([3]));
     assert_eq!(seen["title"], "round 1.2", "{seen}");
     assert_eq!(seen["rounds"], json!(["1.2"]), "{seen}");
+    drop(driver);
+    server.stop();
+}
+
+/// Sets the size of the page's viewport (a phone is narrower than a desktop
+/// window may be).
+fn viewport(driver: &Driver, width: u32, height: u32) {
+    driver.call(
+        "POST",
+        &driver.session_path("goog/cdp/execute"),
+        &json!({"cmd": "Emulation.setDeviceMetricsOverride",
+                "params": {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}}),
+    );
+}
+
+/// Where things are on the tablet, in viewport pixels.
+const GEOMETRY: &str = r#"const rect = (e) => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height}; };
+const cards = Array.from(document.querySelectorAll('#layout .card'));
+const newest = cards.reduce((a, c) => { const n = Number((c.querySelector('.laid') || {}).textContent || 0); return n > a.n ? {n, c} : a; }, {n: 0, c: null});
+const turn = document.getElementById('turn');
+return {
+  version: document.body.dataset.version || '',
+  laid: newest.n,
+  newest: newest.c ? rect(newest.c) : null,
+  box: rect(document.getElementById('layout-wrap')),
+  turn: rect(turn), turn_cut: turn.scrollWidth > turn.clientWidth,
+  verdict: rect(document.getElementById('verdict') || document.getElementById('last')),
+  players: rect(document.getElementById('players')),
+  width: window.innerWidth, height: window.innerHeight,
+  scroll_width: document.documentElement.scrollWidth
+};"#;
+
+#[test]
+fn a_long_round_of_many_players_fits_a_small_tablet_and_a_phone() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("long.db"));
+    let players: Vec<String> = (1..=14)
+        .map(|i| format!("{i:02} Bartholomew-Maximilian Fitzgerald-Montgomery de la Tour-Dupont"))
+        .map(|n| n.chars().take(60).collect())
+        .collect();
+    let round = json!({"god": "Pierre", "players": players, "rule": "true", "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    let suits = ["S", "H", "D", "C"];
+    let ranks = [
+        "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
+    ];
+    for i in 0..100 {
+        let card = format!("{}{}", ranks[i % 13], suits[(i / 13) % 4]);
+        server
+            .post("/api/plays", &json!({ "cards": [card] }).to_string())
+            .expect(200);
+    }
+
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    viewport(&driver, 1024, 768);
+    driver.goto(&format!("http://{}/", server.addr));
+    let seen = driver.wait_for("the 101 cards", GEOMETRY, |v| v["laid"] == 101);
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    driver.screenshot(&shots.join("tablet-1024.png"));
+    let height = seen["height"].as_f64().expect("height");
+    let (newest, box_) = (&seen["newest"], &seen["box"]);
+    let f = |v: &Value| v.as_f64().expect("number");
+    assert!(
+        f(&newest["top"]) >= f(&box_["top"])
+            && f(&newest["bottom"]) <= f(&box_["bottom"])
+            && f(&newest["bottom"]) <= height,
+        "the newest card is out of view: {seen}"
+    );
+    // Long names are cut in big type: one line for whose turn it is, one row per
+    // player.
+    assert!(f(&seen["turn"]["height"]) < 60.0, "{seen}");
+    assert_eq!(seen["turn_cut"], true, "{seen}");
+    assert!(
+        f(&seen["players"]["height"]) < 15.0 * 40.0,
+        "the player list is too long: {seen}"
+    );
+
+    // A phone: nothing wider than the screen, whose turn it is and the verdict on
+    // the first screen.
+    viewport(&driver, 390, 844);
+    driver.goto(&format!("http://{}/", server.addr));
+    let seen = driver.wait_for("the 101 cards", GEOMETRY, |v| v["laid"] == 101);
+    driver.screenshot(&shots.join("tablet-390.png"));
+    assert!(
+        seen["scroll_width"].as_u64() <= seen["width"].as_u64(),
+        "the page is wider than the screen: {seen}"
+    );
+    let height = f(&seen["height"]);
+    assert!(f(&seen["turn"]["bottom"]) <= height, "{seen}");
+    assert!(f(&seen["verdict"]["bottom"]) <= height, "{seen}");
     drop(driver);
     server.stop();
 }
