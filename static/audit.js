@@ -1,13 +1,17 @@
-// The audit pages: /audit lists every round; /audit/GAME.ROUND shows each event
-// with time, player, cards, the recognizer's reads and confidences, the frame,
-// the verdict (explanations only after the reveal, or to God), penalties,
-// corrections, the seal and the hash-chain check.
+// The audit pages: /audit lists every round; /audit/GAME.ROUND shows one round and
+// /audit/GAME every round of a game: each event with time, player, cards, the
+// recognizer's reads and confidences, the frame, the verdict (explanations only
+// after the reveal, or to God), penalties, corrections, the seal, and the game's
+// hash-chain check. Both pages follow the table live: every view pushed on /ws
+// (a play, a correction, a new round) reloads the list or the report.
 (function () {
   "use strict";
   const E = window.Eleusis;
   const $ = (id) => document.getElementById(id);
   const tokenQ = E.token ? "?token=" + encodeURIComponent(E.token) : "";
   const id = decodeURIComponent(location.pathname.replace(/^\/audit\/?/, ""));
+  const isGame = !!id && !id.includes(".");
+  const game = id.split(".")[0];
 
   async function list() {
     $("list-panel").hidden = false;
@@ -17,38 +21,34 @@
     if (!data.rounds.length) t.append(E.el("tr", {}, E.el("td", { colspan: 6 }, "No round recorded yet.")));
     for (const r of data.rounds) {
       t.append(E.el("tr", {},
-        E.el("td", {}, E.el("a", { href: "/audit/" + r.round + tokenQ }, r.round)),
+        E.el("td", {}, E.el("a", { href: "/audit/" + r.round + tokenQ }, r.round), " ",
+          E.el("a", { href: "/audit/" + r.game + tokenQ, class: "muted", title: "every round of game " + r.game }, "(game " + r.game + ")")),
         E.el("td", {}, r.variant), E.el("td", {}, r.god), E.el("td", {}, r.players.join(", ")),
         E.el("td", {}, r.started.replace("T", " ").slice(0, 19)),
         E.el("td", {}, r.revealed ? "revealed" : "sealed")));
     }
   }
 
-  async function report() {
-    $("title").textContent = "round " + id;
-    const rep = await E.api("GET", "/api/audit/" + encodeURIComponent(id));
-    $("report").hidden = false;
-    const round = rep.rounds.find((r) => r.round === id) || rep.rounds[rep.rounds.length - 1];
-    const game = id.split(".")[0];
-    const sum = $("summary");
-    const chain = rep.chain.ok
-      ? E.el("span", { class: "ok", id: "chain" }, "✓ hash chain intact (" + rep.chain.events + " events)")
-      : E.el("span", { class: "bad", id: "chain" }, "✗ hash chain broken at " + rep.chain.broken_at.round + " event " + rep.chain.broken_at.seq + ": " + rep.chain.broken_at.reason);
-    sum.replaceChildren(
-      E.el("div", {}, E.el("b", {}, round ? round.variant + " · God " + round.god + " · players " + round.players.join(", ") : "")),
-      E.el("div", {}, chain),
-      round && round.seal.state === "revealed"
+  // A round's scores, players in seating order and God last.
+  function scoresText(round) {
+    const scores = round.scores || {};
+    const names = round.players.concat([round.god]).filter((n) => scores[n] !== undefined);
+    for (const n of Object.keys(scores)) if (!names.includes(n)) names.push(n);
+    return names.map((n) => n + " " + scores[n]).join(", ");
+  }
+
+  function roundSection(round) {
+    const head = E.el("section", { class: "panel round-head" },
+      E.el("h2", {}, "Round " + round.round),
+      E.el("div", {}, E.el("b", {}, round.variant + " · God " + round.god + " · players " + round.players.join(", "))),
+      round.seal.state === "revealed"
         ? E.el("div", {}, "rule: ", E.el("code", {}, round.seal.rule), " · salt ", E.el("code", {}, round.seal.salt), " ",
             E.el("span", { class: round.seal.verified ? "ok" : "bad" }, round.seal.verified ? "✓ matches the commitment" : "✗ does not match the commitment"))
-        : E.el("div", {}, "rule sealed; commitment ", E.el("code", {}, round ? round.commitment : "")),
-      rep.problems.length ? E.el("div", { class: "bad" }, "problems: " + rep.problems.join("; ")) : "",
-      round && round.scores ? E.el("div", {}, "scores: " + Object.entries(round.scores).map(([n, s]) => n + " " + s).join(", ")) : "",
-      E.el("div", {}, E.el("a", { href: "/api/export/" + id + "/log" + tokenQ }, "export the table log"), " · ",
-        E.el("a", { href: "/api/export/" + game + "/scores?format=html" }, "score sheet"), " (",
-        E.el("a", { href: "/api/export/" + game + "/scores?format=csv" }, "csv"), ")"));
-    const t = $("events");
-    t.replaceChildren(E.el("tr", {}, ["#", "time", "event", "player", "cards", "reads", "frame", "verdict", "explanation", "effects"].map((h) => E.el("th", {}, h))));
-    for (const ev of round ? round.events : []) {
+        : E.el("div", {}, "rule sealed; commitment ", E.el("code", {}, round.commitment)),
+      round.scores ? E.el("div", {}, "scores: " + scoresText(round)) : "");
+    const t = E.el("table", { class: "grid events", "data-round": round.round });
+    t.append(E.el("tr", {}, ["#", "time", "event", "player", "cards", "reads", "frame", "verdict", "explanation", "effects"].map((h) => E.el("th", {}, h))));
+    for (const ev of round.events) {
       // Each read as text, and where the evidence gives the card's outline, the card
       // as the recognizer cut it from the frame.
       const reads = (ev.reads || []).map((r) => E.el("div", { class: "audit-read" },
@@ -67,7 +67,52 @@
         E.el("td", {}, verdict, " ", flags), E.el("td", { class: "explain" }, expl),
         E.el("td", {}, [].concat(ev.effects || [], ev.penalties || []).join("; "))));
     }
+    return [head, E.el("section", { class: "panel events-panel" }, t)];
   }
 
-  (id ? report() : list()).catch((e) => { $("error").textContent = e.message; });
+  async function report() {
+    $("title").textContent = isGame ? "game " + id : "round " + id;
+    document.title = "Eleusis — audit of " + $("title").textContent;
+    const rep = await E.api("GET", "/api/audit/" + encodeURIComponent(id));
+    $("report").hidden = false;
+    // A game: every round. A round: that round (the report holds only it).
+    const rounds = isGame ? rep.rounds : rep.rounds.filter((r) => r.round === id);
+    const chain = rep.chain.ok
+      ? E.el("span", { class: "ok", id: "chain" }, "✓ hash chain of game " + rep.game + " intact (" + rep.chain.events + " events)")
+      : E.el("span", { class: "bad", id: "chain" }, "✗ hash chain of game " + rep.game + " broken at " + rep.chain.broken_at.round + " event " + rep.chain.broken_at.seq + ": " + rep.chain.broken_at.reason);
+    $("summary").replaceChildren(
+      isGame ? E.el("div", {}, E.el("b", {}, "Game " + rep.game + " · " + rounds.length + (rounds.length === 1 ? " round" : " rounds"))) : "",
+      E.el("div", {}, chain),
+      rep.problems.length ? E.el("div", { class: "bad" }, "problems: " + rep.problems.join("; ")) : "",
+      E.el("div", {}, E.el("a", { href: "/api/export/" + id + "/log" + tokenQ }, "export the table log"), " · ",
+        E.el("a", { href: "/api/export/" + game + "/scores?format=html" }, "score sheet"), " (",
+        E.el("a", { href: "/api/export/" + game + "/scores?format=csv" }, "csv"), ")",
+        isGame ? "" : [" · ", E.el("a", { href: "/audit/" + game + tokenQ }, "the whole game")]));
+    $("rounds-report").replaceChildren(...rounds.flatMap(roundSection));
+    if (!rounds.length) $("rounds-report").append(E.el("div", { class: "muted" }, "Nothing recorded for " + id + "."));
+  }
+
+  // Reloads once per pushed view, never two loads at once (a burst of views ends
+  // with one more load after the last).
+  const show = id ? report : list;
+  let loading = null, again = false;
+  function reload() {
+    if (loading) { again = true; return; }
+    loading = show()
+      .then(() => { $("error").textContent = ""; })
+      .catch((e) => { $("error").textContent = e.message; })
+      .finally(() => {
+        loading = null;
+        document.body.dataset.loaded = String(Number(document.body.dataset.loaded || 0) + 1);
+        if (again) { again = false; reload(); }
+      });
+  }
+  reload();
+  // Every view, the first of each connection included: something may have been
+  // recorded between the first load and the connection, or while it was down.
+  E.live(() => reload(), (up) => {
+    const c = $("conn");
+    c.className = "conn " + (up ? "up" : "down");
+    c.textContent = up ? "live" : "reconnecting…";
+  }, false);
 })();

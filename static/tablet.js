@@ -7,9 +7,35 @@
   const $ = (id) => document.getElementById(id);
   let latest = 0;
 
-  function describeLast(last, state) {
+  const verdictWord = (right) => right === true ? "RIGHT ✓" : right === false ? "WRONG ✗" : "no verdict";
+
+  // A correction that is the newest event: which event, what it now records, and
+  // every play whose verdict it changed, with the new verdict and the one before.
+  function describeCorrection(c, box) {
+    const t = c.target || {};
+    box.append(E.el("div", { class: "verdict correction", id: "verdict" }, "CORRECTION"));
+    box.append(E.el("div", { id: "last-text" },
+      "God corrects " + t.event + (t.player ? " — " + t.player : "") +
+      (t.cards && t.kind === "no_play" ? ", hand now" : t.cards ? ", now" : "")));
+    if (Array.isArray(t.cards)) box.append(E.el("div", { id: "last-cards" }, t.cards.map((card) => E.card(card, "small"))));
+    for (const [field, value] of Object.entries(c.fields || {})) {
+      if (field === "cards" || field === "hand") continue;
+      box.append(E.el("div", { class: "effect" }, field.replace(/_/g, " ") + ": " +
+        (value === null ? "removed" : Array.isArray(value) ? value.join(" ") : value)));
+    }
+    const changed = c.changed || [];
+    if (!changed.length) { box.append(E.el("div", { class: "effect", id: "changed" }, "no verdict changed")); return; }
+    box.append(E.el("div", { class: "effect" }, changed.length === 1 ? "1 verdict changed:" : changed.length + " verdicts changed:"));
+    box.append(E.el("ul", { id: "changed" }, changed.map((p) => E.el("li", { "data-event": p.event },
+      p.event + " " + (p.player || "") + " " + (p.cards || []).join(" ") + ": ",
+      E.el("b", { class: p.right === true ? "ok" : p.right === false ? "bad" : "" }, "now " + verdictWord(p.right)),
+      p.was !== p.right ? " (was " + verdictWord(p.was) + ")" : ""))));
+  }
+
+  function describeLast(last, correction) {
     const box = $("last");
     box.replaceChildren();
+    if (correction) { describeCorrection(correction, box); return; }
     if (!last) { box.textContent = "—"; return; }
     const o = last.outcome || {};
     const who = last.player || "";
@@ -42,11 +68,49 @@
     for (const e of effects) box.append(E.el("div", { class: "effect" }, e));
   }
 
-  function tally(obj) { return Object.entries(obj || {}); }
+  // The names of a tally (hands, scores, totals) in seating order, God last, then
+  // anyone else it holds (a player of an earlier round): a JSON object's key order
+  // is not to be relied on (a name that is a number would come first).
+  function seated(s, ...tallies) {
+    const names = [];
+    const add = (n) => { if (n && !names.includes(n)) names.push(n); };
+    const held = new Set(tallies.flatMap((t) => Object.keys(t || {})));
+    for (const n of s.players || []) if (held.has(n)) add(n);
+    if (held.has(s.god)) add(s.god);
+    for (const t of tallies) for (const n of Object.keys(t || {})) add(n);
+    return names;
+  }
+
+  // A name that may be long, cut with an ellipsis by the page's style; the whole
+  // name in its title.
+  const nameCell = (name) => E.el("td", { class: "name", title: name }, name);
+
+  // Keeps the newest laid card in view in the layout's own scroll box (never
+  // scrolling the page), when a card was laid since the last view.
+  let newestShown = null;
+  function showNewest() {
+    const wrap = $("layout-wrap");
+    let newest = null, at = -1;
+    for (const node of $("layout").querySelectorAll(".card")) {
+      const laid = node.querySelector(".laid");
+      const n = laid ? Number(laid.textContent) : 0;
+      if (n >= at) { at = n; newest = node; }
+    }
+    const key = $("layout").childElementCount + ":" + at;
+    if (!newest || key === newestShown) return;
+    newestShown = key;
+    const box = wrap.getBoundingClientRect(), card = newest.getBoundingClientRect();
+    if (card.bottom > box.bottom) wrap.scrollTop += card.bottom - box.bottom + 12;
+    else if (card.top < box.top) wrap.scrollTop -= box.top - card.top + 12;
+  }
 
   function render(view, fresh) {
     if (!fresh && view.version < latest) return;
     latest = view.version;
+    // Once the round or the game has ended nobody is to play: the state may still
+    // name whose turn it was when God ended the game, and nothing here shows it.
+    const over = !!(view.game_over || (view.state && view.state.ended));
+    if (over && view.state && view.state.turn) view = Object.assign({}, view, { state: Object.assign({}, view.state, { turn: null }) });
     const s = view.state || {};
     const started = !!view.round;
     $("empty").hidden = started;
@@ -82,35 +146,39 @@
     // A long main line gets smaller cards so the whole layout stays on the screen.
     $("layout").classList.toggle("compact", (view.layout || []).length > 22);
     if (!drawn) E.drawLayout(view, $("layout"));
+    showNewest();
 
-    $("turn").textContent = s.turn || (s.ended ? "round over" : "—");
+    $("turn").textContent = s.turn || (view.game_over ? "game over" : s.ended ? "round over" : "—");
+    $("turn").title = s.turn || "";
     $("laid").textContent = s.laid || 0;
     $("whites").textContent = (s.white_markers || []).length;
     $("blacks").textContent = (s.black_markers || []).length;
     $("prophet").textContent = s.prophet ? "Prophet: " + s.prophet.player + " (marker on laid card " + s.prophet.marker + ")" : "No prophet";
     $("stock").textContent = started ? "stock " + s.stock + " cards · " + s.decks + " decks" : "";
-    describeLast(view.last, s);
+    describeLast(view.last, view.correction);
 
     const players = $("players");
     players.replaceChildren(E.el("tr", {}, E.el("th", {}, "player"), E.el("th", {}, "cards"), E.el("th", {}, "")));
     const out = new Set(s.eliminated || []);
-    for (const [name, count] of tally(s.hands)) {
+    const hands = s.hands || {};
+    players.classList.toggle("many", Object.keys(hands).length > 8);
+    for (const name of seated(s, hands)) {
+      const count = hands[name];
       const tags = [];
       if (s.prophet && s.prophet.player === name) tags.push("prophet");
       if (out.has(name)) tags.push("eliminated");
       if (s.turn === name) tags.push("to play");
       players.append(E.el("tr", { class: (s.turn === name ? "turn" : "") + (out.has(name) ? " out" : "") },
-        E.el("td", {}, name), E.el("td", {}, count), E.el("td", {}, tags.join(", "))));
+        nameCell(name), E.el("td", {}, count), E.el("td", {}, tags.join(", "))));
     }
     const scores = s.scores, totals = s.game && s.game.totals;
     $("scores-panel").hidden = !scores && !totals;
     const table = $("scores");
     table.replaceChildren();
     if (scores || totals) {
-      const names = tally(totals || scores).map(([n]) => n);
       table.append(E.el("tr", {}, E.el("th", {}, ""), E.el("th", {}, "round"), E.el("th", {}, "game")));
-      for (const n of names) {
-        table.append(E.el("tr", {}, E.el("td", {}, n),
+      for (const n of seated(s, totals, scores)) {
+        table.append(E.el("tr", {}, nameCell(n),
           E.el("td", {}, scores && scores[n] !== undefined ? scores[n] : ""),
           E.el("td", {}, totals && totals[n] !== undefined ? totals[n] : "")));
       }

@@ -98,11 +98,14 @@ fn current(state: &AppState) -> Arc<Views> {
 /// `GET /api/state`: the public view, or God's with the token.
 async fn state(State(state): Shared, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
     let views = current(&state);
-    if auth::is_god(&headers, query.as_deref(), &state.god_token) {
-        Json(views.god.clone()).into_response()
+    // The views' text keeps the state's players in seating order (a `Value` would
+    // sort them by name).
+    let body = if auth::is_god(&headers, query.as_deref(), &state.god_token) {
+        views.god_body.clone()
     } else {
-        Json(views.public.clone()).into_response()
-    }
+        views.public_body.clone()
+    };
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 /// Turns an API `evidence.frame` (a frame id) into the spool file name the

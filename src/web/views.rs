@@ -11,35 +11,85 @@ use serde_json::{json, Map, Value};
 
 use crate::cards::Card;
 use crate::referee::{Game, Outcome, Placement};
-use crate::store::history::{decision, EntryKind, History, RefereeFactory};
+use crate::store::history::{
+    decision, Correction, Effective, Entry, EntryKind, History, HistoryError, RefereeFactory,
+    ANNOTATIONS,
+};
 use crate::store::seal::commitment;
 use crate::store::{format_utc, GameId, RoundRef, Store};
 
 use super::error::ApiError;
 
-/// Both views of one moment, as JSON values and as the text pushed on `/ws`.
-#[derive(Debug, Clone, Default)]
+/// Both views of one moment, as JSON values, as JSON text (what `/api/state`
+/// answers) and as the text pushed on `/ws`.
+#[derive(Debug, Clone)]
 pub struct Views {
     /// Increases with every change; the pages show the newest they got.
     pub version: u64,
     pub public: Value,
     pub god: Value,
+    /// The views as JSON text: the same values, with `state` written as `eleusis
+    /// replay` writes it (`hands`, `scores` and `game.totals` in seating order, God
+    /// last, where a [`Value`]'s object would sort them by name).
+    pub public_body: String,
+    pub god_body: String,
     pub public_text: String,
     pub god_text: String,
 }
 
 impl Views {
-    /// Wraps two views with their push messages.
-    pub fn new(version: u64, public: Value, god: Value) -> Views {
-        let message = |view: &Value| json!({"type": "view", "view": view}).to_string();
+    /// Wraps two views with their texts. `state` is the state as `eleusis replay`
+    /// writes it; it is written in place of each view's `state` value when it says
+    /// the same thing.
+    pub fn new(version: u64, public: Value, god: Value, state: Option<&str>) -> Views {
+        let public_body = view_text(&public, state);
+        let god_body = view_text(&god, state);
+        let message = |body: &str| format!("{{\"type\":\"view\",\"view\":{body}}}");
         Views {
             version,
-            public_text: message(&public),
-            god_text: message(&god),
+            public_text: message(&public_body),
+            god_text: message(&god_body),
+            public_body,
+            god_body,
             public,
             god,
         }
     }
+}
+
+impl Default for Views {
+    fn default() -> Views {
+        Views::new(0, Value::Null, Value::Null, None)
+    }
+}
+
+/// A view as JSON text, its `state` replaced by `state` (text) when that parses to
+/// the same value: the keys of a [`Value`]'s objects come out sorted, which would
+/// put the players of `hands` and `scores` in alphabetical order instead of
+/// seating order.
+fn view_text(view: &Value, state: Option<&str>) -> String {
+    let Value::Object(map) = view else {
+        return view.to_string();
+    };
+    let same = |text: &&str| serde_json::from_str::<Value>(text).ok().as_ref() == map.get("state");
+    let Some(state) = state.filter(same) else {
+        return view.to_string();
+    };
+    let mut out = String::from("{");
+    for (i, (key, value)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&Value::String(key.clone()).to_string());
+        out.push(':');
+        if key == "state" {
+            out.push_str(state);
+        } else {
+            out.push_str(&value.to_string());
+        }
+    }
+    out.push('}');
+    out
 }
 
 /// One laid card and the laid position it took (1-based, starter = 1).
@@ -139,6 +189,76 @@ pub fn stock_warning(stock: u32, decks: u32, players: usize) -> Option<String> {
     }
 }
 
+/// The view of a correction that is the game's newest event: the event it
+/// corrects, what that event now records, and every play whose decision it changed
+/// (replayed with and without it, as the recorder's acknowledgement counts them),
+/// with the verdict before and after. No explanation: the public may see it all.
+fn correction_view(
+    history: &History,
+    factory: &RefereeFactory,
+    effective: &[Effective],
+    outcomes: &[Outcome],
+    entry: &Entry,
+    fix: &Correction,
+) -> Result<Value, HistoryError> {
+    let before = History {
+        game: history.game,
+        entries: history.entries[..history.entries.len().saturating_sub(1)].to_vec(),
+    };
+    let old_effective = before.effective(None)?;
+    let (_, old_outcomes) = before.replay(factory, &old_effective)?;
+    let recorded = |item: &Effective| {
+        let event = serde_json::to_value(&item.event).unwrap_or(Value::Null);
+        event
+            .get("cards")
+            .or_else(|| event.get("hand"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let mut changed = Vec::new();
+    let mut target = json!({"event": format!("{}:{}", fix.target, fix.seq)});
+    for ((old, new), (old_o, new_o)) in old_effective
+        .iter()
+        .zip(effective)
+        .zip(old_outcomes.iter().zip(outcomes))
+    {
+        let Some(stored) = history.entries.get(new.entry).map(|e| &e.stored) else {
+            continue;
+        };
+        let id = format!("{}:{}", stored.round, stored.seq);
+        let play = json!({
+            "event": id,
+            "round": stored.round.to_string(),
+            "seq": stored.seq,
+            "kind": new_o.event,
+            "player": new_o.player,
+            "cards": recorded(new),
+            "right": new_o.right,
+            "was": old_o.right,
+        });
+        if stored.round == fix.target && stored.seq == fix.seq {
+            target = play.clone();
+        }
+        let decided = |o: &Outcome| decision(&serde_json::to_value(o).unwrap_or(Value::Null));
+        if decided(old_o) != decided(new_o) || old.event != new.event {
+            changed.push(play);
+        }
+    }
+    let mut fields = fix.fields.clone();
+    for key in ANNOTATIONS {
+        fields.remove(key);
+    }
+    Ok(json!({
+        "event": format!("{}:{}", entry.stored.round, entry.stored.seq),
+        "round": entry.stored.round.to_string(),
+        "seq": entry.stored.seq,
+        "at": format_utc(entry.stored.recorded_ms),
+        "target": target,
+        "fields": fields,
+        "changed": changed,
+    }))
+}
+
 /// Builds both views of the game `game` (the one being played).
 pub fn build(
     store: &Store,
@@ -150,6 +270,7 @@ pub fn build(
     let at = "building the table view";
     let state = referee.state();
     let state_json = serde_json::to_value(&state).unwrap_or(Value::Null);
+    let state_text = serde_json::to_string(&state).ok();
     let round = match game {
         Some(game) if state.round > 0 => Some(RoundRef {
             game,
@@ -177,6 +298,7 @@ pub fn build(
     let mut revealed = false;
     let mut plays: Vec<Value> = Vec::new();
     let mut columns = Vec::new();
+    let mut correction = Value::Null;
     if let (Some(game), Some(round)) = (game, round) {
         let info = store.round(round).map_err(|e| ApiError::store(e, at))?;
         let reveal = store.revealed(round).map_err(|e| ApiError::store(e, at))?;
@@ -250,6 +372,12 @@ pub fn build(
             }));
         }
         columns = layout(state.main.first().copied(), &round_outcomes, state.laid);
+        if let Some(last) = history.entries.last() {
+            if let EntryKind::Correction(fix) = &last.kind {
+                correction = correction_view(&history, factory, &effective, &outcomes, last, fix)
+                    .map_err(|e| ApiError::history(e, at))?;
+            }
+        }
     }
     public.insert("state".into(), state_json);
     public.insert(
@@ -266,6 +394,7 @@ pub fn build(
             .unwrap_or(Value::Null),
     );
     public.insert("plays".into(), Value::Array(plays));
+    public.insert("correction".into(), correction);
     public.insert("revealed".into(), json!(revealed));
     let mut god = public.clone();
     god.insert("god_view".into(), json!(true));
@@ -293,7 +422,12 @@ pub fn build(
             hide(last);
         }
     }
-    Ok(Views::new(version, public, Value::Object(god)))
+    Ok(Views::new(
+        version,
+        public,
+        Value::Object(god),
+        state_text.as_deref(),
+    ))
 }
 
 #[cfg(test)]
@@ -345,6 +479,25 @@ mod tests {
         let text = value.to_string();
         assert!(!text.contains("explanation"), "{text}");
         assert!(text.contains("keep"));
+    }
+
+    #[test]
+    fn the_view_text_writes_the_state_in_its_own_order() {
+        let state = r#"{"hands":{"Jacques":14,"Alain":13},"turn":"Alain"}"#;
+        let view = json!({"version": 1, "state": serde_json::from_str::<Value>(state).expect("state"), "last": null});
+        let text = view_text(&view, Some(state));
+        assert!(text.find("Jacques") < text.find("Alain"), "{text}");
+        assert_eq!(serde_json::from_str::<Value>(&text).expect("JSON"), view);
+        // A state text that says something else is not written in.
+        assert_eq!(view_text(&view, Some(r#"{"hands":{}}"#)), view.to_string());
+        let views = Views::new(1, view.clone(), view, Some(state));
+        assert!(
+            views
+                .public_text
+                .starts_with(r#"{"type":"view","view":{"last":null,"state":{"hands":{"Jacques""#),
+            "{}",
+            views.public_text
+        );
     }
 
     #[test]

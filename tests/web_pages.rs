@@ -1,0 +1,320 @@
+//! The tablet and the audit pages in a real browser (headless Chromium over
+//! WebDriver, as in `web_browser.rs`): players and scores in seating order, no turn
+//! once the game is over, a correction shown to the table, the audit following the
+//! table live and a game audited whole, and the tablet's layout on a small
+//! landscape screen and on a phone.
+//!
+//! Chromium and chromedriver are required (`scripts/test-all` installs them): when
+//! they are missing these tests fail, they do not skip.
+
+mod web_support;
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use web_support::driver::Driver;
+use web_support::Server;
+
+const RULE: &str = "if last.odd then black else red";
+
+/// What the tablet shows, read from the page.
+const TABLET: &str = r#"const text = (id) => (document.getElementById(id) || {}).textContent || '';
+return {
+  conn: document.getElementById('conn').className,
+  version: document.body.dataset.version || '',
+  players: Array.from(document.querySelectorAll('#players tr td:first-child')).map(e => e.textContent),
+  to_play: Array.from(document.querySelectorAll('#players tr.turn td:first-child')).map(e => e.textContent),
+  scores: Array.from(document.querySelectorAll('#scores tr td:first-child')).map(e => e.textContent),
+  turn: text('turn'),
+  verdict: text('verdict'),
+  last: document.getElementById('last').innerText,
+  changed: Array.from(document.querySelectorAll('#changed li')).map(e => e.textContent),
+  text: document.body.innerText
+};"#;
+
+/// A service, a browser session and the tablet page, live.
+fn tablet(db: &Path) -> (Server, Driver) {
+    let server = Server::start(db);
+    let mut driver = Driver::start();
+    driver.open_session(&db.with_extension("profile"));
+    driver.goto(&format!("http://{}/", server.addr));
+    driver.wait_for("the live connection", TABLET, |v| {
+        v["conn"].as_str().is_some_and(|c| c.contains("up"))
+    });
+    (server, driver)
+}
+
+fn names(value: &Value) -> Vec<&str> {
+    value
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// `GET /api/state` from the page, its `state`'s keys in the order the text gives
+/// them (a JavaScript object keeps the order of its names).
+const STATE_ORDER: &str = r#"const x = new XMLHttpRequest();
+x.open('GET', '/api/state', false); x.send();
+const s = JSON.parse(x.responseText).state;
+return {hands: Object.keys(s.hands || {}), totals: Object.keys((s.game || {}).totals || {})};"#;
+
+#[test]
+fn the_tablet_lists_players_and_scores_in_seating_order_god_last() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (server, driver) = tablet(&dir.path().join("seats.db"));
+    let seats = ["Jacques", "Philippe", "Pierre", "Alain"];
+    let round = json!({"god": "François", "players": seats, "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["8H"]}"#).expect(200);
+    let seen = driver.wait_for("the players", TABLET, |v| names(&v["players"]).len() == 4);
+    assert_eq!(names(&seen["players"]), seats, "{seen}");
+    let order = driver.eval(STATE_ORDER);
+    assert_eq!(names(&order["hands"]), seats, "the view's hands: {order}");
+
+    // The game's totals: the players in seating order, God last.
+    server.post("/api/end-game", "").expect(200);
+    let seen = driver.wait_for("the game's totals", TABLET, |v| {
+        names(&v["scores"]).len() == 5
+    });
+    let with_god = ["Jacques", "Philippe", "Pierre", "Alain", "François"];
+    assert_eq!(names(&seen["scores"]), with_god, "{seen}");
+    let order = driver.eval(STATE_ORDER);
+    assert_eq!(
+        names(&order["totals"]),
+        with_god,
+        "the view's totals: {order}"
+    );
+    drop(driver);
+    server.stop();
+}
+
+#[test]
+fn once_the_game_is_over_the_tablet_shows_no_turn() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (server, driver) = tablet(&dir.path().join("over.db"));
+    let round = json!({"god": "Pierre", "players": ["Alain", "François", "Jacques", "Philippe"],
+                       "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["8H"]}"#).expect(200);
+    driver.wait_for("Philippe's turn", TABLET, |v| v["turn"] == "Philippe");
+
+    server.post("/api/end-game", "").expect(200);
+    let seen = driver.wait_for("the end of the game", TABLET, |v| {
+        v["verdict"] == "GAME OVER"
+    });
+    // The replay state still says whose turn it was; the page does not.
+    let state = server.get("/api/state").expect(200);
+    assert_eq!(state["game_over"], true);
+    assert_eq!(seen["turn"], "game over", "{seen}");
+    assert_eq!(seen["to_play"], json!([]), "{seen}");
+    let text = seen["text"].as_str().expect("text");
+    assert!(!text.contains("to play"), "{text}");
+    drop(driver);
+    server.stop();
+}
+
+#[test]
+fn a_correction_tells_the_table_which_verdicts_it_reversed() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (server, driver) = tablet(&dir.path().join("correct.db"));
+    let round = json!({"god": "Pierre", "players": ["Alain", "François", "Jacques", "Philippe"],
+                       "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    // Jacques 4S, Philippe 9D, Alain 9S: all right.
+    for card in ["4S", "9D", "9S"] {
+        let ack = server
+            .post("/api/plays", &json!({ "cards": [card] }).to_string())
+            .expect(200);
+        assert_eq!(ack["ack"]["right"], true, "{ack}");
+    }
+    driver.wait_for("Alain's play", TABLET, |v| {
+        v["last"]
+            .as_str()
+            .is_some_and(|t| t.contains("Alain plays"))
+    });
+
+    // Jacques's card was a 4♥: his play and Philippe's after it are now wrong.
+    let ack = server
+        .post("/api/corrections", r#"{"seq":2,"cards":["4H"]}"#)
+        .expect(200);
+    assert_eq!(ack["ack"]["changed"], json!(["1.1:2", "1.1:3"]), "{ack}");
+    let seen = driver.wait_for("the correction", TABLET, |v| v["verdict"] == "CORRECTION");
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("tablet-correction.png"));
+    let last = seen["last"].as_str().expect("last");
+    assert!(last.contains("God corrects 1.1:2 — Jacques, now"), "{last}");
+    assert!(
+        !last.contains("RIGHT ✓\n"),
+        "the old verdict is still shown: {last}"
+    );
+    assert_eq!(
+        seen["changed"],
+        json!([
+            "1.1:2 Jacques 4H: now WRONG ✗ (was RIGHT ✓)",
+            "1.1:3 Philippe 9D: now WRONG ✗ (was RIGHT ✓)"
+        ]),
+        "{seen}"
+    );
+    let view = server.get("/api/state").expect(200);
+    let correction = &view["correction"];
+    assert_eq!(correction["target"]["event"], "1.1:2", "{correction}");
+    assert_eq!(correction["target"]["cards"], json!(["4H"]), "{correction}");
+    assert_eq!(
+        correction["fields"],
+        json!({"cards": ["4H"]}),
+        "{correction}"
+    );
+
+    // The next play is the news again.
+    server
+        .post("/api/plays", r#"{"cards":["10D"]}"#)
+        .expect(200);
+    let seen = driver.wait_for("the next play", TABLET, |v| v["verdict"] != "CORRECTION");
+    assert_eq!(seen["changed"], json!([]), "{seen}");
+    assert!(server.get("/api/state").expect(200)["correction"].is_null());
+    drop(driver);
+    server.stop();
+}
+
+/// What an audit page shows.
+const AUDIT: &str = r#"return {
+  conn: (document.getElementById('conn') || {}).className || '',
+  title: document.getElementById('title').textContent,
+  chain: (document.getElementById('chain') || {}).textContent || '',
+  rounds: Array.from(document.querySelectorAll('#report table')).map(t => t.dataset.round || null),
+  rows: Array.from(document.querySelectorAll('#report table')).map(t => t.rows.length - 1),
+  marker: window.__loadedOnce || null
+};"#;
+
+#[test]
+fn the_audit_shows_a_whole_game_and_follows_the_table_live() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("audit.db"));
+    // Round 1.1 ends at the first play (one card each); round 1.2 goes on.
+    let first = json!({"god": "Pierre", "players": ["Alain", "François"], "rule": "true",
+                       "starter": "3H", "hand_size": 1});
+    server.post("/api/rounds", &first.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    let second = json!({"god": "Alain", "players": ["François", "Pierre"], "rule": "true",
+                        "starter": "5D", "hand_size": 3});
+    server.post("/api/rounds", &second.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["6C"]}"#).expect(200);
+
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&format!("http://{}/audit/1", server.addr));
+    let seen = driver.wait_for("the game's rounds", AUDIT, |v| {
+        v["rounds"].as_array().map(Vec::len) == Some(2)
+            && v["conn"].as_str().is_some_and(|c| c.contains("up"))
+    });
+    assert_eq!(seen["title"], "game 1", "{seen}");
+    assert_eq!(seen["rounds"], json!(["1.1", "1.2"]), "{seen}");
+    assert_eq!(seen["rows"], json!([2, 2]), "{seen}");
+    assert_eq!(seen["chain"], "✓ hash chain of game 1 intact (4 events)");
+
+    // A play at the table shows up without a reload.
+    driver.eval("window.__loadedOnce = 'yes'; return true;");
+    server.post("/api/plays", r#"{"cards":["7H"]}"#).expect(200);
+    let seen = driver.wait_for("the new play", AUDIT, |v| v["rows"] == json!([2, 3]));
+    assert_eq!(seen["marker"], "yes", "the page was reloaded: {seen}");
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("audit-game.png"));
+    assert_eq!(seen["chain"], "✓ hash chain of game 1 intact (5 events)");
+
+    // A round's page is that round, titled as one.
+    driver.goto(&format!("http://{}/audit/1.2", server.addr));
+    let seen = driver.wait_for("the round", AUDIT, |v| v["rows"] == json!([3]));
+    assert_eq!(seen["title"], "round 1.2", "{seen}");
+    assert_eq!(seen["rounds"], json!(["1.2"]), "{seen}");
+    drop(driver);
+    server.stop();
+}
+
+/// Sets the size of the page's viewport (a phone is narrower than a desktop
+/// window may be).
+fn viewport(driver: &Driver, width: u32, height: u32) {
+    driver.call(
+        "POST",
+        &driver.session_path("goog/cdp/execute"),
+        &json!({"cmd": "Emulation.setDeviceMetricsOverride",
+                "params": {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}}),
+    );
+}
+
+/// Where things are on the tablet, in viewport pixels.
+const GEOMETRY: &str = r#"const rect = (e) => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height}; };
+const cards = Array.from(document.querySelectorAll('#layout .card'));
+const newest = cards.reduce((a, c) => { const n = Number((c.querySelector('.laid') || {}).textContent || 0); return n > a.n ? {n, c} : a; }, {n: 0, c: null});
+const turn = document.getElementById('turn');
+return {
+  version: document.body.dataset.version || '',
+  laid: newest.n,
+  newest: newest.c ? rect(newest.c) : null,
+  box: rect(document.getElementById('layout-wrap')),
+  turn: rect(turn), turn_cut: turn.scrollWidth > turn.clientWidth,
+  verdict: rect(document.getElementById('verdict') || document.getElementById('last')),
+  players: rect(document.getElementById('players')),
+  width: window.innerWidth, height: window.innerHeight,
+  scroll_width: document.documentElement.scrollWidth
+};"#;
+
+#[test]
+fn a_long_round_of_many_players_fits_a_small_tablet_and_a_phone() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("long.db"));
+    let players: Vec<String> = (1..=14)
+        .map(|i| format!("{i:02} Bartholomew-Maximilian Fitzgerald-Montgomery de la Tour-Dupont"))
+        .map(|n| n.chars().take(60).collect())
+        .collect();
+    let round = json!({"god": "Pierre", "players": players, "rule": "true", "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    let suits = ["S", "H", "D", "C"];
+    let ranks = [
+        "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
+    ];
+    for i in 0..100 {
+        let card = format!("{}{}", ranks[i % 13], suits[(i / 13) % 4]);
+        server
+            .post("/api/plays", &json!({ "cards": [card] }).to_string())
+            .expect(200);
+    }
+
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    viewport(&driver, 1024, 768);
+    driver.goto(&format!("http://{}/", server.addr));
+    let seen = driver.wait_for("the 101 cards", GEOMETRY, |v| v["laid"] == 101);
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    driver.screenshot(&shots.join("tablet-1024.png"));
+    let height = seen["height"].as_f64().expect("height");
+    let (newest, box_) = (&seen["newest"], &seen["box"]);
+    let f = |v: &Value| v.as_f64().expect("number");
+    assert!(
+        f(&newest["top"]) >= f(&box_["top"])
+            && f(&newest["bottom"]) <= f(&box_["bottom"])
+            && f(&newest["bottom"]) <= height,
+        "the newest card is out of view: {seen}"
+    );
+    // Long names are cut in big type: one line for whose turn it is, one row per
+    // player.
+    assert!(f(&seen["turn"]["height"]) < 60.0, "{seen}");
+    assert_eq!(seen["turn_cut"], true, "{seen}");
+    assert!(
+        f(&seen["players"]["height"]) < 15.0 * 40.0,
+        "the player list is too long: {seen}"
+    );
+
+    // A phone: nothing wider than the screen, whose turn it is and the verdict on
+    // the first screen.
+    viewport(&driver, 390, 844);
+    driver.goto(&format!("http://{}/", server.addr));
+    let seen = driver.wait_for("the 101 cards", GEOMETRY, |v| v["laid"] == 101);
+    driver.screenshot(&shots.join("tablet-390.png"));
+    assert!(
+        seen["scroll_width"].as_u64() <= seen["width"].as_u64(),
+        "the page is wider than the screen: {seen}"
+    );
+    let height = f(&seen["height"]);
+    assert!(f(&seen["turn"]["bottom"]) <= height, "{seen}");
+    assert!(f(&seen["verdict"]["bottom"]) <= height, "{seen}");
+    drop(driver);
+    server.stop();
+}
