@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use web_support::driver::Driver;
+use web_support::driver::{write_y4m, Driver};
 use web_support::Server;
 
 const RULE: &str = "if last.odd then black else red";
@@ -274,48 +274,6 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
 
     drop(driver);
     server.stop();
-}
-
-/// Writes a one-frame-a-second Y4M video (4:2:0, full-range BT.601): Chromium's
-/// fake webcam plays it in a loop.
-fn write_y4m(path: &Path, frames: &[&image::RgbImage]) {
-    use std::io::Write;
-    let (w, h) = frames[0].dimensions();
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("y4m file"));
-    writeln!(out, "YUV4MPEG2 W{w} H{h} F1:1 Ip A1:1 C420jpeg").expect("write");
-    for frame in frames {
-        let px = |x: u32, y: u32| frame.get_pixel(x, y).0.map(f32::from);
-        let y_plane: Vec<u8> = (0..h)
-            .flat_map(|y| (0..w).map(move |x| (y, x)))
-            .map(|(y, x)| {
-                let [r, g, b] = px(x, y);
-                (0.299 * r + 0.587 * g + 0.114 * b)
-                    .round()
-                    .clamp(0.0, 255.0) as u8
-            })
-            .collect();
-        let (mut u_plane, mut v_plane) = (Vec::new(), Vec::new());
-        for y in (0..h).step_by(2) {
-            for x in (0..w).step_by(2) {
-                let [r, g, b] = px(x, y);
-                u_plane.push(
-                    (128.0 - 0.168_736 * r - 0.331_264 * g + 0.5 * b)
-                        .round()
-                        .clamp(0.0, 255.0) as u8,
-                );
-                v_plane.push(
-                    (128.0 + 0.5 * r - 0.418_688 * g - 0.081_312 * b)
-                        .round()
-                        .clamp(0.0, 255.0) as u8,
-                );
-            }
-        }
-        out.write_all(b"FRAME\n").expect("write");
-        for plane in [&y_plane, &u_plane, &v_plane] {
-            out.write_all(plane).expect("write");
-        }
-    }
-    out.flush().expect("flush");
 }
 
 /// The God console watching the play zone through a webcam (Chromium's fake

@@ -9,13 +9,11 @@
 
 mod web_support;
 
-use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
-use eleusis::web::{Service, ServiceOptions};
 use serde_json::{json, Value};
-use web_support::driver::Driver;
+use web_support::driver::{write_y4m, Driver};
 use web_support::Server;
 
 const RULE: &str = "if last.odd then black else red";
@@ -57,38 +55,6 @@ fn set_window(driver: &Driver, width: u32, height: u32) {
         &driver.session_path("window/rect"),
         &json!({"width": width, "height": height}),
     );
-}
-
-/// Writes a one-frame-a-second Y4M video (4:2:0, full-range BT.601): Chromium's
-/// fake webcam plays it in a loop.
-fn write_y4m(path: &Path, frames: &[&image::RgbImage]) {
-    use std::io::Write;
-    let (w, h) = frames[0].dimensions();
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("y4m file"));
-    writeln!(out, "YUV4MPEG2 W{w} H{h} F1:1 Ip A1:1 C420jpeg").expect("write");
-    for frame in frames {
-        let px = |x: u32, y: u32| frame.get_pixel(x, y).0.map(f32::from);
-        let luma = |[r, g, b]: [f32; 3]| 0.299 * r + 0.587 * g + 0.114 * b;
-        let y_plane: Vec<u8> = (0..h)
-            .flat_map(|y| (0..w).map(move |x| (x, y)))
-            .map(|(x, y)| luma(px(x, y)).round().clamp(0.0, 255.0) as u8)
-            .collect();
-        let (mut u_plane, mut v_plane) = (Vec::new(), Vec::new());
-        for y in (0..h).step_by(2) {
-            for x in (0..w).step_by(2) {
-                let [r, g, b] = px(x, y);
-                let u = 128.0 - 0.168_736 * r - 0.331_264 * g + 0.5 * b;
-                let v = 128.0 + 0.5 * r - 0.418_688 * g - 0.081_312 * b;
-                u_plane.push(u.round().clamp(0.0, 255.0) as u8);
-                v_plane.push(v.round().clamp(0.0, 255.0) as u8);
-            }
-        }
-        out.write_all(b"FRAME\n").expect("write");
-        for plane in [&y_plane, &u_plane, &v_plane] {
-            out.write_all(plane).expect("write");
-        }
-    }
-    out.flush().expect("flush");
 }
 
 /// Scrolled to the Play panel on a short screen, the camera panel is out of sight;
@@ -186,31 +152,17 @@ fn watching_goes_on_with_the_camera_panel_out_of_sight() {
     server.stop();
 }
 
-/// A service with its own God token (the shared test server's is hex).
-struct TokenServer {
-    addr: SocketAddr,
-    _rt: tokio::runtime::Runtime,
-}
-
-fn serve_with_token(db: &Path, token: &str) -> TokenServer {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let service = Service::open(&ServiceOptions {
-        db: db.to_path_buf(),
-        no_recognizer: true,
-        models: None,
-        god_token: Some(token.to_string()),
-    })
-    .expect("open the service");
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    rt.spawn(service.serve(listener, std::future::pending()));
-    TokenServer { addr, _rt: rt }
+/// A browser session on the console at `url`, once its live connection is up.
+fn open_console(dir: &Path, url: &str) -> Driver {
+    let mut driver = Driver::start();
+    driver.open_session(&dir.join("profile"));
+    driver.goto(url);
+    driver.wait_for(
+        "the live connection",
+        "return document.getElementById('conn').className;",
+        |v| v.as_str().is_some_and(|c| c.contains("up")),
+    );
+    driver
 }
 
 /// Opens the console with `?token=QUERY` and starts a round from its form: the
@@ -218,14 +170,10 @@ fn serve_with_token(db: &Path, token: &str) -> TokenServer {
 /// it, in the header and on the WebSocket (God's view shows the rule).
 fn start_a_round_as(token: &str, query: &str) {
     let dir = tempfile::tempdir().expect("dir");
-    let server = serve_with_token(&dir.path().join("token.db"), token);
-    let mut driver = Driver::start();
-    driver.open_session(&dir.path().join("profile"));
-    driver.goto(&format!("http://{}/god?token={query}", server.addr));
-    driver.wait_for(
-        "the live connection",
-        "return document.getElementById('conn').className;",
-        |v| v.as_str().is_some_and(|c| c.contains("up")),
+    let server = Server::start_with_token(&dir.path().join("token.db"), token);
+    let driver = open_console(
+        dir.path(),
+        &format!("http://{}/god?token={query}", server.addr),
     );
     driver.eval(&format!(
         "document.getElementById('god').value = 'Pierre'; \
@@ -243,6 +191,8 @@ fn start_a_round_as(token: &str, query: &str) {
     assert_eq!(shown[0], "", "the service refused the console's token");
     let state = web_support::request(server.addr, "GET", "/api/state", &[], b"").expect(200);
     assert_eq!(state["round"], "1.1", "{state}");
+    drop(driver);
+    server.stop();
 }
 
 /// README: any text will do as a God token. In the query string only percent
@@ -312,14 +262,7 @@ fn a_failed_upload_leaves_no_earlier_frame_as_evidence() {
 fn the_start_form_refuses_a_hand_size_that_is_not_a_number() {
     let dir = tempfile::tempdir().expect("dir");
     let server = Server::start(&dir.path().join("form.db"));
-    let mut driver = Driver::start();
-    driver.open_session(&dir.path().join("profile"));
-    driver.goto(&console(&server));
-    driver.wait_for(
-        "the live connection",
-        "return document.getElementById('conn').className;",
-        |v| v.as_str().is_some_and(|c| c.contains("up")),
-    );
+    let driver = open_console(dir.path(), &console(&server));
     driver.eval(&format!(
         "document.getElementById('god').value = 'Pierre'; \
          document.getElementById('players').value = 'Alain, François, Jacques'; \
@@ -368,14 +311,7 @@ fn the_start_form_refuses_a_hand_size_that_is_not_a_number() {
 fn the_player_field_follows_the_turn_and_the_form_refills_after_a_round() {
     let dir = tempfile::tempdir().expect("dir");
     let server = Server::start(&dir.path().join("turns.db"));
-    let mut driver = Driver::start();
-    driver.open_session(&dir.path().join("profile"));
-    driver.goto(&console(&server));
-    driver.wait_for(
-        "the live connection",
-        "return document.getElementById('conn').className;",
-        |v| v.as_str().is_some_and(|c| c.contains("up")),
-    );
+    let driver = open_console(dir.path(), &console(&server));
     driver.eval(&format!(
         "document.getElementById('god').value = 'Pierre'; \
          document.getElementById('players').value = 'Alain, François, Jacques'; \

@@ -231,3 +231,35 @@ fn base64_decode(text: &str) -> Vec<u8> {
     }
     out
 }
+
+/// Writes a one-frame-a-second Y4M video (4:2:0, full-range BT.601): Chromium's
+/// fake webcam plays it in a loop.
+pub fn write_y4m(path: &Path, frames: &[&image::RgbImage]) {
+    use std::io::Write;
+    let (w, h) = frames[0].dimensions();
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("y4m file"));
+    writeln!(out, "YUV4MPEG2 W{w} H{h} F1:1 Ip A1:1 C420jpeg").expect("write");
+    for frame in frames {
+        let px = |x: u32, y: u32| frame.get_pixel(x, y).0.map(f32::from);
+        let luma = |[r, g, b]: [f32; 3]| 0.299 * r + 0.587 * g + 0.114 * b;
+        let y_plane: Vec<u8> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .map(|(x, y)| luma(px(x, y)).round().clamp(0.0, 255.0) as u8)
+            .collect();
+        let (mut u_plane, mut v_plane) = (Vec::new(), Vec::new());
+        for y in (0..h).step_by(2) {
+            for x in (0..w).step_by(2) {
+                let [r, g, b] = px(x, y);
+                let u = 128.0 - 0.168_736 * r - 0.331_264 * g + 0.5 * b;
+                let v = 128.0 + 0.5 * r - 0.418_688 * g - 0.081_312 * b;
+                u_plane.push(u.round().clamp(0.0, 255.0) as u8);
+                v_plane.push(v.round().clamp(0.0, 255.0) as u8);
+            }
+        }
+        out.write_all(b"FRAME\n").expect("write");
+        for plane in [&y_plane, &u_plane, &v_plane] {
+            out.write_all(plane).expect("write");
+        }
+    }
+    out.flush().expect("flush");
+}

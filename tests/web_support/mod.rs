@@ -42,7 +42,16 @@ impl Server {
         )
     }
 
+    /// Starts a service (no recognizer) whose God token is `token`.
+    pub fn start_with_token(db: &Path, token: &str) -> Server {
+        Server::start_as(db, None, token)
+    }
+
     fn start_with(db: &Path, models: Option<std::path::PathBuf>) -> Server {
+        Server::start_as(db, models, TOKEN)
+    }
+
+    fn start_as(db: &Path, models: Option<std::path::PathBuf>, token: &str) -> Server {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -52,7 +61,7 @@ impl Server {
             db: db.to_path_buf(),
             no_recognizer: models.is_none(),
             models,
-            god_token: Some(TOKEN.to_string()),
+            god_token: Some(token.to_string()),
         })
         .expect("open the service");
         let token = service.state.god_token.clone();
