@@ -152,52 +152,50 @@ impl<'s> Recorder<'s> {
         })
     }
 
-    /// Inside the write transaction: when another writer (a second `record` on the
-    /// same game, the live service) appended to this game since we last looked,
-    /// rebuild the referee from the store so that the next line is judged against
-    /// the log as it really is.
-    fn catch_up(&mut self) -> Result<(), StoreError> {
+    /// When another writer (a second `record` on the same game, the live service)
+    /// appended to this game since we last looked: the position rebuilt from the
+    /// store, so that the log is judged and shown as it really is.
+    fn moved_position(&self) -> Result<Option<Position>, HistoryError> {
         let Some(game) = self.at.game_id else {
-            return Ok(());
+            return Ok(None);
         };
         let head = self.store.head(game)?.map(|(_, _, hash)| hash);
         if head == self.at.head {
-            return Ok(());
+            return Ok(None);
         }
-        self.at =
-            Self::position_from_store(self.store, &self.factory, game).map_err(|e| match e {
-                HistoryError::Store(e) => e,
-                other => StoreError::Inconsistent {
-                    round: self.at.round.unwrap_or(RoundRef { game, number: 0 }),
-                    what: format!("the stored log no longer replays: {other}"),
-                },
-            })?;
+        Self::position_from_store(self.store, &self.factory, game).map(Some)
+    }
+
+    /// Inside the write transaction: catches up with another writer before the
+    /// next line is judged.
+    fn catch_up(&mut self) -> Result<(), StoreError> {
+        let moved = self.moved_position().map_err(|e| match e {
+            HistoryError::Store(e) => e,
+            other => StoreError::Inconsistent {
+                round: self.at.round.unwrap_or(RoundRef {
+                    game: self.at.game_id.unwrap_or(GameId(0)),
+                    number: 0,
+                }),
+                what: format!("the stored log no longer replays: {other}"),
+            },
+        })?;
+        if let Some(at) = moved {
+            self.at = at;
+        }
         Ok(())
     }
 
-    /// Outside any write: when another writer (an `eleusis record` on the same
-    /// database) appended to this game, rebuilds the referee from the store so that
-    /// what is shown is the log as it really is. Returns whether anything moved.
-    /// On an error the recorder stays where it was.
+    /// Outside any write: catches up with another writer (an `eleusis record` on
+    /// the same database), on one read snapshot, so that what is shown is the log
+    /// as it really is. Returns whether anything moved. On an error the recorder
+    /// stays where it was.
     pub fn follow(&mut self) -> Result<bool, HistoryError> {
-        let Some(game) = self.at.game_id else {
-            return Ok(false);
-        };
-        let (store, factory, known) = (self.store, &self.factory, &self.at.head);
-        let moved = store.read(|store| {
-            let head = store.head(game)?.map(|(_, _, hash)| hash);
-            if head == *known {
-                return Ok(None);
-            }
-            Self::position_from_store(store, factory, game).map(Some)
-        })?;
-        match moved {
-            Some(at) => {
-                self.at = at;
-                Ok(true)
-            }
-            None => Ok(false),
+        let moved = self.store.read(|_| self.moved_position())?;
+        let followed = moved.is_some();
+        if let Some(at) = moved {
+            self.at = at;
         }
+        Ok(followed)
     }
 
     /// Reads evidence frames relative to `dir` instead of the working directory.
