@@ -165,6 +165,21 @@ fn open_console(dir: &Path, url: &str) -> Driver {
     driver
 }
 
+/// Fills the start form (God Pierre; Alain, François, Jacques; the test rule, its
+/// check run as typing would; starter 3H; `hand_size`, empty for the default) and
+/// presses Start.
+fn start_round_from_form(driver: &Driver, hand_size: &str) {
+    driver.eval(&format!(
+        "document.getElementById('god').value = 'Pierre'; \
+         document.getElementById('players').value = 'Alain, François, Jacques'; \
+         document.getElementById('hand-size').value = '{hand_size}'; \
+         const r = document.getElementById('rule'); r.value = '{RULE}'; \
+         r.dispatchEvent(new Event('input')); \
+         document.getElementById('starter').value = '3H'; \
+         document.getElementById('start').click(); return true;"
+    ));
+}
+
 /// Opens the console with `?token=QUERY` and starts a round from its form: the
 /// page must have read the token as `token` and sent it so that the service takes
 /// it, in the header and on the WebSocket (God's view shows the rule).
@@ -175,13 +190,7 @@ fn start_a_round_as(token: &str, query: &str) {
         dir.path(),
         &format!("http://{}/god?token={query}", server.addr),
     );
-    driver.eval(&format!(
-        "document.getElementById('god').value = 'Pierre'; \
-         document.getElementById('players').value = 'Alain, François, Jacques'; \
-         document.getElementById('rule').value = '{RULE}'; \
-         document.getElementById('starter').value = '3H'; \
-         document.getElementById('start').click(); return true;"
-    ));
+    start_round_from_form(&driver, "");
     let shown = driver.wait_for(
         "the round started",
         "return [document.getElementById('start-error').textContent, \
@@ -263,15 +272,7 @@ fn the_start_form_refuses_a_hand_size_that_is_not_a_number() {
     let dir = tempfile::tempdir().expect("dir");
     let server = Server::start(&dir.path().join("form.db"));
     let driver = open_console(dir.path(), &console(&server));
-    driver.eval(&format!(
-        "document.getElementById('god').value = 'Pierre'; \
-         document.getElementById('players').value = 'Alain, François, Jacques'; \
-         document.getElementById('hand-size').value = 'abc'; \
-         const r = document.getElementById('rule'); r.value = '{RULE}'; \
-         r.dispatchEvent(new Event('input')); \
-         document.getElementById('starter').value = '3H'; \
-         document.getElementById('start').click(); return true;"
-    ));
+    start_round_from_form(&driver, "abc");
     let error = driver.eval("return document.getElementById('start-error').textContent;");
     assert!(
         error
@@ -312,14 +313,7 @@ fn the_player_field_follows_the_turn_and_the_form_refills_after_a_round() {
     let dir = tempfile::tempdir().expect("dir");
     let server = Server::start(&dir.path().join("turns.db"));
     let driver = open_console(dir.path(), &console(&server));
-    driver.eval(&format!(
-        "document.getElementById('god').value = 'Pierre'; \
-         document.getElementById('players').value = 'Alain, François, Jacques'; \
-         document.getElementById('hand-size').value = '2'; \
-         document.getElementById('rule').value = '{RULE}'; \
-         document.getElementById('starter').value = '3H'; \
-         document.getElementById('start').click(); return true;"
-    ));
+    start_round_from_form(&driver, "2");
     wait_for_turn(&driver, "Jacques");
     driver.eval(
         "const p = document.getElementById('player'); p.value = 'Jacques'; \
