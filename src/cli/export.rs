@@ -15,7 +15,9 @@ use clap::{Args, ValueEnum};
 
 use crate::store::history::{export_log, standard_referee};
 use crate::store::scoresheet::ScoreSheet;
-use crate::store::{Store, Target, DEFAULT_DB};
+use crate::store::{
+    directory_of, same_file, side_file, Store, Target, DEFAULT_DB, SIDE_FILE_SUFFIXES,
+};
 
 /// Score sheet formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -109,50 +111,14 @@ fn clobbers_database(db: &Path, output: &Path) -> Option<&'static str> {
     if same_file(db, output) {
         return Some("the database being exported");
     }
-    let (Some(db_dir), Some(db_name)) = (parent_dir(db), db.file_name()) else {
-        return None;
-    };
-    let (Some(out_dir), Some(out_name)) = (parent_dir(output), output.file_name()) else {
-        return None;
-    };
-    let same_dir = matches!(
-        (std::fs::canonicalize(db_dir), std::fs::canonicalize(out_dir)),
-        (Ok(a), Ok(b)) if a == b
-    );
-    let is_side_file = ["-wal", "-shm", "-journal"].iter().any(|suffix| {
-        let mut side = db_name.to_os_string();
-        side.push(suffix);
-        side == out_name
+    // A side file may not exist yet: compare names within the same directory.
+    let directory = |path: &Path| std::fs::canonicalize(directory_of(path)).ok();
+    let out_dir = directory(output)?;
+    let is_side_file = SIDE_FILE_SUFFIXES.iter().any(|suffix| {
+        let side = side_file(db, suffix);
+        side.file_name() == output.file_name() && directory(&side).as_ref() == Some(&out_dir)
     });
-    (same_dir && is_side_file).then_some("one of the database's own files")
-}
-
-/// The directory a path is in (`.` for a bare file name).
-fn parent_dir(path: &Path) -> Option<&Path> {
-    match path.parent() {
-        Some(p) if p.as_os_str().is_empty() => Some(Path::new(".")),
-        other => other,
-    }
-}
-
-/// Whether two paths name one existing file (hard and symbolic links included).
-fn same_file(a: &Path, b: &Path) -> bool {
-    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        ma.dev() == mb.dev() && ma.ino() == mb.ino()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (ma, mb);
-        matches!(
-            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
-            (Ok(x), Ok(y)) if x == y
-        )
-    }
+    is_side_file.then_some("one of the database's own files")
 }
 
 #[cfg(test)]

@@ -163,6 +163,22 @@ fn file_id(_meta: &std::fs::Metadata) -> Option<FileId> {
     None
 }
 
+/// Whether two paths name one existing file, under any name (hard and symbolic
+/// links included); where the platform gives no file identity, by their canonical
+/// paths.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    match (file_id(&ma), file_id(&mb)) {
+        (Some(x), Some(y)) => x == y,
+        _ => matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        ),
+    }
+}
+
 /// An open database. All methods take `&self`; transactions are explicit
 /// ([`Store::begin`], [`Store::commit`]) so that a batch of lines can share one
 /// durable commit.
@@ -503,16 +519,20 @@ fn read_only_bits(path: &Path) -> bool {
 }
 
 /// The directory SQLite keeps the side files of `path` in.
-fn directory_of(path: &Path) -> PathBuf {
+pub(crate) fn directory_of(path: &Path) -> PathBuf {
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
         _ => PathBuf::from("."),
     }
 }
 
+/// The suffixes of the files SQLite keeps beside a database (write-ahead log,
+/// its shared-memory index, a rollback journal).
+pub const SIDE_FILE_SUFFIXES: [&str; 3] = ["-wal", "-shm", "-journal"];
+
 /// `path` with `suffix` appended to its file name, as SQLite names its `-wal`
 /// and `-shm` files.
-fn side_file(path: &Path, suffix: &str) -> PathBuf {
+pub fn side_file(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_os_string();
     name.push(suffix);
     PathBuf::from(name)

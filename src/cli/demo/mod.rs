@@ -17,6 +17,7 @@ use clap::Args;
 use serde_json::{Map, Value};
 
 use crate::referee::LogEvent;
+use crate::store::{side_file, SIDE_FILE_SUFFIXES};
 use crate::web::desk::{spool_dir, Desk};
 use crate::web::{AppState, ServiceOptions};
 
@@ -194,10 +195,9 @@ fn temp_db(seed: u64) -> PathBuf {
 
 /// Removes a temporary database, its SQLite side files and its frame spool.
 fn remove_db(db: &Path) {
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let mut name = db.as_os_str().to_os_string();
-        name.push(suffix);
-        let _ = std::fs::remove_file(PathBuf::from(name));
+    let _ = std::fs::remove_file(db);
+    for suffix in SIDE_FILE_SUFFIXES {
+        let _ = std::fs::remove_file(side_file(db, suffix));
     }
     let _ = std::fs::remove_dir_all(spool_dir(db));
 }
