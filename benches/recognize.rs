@@ -15,7 +15,7 @@
 use std::path::Path;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use eleusis::vision::rectify::{index_crops, CROP_LEN};
+use eleusis::vision::rectify::{index_crops, whole_card, CROP_LEN, WHOLE_LEN};
 use eleusis::vision::{
     decode_frame, exposure_warnings, locate_cards, Classifier, LocaliserConfig, Recognizer,
 };
@@ -57,7 +57,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| locate_cards(black_box(&light), &cfg).len())
     });
 
-    let model_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    // ELEUSIS_MODEL names another model folder (to compare two models on one build).
+    let model_dir = std::env::var_os("ELEUSIS_MODEL")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("models"));
     if !model_dir.join("recognizer.onnx").is_file() {
         eprintln!("note: no models/recognizer.onnx: model benches skipped");
         return;
@@ -78,6 +81,28 @@ fn bench(c: &mut Criterion) {
                 .classifier
                 .logits(black_box(&crops), 2 * quads.len())
                 .map(|l| l.len())
+        })
+    });
+    // The card reader's part: cutting the four whole cards, and reading them.
+    c.bench_function("cut 4 whole cards", |b| {
+        let mut out = vec![0.0f32; WHOLE_LEN];
+        b.iter(|| {
+            quads
+                .iter()
+                .filter(|q| whole_card(black_box(&frame), q, &mut out))
+                .count()
+        })
+    });
+    c.bench_function("read 8 crops and 4 whole cards", |b| {
+        let mut wholes = vec![0.0f32; quads.len() * WHOLE_LEN];
+        for (q, slot) in quads.iter().zip(wholes.chunks_exact_mut(WHOLE_LEN)) {
+            assert!(whole_card(&frame, q, slot));
+        }
+        b.iter(|| {
+            recognizer
+                .classifier
+                .read(black_box(&crops), &wholes, quads.len())
+                .map(|r| r.len())
         })
     });
     c.bench_function("recognise 4 cards 1280x720", |b| {

@@ -36,6 +36,31 @@ class Recognizer:
                                          providers=["CPUExecutionProvider"])
         with open(os.path.join(folder, "recognizer.json")) as f:
             self.meta = json.load(f)
+        # The card reader, when the settings name one (model card, "Card reader").
+        self.card = None
+        spec = self.meta.get("card_reader")
+        if spec:
+            self.card = ort.InferenceSession(os.path.join(folder, spec["file"]), opts,
+                                             providers=["CPUExecutionProvider"])
+
+    def card_logits(self, cards_u8: np.ndarray, bs: int = 512) -> np.ndarray:
+        """whole cards N x 56 x 40 x 3 uint8 -> N x 53 logits of the card reader."""
+        out = []
+        for i in range(0, len(cards_u8), bs):
+            x = cards_u8[i:i + bs].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+            out.append(self.card.run(None, {"input": x})[0])
+        return np.concatenate(out) if out else np.zeros((0, 53), np.float32)
+
+    def whole_terms(self, cards_u8: np.ndarray | None) -> np.ndarray | None:
+        """The card reader's term of each read; None without a card reader."""
+        if self.card is None:
+            return None
+        if cards_u8 is None:
+            raise SystemExit("evaluate: these crops hold no whole cards, and the model has a "
+                             "card reader (render them again with this render_crops.py)")
+        spec = self.meta["card_reader"]
+        return readout.card_reader_term(self.card_logits(cards_u8), spec["temperature"],
+                                        spec["weight"])
 
     def logits(self, crops_u8: np.ndarray, bs: int = 512) -> np.ndarray:
         """crops N x 72 x 40 x 3 uint8 -> N x 53 logits."""
@@ -45,15 +70,24 @@ class Recognizer:
             out.append(self.sess.run(None, {"input": x})[0])
         return np.concatenate(out) if out else np.zeros((0, 53), np.float32)
 
-    def read(self, tl: np.ndarray, br: np.ndarray) -> np.ndarray:
-        return readout.combine(self.logits(tl), self.logits(br), self.meta["temperature"])
+    def read(self, tl: np.ndarray, br: np.ndarray, cards: np.ndarray | None = None) -> np.ndarray:
+        """Reads as the service makes them: the corners, and the whole card where the
+        corners leave the card unsure (`readout.cascade`)."""
+        return self.reads_of(self.logits(tl), self.logits(br), self.whole_terms(cards))
+
+    def reads_of(self, l1: np.ndarray, l2: np.ndarray, terms: np.ndarray | None) -> np.ndarray:
+        corners = readout.combine(l1, l2, self.meta["temperature"])
+        if terms is None:
+            return corners
+        return readout.cascade(corners, readout.combine(l1, l2, self.meta["temperature"], terms),
+                               self.meta["card_reader"].get("below"))
 
 
 def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
     d = np.load(path)
     n = len(d["label"]) if limit is None else min(limit, len(d["label"]))
     idx = np.random.default_rng(0).permutation(len(d["label"]))[:n] if limit else np.arange(n)
-    probs = rec.read(d["tl"][idx], d["br"][idx])
+    probs = rec.read(d["tl"][idx], d["br"][idx], d["card"][idx] if "card" in d else None)
     r = readout.report(probs, d["label"][idx], rec.meta["confirm_threshold"], d["design"][idx],
                        d["design_names"])
     # Single-crop calibration, the quantity the temperature was fitted on.
@@ -71,12 +105,14 @@ def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
     return r
 
 
-def scene_crops(folder: str, seed: int = 11, cuts: list[list] | None = None):
+def scene_crops(folder: str, seed: int = 11, cuts: list[list] | None = None,
+                wholes: list | None = None):
     """The index crops of every labelled card of a scene folder, rectified with the
     labelled corners jittered by up to 2 % of the card height: (top-left crops,
     bottom-right crops, labels, design names, scene count). With `cuts` (a list of
     empty list per cut), also the crop pairs of the second look's cuts of the same
-    outline (`readout.second_look_cuts`), appended there per cut."""
+    outline (`readout.second_look_cuts`), appended there per cut; with `wholes`, the
+    whole card of the same outline (the card reader's input), appended there."""
     rng = np.random.default_rng(seed)
     tls, brs, labels, names = [], [], [], []
     files = sorted(f for f in os.listdir(folder) if f.endswith(".json") and f != "index.json")
@@ -89,7 +125,10 @@ def scene_crops(folder: str, seed: int = 11, cuts: list[list] | None = None):
         img = cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
         for c in side["cards"]:
             q = synth.jitter_quad(rng, np.array(c["corners"], np.float32), 0.02)
-            tl, br = synth.index_crops(synth.rectify(img, q))
+            rect = synth.rectify(img, q)
+            tl, br = synth.index_crops(rect)
+            if wholes is not None:
+                wholes.append(synth.whole_card(rect))
             if cuts is not None:
                 for out, cut in zip(cuts, readout.second_look_cuts(q)):
                     out.append(synth.index_crops(synth.rectify(img, cut)))
@@ -106,12 +145,14 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
     """Scene reads as the model's first look, plus (`second_look`) the reads after
     the service's second look at unsure card reads."""
     cuts: list[list] = [[] for _ in readout.SECOND_LOOK_SCALE + readout.SECOND_LOOK_SHIFT]
-    tls, brs, labels, names, n_files = scene_crops(folder, cuts=cuts)
+    wholes: list = []
+    tls, brs, labels, names, n_files = scene_crops(folder, cuts=cuts, wholes=wholes)
     if not len(labels):
         return {"reads": 0}
+    terms = rec.whole_terms(np.stack(wholes))
     # The first look's logits serve both the first-look read and the second look.
     looks = [(rec.logits(tls), rec.logits(brs))]
-    probs = readout.combine(*looks[0], rec.meta["temperature"])
+    probs = rec.reads_of(*looks[0], terms)
     uniq = sorted(set(names))
     groups = np.array([uniq.index(n) for n in names])
     threshold = rec.meta["confirm_threshold"]
@@ -119,8 +160,11 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
     for pairs in cuts:
         looks.append((rec.logits(np.stack([p[0] for p in pairs])),
                       rec.logits(np.stack([p[1] for p in pairs]))))
-    second = readout.second_look(probs, readout.combine_looks(looks, rec.meta["temperature"]),
-                                 threshold)
+    # An unsure read was read with the whole card (its corners were less sure than
+    # the card reader's `below`, which is above the threshold), so its second look
+    # carries the card reader's term too.
+    second = readout.second_look(probs, readout.combine_looks(looks, rec.meta["temperature"],
+                                                              terms), threshold)
     s = readout.report(second, labels, threshold)
     r["second_look"] = {k: s[k] for k in ("top1", "misreads", "misreads_above_threshold",
                                           "correct_needing_confirmation")}
@@ -140,6 +184,15 @@ def latency(rec: Recognizer) -> dict:
         for _ in range(k):
             rec.sess.run(None, {"input": x})
         out[f"batch_{n}_ms"] = round((time.perf_counter() - t) / k * 1000, 3)
+    if rec.card is not None:  # one whole card per card
+        for n in (1, 20):
+            x = np.random.default_rng(0).random((n, 3, synth.CARD_H, synth.CARD_W), dtype=np.float32)
+            for _ in range(5):
+                rec.card.run(None, {"input": x})
+            t = time.perf_counter()
+            for _ in range(50):
+                rec.card.run(None, {"input": x})
+            out[f"card_reader_batch_{n}_ms"] = round((time.perf_counter() - t) / 50 * 1000, 3)
     return out
 
 

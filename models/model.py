@@ -46,3 +46,27 @@ class IndexNet(nn.Module):
 
 def count_params(m: nn.Module) -> int:
     return sum(p.numel() for p in m.parameters())
+
+
+class CardNet(nn.Module):
+    """The card reader: the whole rectified card shrunk to 56 x 40 (h x w), read for the
+    same 53 classes. Where a small card's index is a few pixels tall, its pips and court
+    art still span many: a spade and a club, an 8 and a 10 differ in the middle of the
+    card as much as in its corner. 56 x 40 -> 28 x 20 -> 14 x 10 -> 7 x 5 feature maps,
+    then a linear read-out of the 7 x 5 map (pip layout kept)."""
+
+    def __init__(self, width: int = 24, dropout: float = 0.2):
+        super().__init__()
+        w = width
+        self.features = nn.Sequential(
+            nn.Conv2d(3, w, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(w),
+            nn.ReLU(inplace=True),                      # 28 x 20
+            conv_bn(w, 2 * w), nn.MaxPool2d(2),         # 14 x 10
+            conv_bn(2 * w, 2 * w), nn.MaxPool2d(2),     # 7 x 5
+            conv_bn(2 * w, 2 * w),
+        )
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(dropout),
+                                  nn.Linear(2 * w * 7 * 5, NUM_CLASSES))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features((x - 0.5) * 4.0))

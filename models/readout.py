@@ -25,11 +25,30 @@ def log_softmax(z: np.ndarray) -> np.ndarray:
     return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
 
-def combine(tl_logits: np.ndarray, br_logits: np.ndarray, temperature: float) -> np.ndarray:
+def combine(tl_logits: np.ndarray, br_logits: np.ndarray, temperature: float,
+            whole: np.ndarray | None = None) -> np.ndarray:
     """Per card: the normalised probabilities of the summed log-probabilities of the
-    two crops, each softmax(logits / T)."""
+    two crops, each softmax(logits / T), plus `whole`, the card reader's term
+    (`card_reader_term`), when given."""
     s = log_softmax(tl_logits / temperature) + log_softmax(br_logits / temperature)
+    if whole is not None:
+        s = s + whole
     return np.exp(log_softmax(s))
+
+
+def cascade(corners: np.ndarray, both: np.ndarray, below: float | None) -> np.ndarray:
+    """The service's reads with a card reader: the corners' read (`corners`) where it
+    is at least `below` sure, the read of corners and whole card (`both`) elsewhere
+    (everywhere when `below` is None)."""
+    if below is None:
+        return both
+    return np.where((corners.max(1) >= below)[:, None], corners, both)
+
+
+def card_reader_term(logits: np.ndarray, temperature: float, weight: float) -> np.ndarray:
+    """The card reader's part of a read: its log-probabilities at its temperature,
+    times its weight (src/vision/classify.rs, `whole_terms`)."""
+    return weight * log_softmax(logits / temperature)
 
 
 # The service's second look at an unsure card read (src/vision/recognizer.rs): its
@@ -48,12 +67,17 @@ def second_look_cuts(quad: np.ndarray) -> list[np.ndarray]:
     return [c.astype(np.float32) for c in cuts]
 
 
-def combine_looks(looks: list[tuple[np.ndarray, np.ndarray]], temperature: float) -> np.ndarray:
+def combine_looks(looks: list[tuple[np.ndarray, np.ndarray]], temperature: float,
+                  whole: np.ndarray | None = None) -> np.ndarray:
     """Per card: several looks (each the two crops' logits of one cut of the card)
     combined as the service's second look does: each look's summed log-probabilities,
-    averaged over the looks, normalised."""
+    averaged over the looks, plus the card reader's term of the outline (read once),
+    normalised."""
     s = sum(log_softmax(tl / temperature) + log_softmax(br / temperature) for tl, br in looks)
-    return np.exp(log_softmax(s / len(looks)))
+    s = s / len(looks)
+    if whole is not None:
+        s = s + whole
+    return np.exp(log_softmax(s))
 
 
 def second_look(first: np.ndarray, looks: np.ndarray, threshold: float) -> np.ndarray:

@@ -66,8 +66,8 @@ def _overlap(a, b) -> bool:
     return bool((ma & mb).any())
 
 
-def render_sample(seed: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int]:
-    """One target -> (top-left crop, bottom-right crop, label)."""
+def render_sample(seed: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """One target -> (top-left crop, bottom-right crop, whole card, label)."""
     rng = np.random.default_rng(list(seed))
     design = _DESIGNS[seed[1] % len(_DESIGNS)]
     card = seed[2]  # 0..51 a face, 52.. a "not a card" kind
@@ -115,7 +115,7 @@ def render_sample(seed: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int]:
     q = synth.order_for_reading(q, rng)
     rect = synth.rectify(out, q)
     tl, br = synth.index_crops(rect)
-    return tl, br, label
+    return tl, br, synth.whole_card(rect), label
 
 
 def main() -> None:
@@ -149,16 +149,17 @@ def main() -> None:
         n_neg = int(round(52 * a.per_card * a.neg_frac / (1 - a.neg_frac)))
         for k in range(n_neg):
             seeds.append((a.seed, d, 52 + k % 4, 10_000 + k))
-    tl, br, labels, design_ids = [], [], [], []
+    tl, br, whole, labels, design_ids = [], [], [], [], []
     with Pool(a.workers, initializer=_init, initargs=(a.split, heights)) as pool:
-        for s, (x, y, lab) in zip(seeds, tqdm(pool.imap(render_sample, seeds, chunksize=32),
+        for s, (x, y, c, lab) in zip(seeds, tqdm(pool.imap(render_sample, seeds, chunksize=32),
                                                total=len(seeds), desc=f"crops {a.split}")):
             tl.append(x)
             br.append(y)
+            whole.append(c)
             labels.append(lab)
             design_ids.append(s[1])
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    np.savez(a.out, tl=np.stack(tl), br=np.stack(br), label=np.array(labels, np.int64),
+    np.savez(a.out, tl=np.stack(tl), br=np.stack(br), card=np.stack(whole), label=np.array(labels, np.int64),
              design=np.array(design_ids, np.int64), design_names=np.array(names))
     print(f"render {a.split}: {len(seeds)} targets in {time.time() - t0:.0f} s -> {a.out}")
 

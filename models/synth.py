@@ -29,6 +29,7 @@ NUM_CLASSES = 53
 
 RECT_W, RECT_H = 160, 224
 CROP_W, CROP_H = 40, 72
+CARD_W, CARD_H = 40, 56
 
 # Design split by design family (designs sharing art stay on one side).
 SPLITS = {
@@ -407,6 +408,12 @@ def index_crops(rect: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     tl = rect[0:CROP_H, 0:CROP_W]
     br = rect[::-1, ::-1][0:CROP_H, 0:CROP_W]
     return np.ascontiguousarray(tl), np.ascontiguousarray(br)
+
+
+def whole_card(rect: np.ndarray) -> np.ndarray:
+    """The whole rectified card shrunk to 40 x 56 (w x h, area-averaged): the card
+    reader's input. Pips and court art are large where the index is a few pixels tall."""
+    return cv2.resize(rect, (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
 
 
 def jitter_quad(rng, quad: np.ndarray, frac: float) -> np.ndarray:

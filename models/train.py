@@ -50,6 +50,12 @@ def to_float(xb: torch.Tensor) -> torch.Tensor:
 
 
 def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Photometric changes (`augment_colour`), then the index's size, place and
+    resolution."""
+    return degrade(geometric(augment_colour(x, g), g), g)
+
+
+def augment_colour(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     """Cheap photometric changes on top of the rendered ones: exposure, contrast,
     colour swaps (decks print suits in any colour: four-colour decks), greyscale."""
     n = x.shape[0]
@@ -72,7 +78,7 @@ def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     hue = r(n) < 0.25
     if hue.any():
         x[hue] = rotate_hue(x[hue], r(int(hue.sum())) * 2 * torch.pi)
-    return degrade(geometric(x.clamp_(0, 1), g), g)
+    return x.clamp_(0, 1)
 
 
 # RGB <-> YIQ: a hue turn is a rotation of the (I, Q) chroma plane.

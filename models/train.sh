@@ -2,12 +2,14 @@
 # Rebuilds the card recognizer from the package registries, end to end, on CPU:
 #   deps -> fetch (deck artwork) -> font decks -> render (index crops, validation and
 #   held-out table scenes, camera views, rows of touching cards) -> train + export
-#   (ONNX) -> calibrate (temperature, threshold) -> evaluate (held-out designs,
-#   scenes, camera views, touching rows).
-# Writes models/recognizer.onnx, models/recognizer.json, models/eval/report.json;
+#   (ONNX) -> train the card reader (whole cards) -> calibrate (temperatures,
+#   threshold) -> evaluate (held-out designs, scenes, camera views, touching rows).
+# Writes models/recognizer.onnx, models/card_reader.onnx, models/recognizer.json,
+# models/eval/report.json;
 # models/.cache/steps.log gets the time of every step.
 # Knobs (environment): PER_CARD (renders per card per training design, default 40),
-# FONT_PER_CARD (per font deck, default 10), EPOCHS (default 20), THREADS (training
+# FONT_PER_CARD (per font deck, default 10), EPOCHS (default 20), CARD_EPOCHS (the
+# card reader's, default 10), THREADS (training
 # threads, default 1; 2 on an otherwise idle 2-core machine nearly halves training),
 # DEVICE (torch device for training, default cpu; cuda on a GPU machine),
 # SCENES=1 also re-renders tests/data/scenes (deterministic).
@@ -16,6 +18,7 @@ cd "$(dirname "$0")"
 PER_CARD=${PER_CARD:-40}
 FONT_PER_CARD=${FONT_PER_CARD:-10}
 EPOCHS=${EPOCHS:-20}
+CARD_EPOCHS=${CARD_EPOCHS:-10}
 THREADS=${THREADS:-1}
 DEVICE=${DEVICE:-cpu}
 FONTS=(fonts-dejavu-core fonts-dejavu-extra fonts-freefont-ttf fonts-liberation fonts-liberation2
@@ -65,6 +68,7 @@ step render-touching $PY render_touching.py --out data/touching --count 120 --de
 step render-spreads $PY render_spread.py --out data/spreads --count 90 --designs heldout --seed 81
 step render-dev-spreads $PY render_spread.py --out data/dev-spreads --count 60 --designs val --seed 82
 step train $PY train.py --epochs "$EPOCHS" --threads "$THREADS" --device "$DEVICE"
+step train-card $PY train_card.py --epochs "$CARD_EPOCHS" --threads "$THREADS" --device "$DEVICE"
 step calibrate $PY calibrate.py --scenes data/val-scenes
 if [ "${SCENES:-0}" = 1 ]; then
   step scenes $PY render_scenes.py --committed

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use eleusis::vision::frame::load_frame;
 use eleusis::vision::recognizer::second_look_cuts;
-use eleusis::vision::rectify::{index_crops, CROP_LEN};
+use eleusis::vision::rectify::{index_crops, whole_card, CROP_LEN, WHOLE_LEN};
 use eleusis::vision::{Classifier, Recognizer};
 
 #[test]
@@ -33,7 +33,21 @@ fn unsure_cards_are_reported_with_the_read_of_seven_cuts() {
             let quad = card.corners;
             let mut first = vec![0.0f32; 2 * CROP_LEN];
             assert!(index_crops(&frame, &quad, &mut first));
-            let first = recognizer.classifier.read(&first, 1).expect("model runs")[0];
+            let mut whole = vec![0.0f32; WHOLE_LEN];
+            assert!(whole_card(&frame, &quad, &mut whole));
+            assert!(recognizer.classifier.reads_whole_cards());
+            // The corners first; the whole card too when they leave the card unsure.
+            let mut first = recognizer
+                .classifier
+                .read(&first, &[], 1)
+                .expect("model runs");
+            if recognizer.classifier.wants_whole_card(&first[0]) {
+                recognizer
+                    .classifier
+                    .add_whole_cards(&mut first, &whole)
+                    .expect("model runs");
+            }
+            let first = first[0];
             if first.card.is_none() || first.confidence >= threshold {
                 // A sure first read is reported as it is.
                 if first.card.is_some() {
@@ -43,14 +57,16 @@ fn unsure_cards_are_reported_with_the_read_of_seven_cuts() {
                 continue;
             }
             let cuts = second_look_cuts(&quad);
+            assert_eq!(cuts[0], quad, "the first cut is the outline itself");
             let mut crops = vec![0.0f32; cuts.len() * 2 * CROP_LEN];
             for (q, out) in cuts.iter().zip(crops.chunks_exact_mut(2 * CROP_LEN)) {
                 assert!(index_crops(&frame, q, out));
             }
-            // All seven cuts read afresh, in one batch of their own.
+            // The six other cuts read in one batch of their own, the first read
+            // (the whole card's term included) standing for the outline's look.
             let again = recognizer
                 .classifier
-                .read_looks(&crops, 1, cuts.len(), &[])
+                .read_looks(&crops[2 * CROP_LEN..], 1, cuts.len() - 1, &[first])
                 .expect("model runs")[0];
             let Some(again_card) = again.card else {
                 // "Not a card" on the second look keeps the first read.

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use thiserror::Error;
 use tract_onnx::prelude::*;
 
-use super::rectify::{CROP_H, CROP_LEN, CROP_W};
+use super::rectify::{CROP_H, CROP_W, WHOLE_H, WHOLE_LEN, WHOLE_W};
 use super::warning::SMALL_CARD_HEIGHT;
 use crate::cards::Card;
 
@@ -74,6 +74,34 @@ pub struct ModelSettings {
     /// The model's version, as the training pipeline writes it.
     #[serde(default)]
     pub version: serde_json::Value,
+    /// The card reader, a second model that reads the whole card shrunk
+    /// (models/README.md, "Card reader"). Absent: cards are read from their index
+    /// corners alone, as before it existed.
+    #[serde(default)]
+    pub card_reader: Option<CardReaderSettings>,
+}
+
+/// `card_reader` in `recognizer.json`: a model reading the whole rectified card
+/// shrunk to `[3, 56, 40]` for the same 53 classes. Its log-probabilities, at its
+/// own temperature and times `weight`, are added to the index corners' before the
+/// read is renormalised: on a small card the pips and court art span many pixels
+/// where the index spans a few, so the two readers err on different cards.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct CardReaderSettings {
+    /// Its ONNX file, a name in the folder of `recognizer.json`.
+    pub file: String,
+    /// Input shape of one whole card, `[3, 56, 40]`.
+    pub input: [usize; 3],
+    /// Softmax temperature fitted on validation data.
+    pub temperature: f32,
+    /// Weight of its log-probabilities in a read (1: the two readers' product).
+    pub weight: f32,
+    /// Only a card whose corners alone are read with less confidence than this is
+    /// read by the card reader too (the threshold the index model alone would
+    /// have): the others are already sure, and most frames' cards are, so most
+    /// frames cost no more than without it. Absent: every card.
+    #[serde(default)]
+    pub below: Option<f32>,
 }
 
 impl ModelSettings {
@@ -122,6 +150,40 @@ impl ModelSettings {
                 )));
             }
         }
+        if let Some(c) = &s.card_reader {
+            if c.input != [3, WHOLE_H, WHOLE_W] {
+                return Err(bad(format!(
+                    "card_reader input is {:?}, the recognizer feeds [3, {WHOLE_H}, {WHOLE_W}]",
+                    c.input
+                )));
+            }
+            if !(c.temperature.is_finite() && c.temperature > 0.0) {
+                return Err(bad(format!(
+                    "card_reader temperature {} is not a positive number",
+                    c.temperature
+                )));
+            }
+            if let Some(b) = c.below {
+                if !(0.0..=1.0).contains(&b) {
+                    return Err(bad(format!("card_reader below {b} is outside [0, 1]")));
+                }
+            }
+            if !(c.weight.is_finite() && c.weight >= 0.0) {
+                return Err(bad(format!(
+                    "card_reader weight {} is not a number of at least 0",
+                    c.weight
+                )));
+            }
+            let plain = Path::new(&c.file)
+                .file_name()
+                .is_some_and(|n| n == c.file.as_str());
+            if !plain {
+                return Err(bad(format!(
+                    "card_reader file {:?} is not a file name (it must lie beside the settings)",
+                    c.file
+                )));
+            }
+        }
         Ok(s)
     }
 
@@ -146,9 +208,12 @@ pub struct ClassRead {
     pub confidence: f32,
     /// The per-class log-probabilities the read was taken from (each look's two
     /// crops' log-probabilities summed, averaged over the looks; not
-    /// renormalised): a later look at the same card averages with it instead of
-    /// cutting and reading those crops again.
+    /// renormalised, the card reader's term included): a later look at the same
+    /// card averages with it instead of cutting and reading those crops again.
     pub score: [f32; CLASSES],
+    /// The card reader's weighted log-probabilities, part of `score` (zeros without
+    /// a card reader): each later look at the card adds them as the first did.
+    pub whole: [f32; CLASSES],
 }
 
 fn log_softmax(z: &[f32], temperature: f32) -> Vec<f32> {
@@ -167,8 +232,9 @@ fn look_score(top_left: &[f32], bottom_right: &[f32], temperature: f32) -> Vec<f
     a.iter().zip(&b).map(|(x, y)| x + y).collect()
 }
 
-/// A score renormalised: the best class and its probability.
-fn read_score(score: &[f32]) -> ClassRead {
+/// A score renormalised: the best class and its probability. `whole` is the card
+/// reader's part of the score, kept for later looks.
+fn read_score(score: &[f32], whole: [f32; CLASSES]) -> ClassRead {
     let mut kept = [0.0f32; CLASSES];
     for (k, v) in kept.iter_mut().zip(score) {
         *k = *v;
@@ -193,19 +259,24 @@ fn read_score(score: &[f32]) -> ClassRead {
         },
         confidence: if lp.is_finite() { lp.exp() } else { 0.0 },
         score: kept,
+        whole,
     }
 }
 
 /// Combines the logits of a card's two crops per the contract: log-softmax of each
 /// at the temperature, summed, renormalised; the best class and its probability.
 pub fn combine(top_left: &[f32], bottom_right: &[f32], temperature: f32) -> ClassRead {
-    read_score(&look_score(top_left, bottom_right, temperature))
+    read_score(
+        &look_score(top_left, bottom_right, temperature),
+        [0.0; CLASSES],
+    )
 }
 
 /// The read of several looks at one card (its crops cut from slightly different
-/// outlines): the looks' scores ([`look_score`]) averaged, then renormalised. One
-/// look gives exactly [`combine`].
-fn mean_read(scores: impl Iterator<Item = Vec<f32>>) -> ClassRead {
+/// outlines): the looks' scores ([`look_score`], plus `whole`, the card reader's
+/// term, in each) averaged, then renormalised. One look without a card reader
+/// gives exactly [`combine`].
+fn mean_read(scores: impl Iterator<Item = Vec<f32>>, whole: [f32; CLASSES]) -> ClassRead {
     let mut mean = vec![0.0f32; CLASSES];
     let mut n = 0usize;
     for score in scores {
@@ -216,7 +287,7 @@ fn mean_read(scores: impl Iterator<Item = Vec<f32>>) -> ClassRead {
     }
     let n = n.max(1) as f32;
     mean.iter_mut().for_each(|m| *m /= n);
-    read_score(&mean)
+    read_score(&mean, whole)
 }
 
 type Plan = TypedRunnableModel<TypedModel>;
@@ -229,93 +300,26 @@ type Plan = TypedRunnableModel<TypedModel>;
 const MAX_SIZED_BATCH: usize = 64;
 const MAX_SIZED_PLANS: usize = 24;
 
-/// The loaded model. It is optimised once for a batch of any size (`N`), which
-/// also proves at load time that the file is usable. tract runs a plan optimised
-/// for one concrete batch size faster (measured with the width-32 model, the model
-/// alone on a 4-card frame: 3.97 ms instead of 4.49), so the first batch of each size (a frame's crop count: two per
-/// outline) builds such a plan, about 5 ms once, and later batches of that size
-/// reuse it.
-pub struct Classifier {
+/// One loaded ONNX network. It is optimised once for a batch of any size (`N`),
+/// which also proves at load time that the file is usable. tract runs a plan
+/// optimised for one concrete batch size faster (measured with the width-32 index
+/// model, the model alone on a 4-card frame: 3.97 ms instead of 4.49), so the first
+/// batch of each size builds such a plan, about 5 ms once, and later batches of
+/// that size reuse it.
+struct Network {
     plan: Plan,
     /// The decluttered model with a symbolic batch, to build sized plans from.
     typed: TypedModel,
     batch: Symbol,
     sized: Mutex<HashMap<usize, Arc<Plan>>>,
-    settings: ModelSettings,
-    /// Where it came from, for messages.
-    pub source: String,
+    /// The shape of one input, `[3, H, W]`.
+    input: [usize; 3],
 }
 
-impl std::fmt::Debug for Classifier {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Classifier")
-            .field("source", &self.source)
-            .field("settings", &self.settings)
-            .finish()
-    }
-}
-
-impl Classifier {
-    /// Loads `recognizer.onnx` and `recognizer.json` from a directory, or a `.onnx`
-    /// file with its settings next to it (same name, `.json`). A file missing is
-    /// reported against the path given, saying what was looked for there: a path
-    /// that does not exist is not taken for a `.onnx` file whose settings are
-    /// missing.
-    pub fn load(path: &Path) -> Result<Classifier, ModelError> {
-        let given = path.display().to_string();
-        let name = |p: &Path| {
-            p.file_name().map_or_else(
-                || p.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            )
-        };
-        let (onnx, json, place) = if path.is_dir() {
-            (
-                path.join(MODEL_FILE),
-                path.join(SETTINGS_FILE),
-                "in this folder",
-            )
-        } else if path.exists() {
-            (path.to_path_buf(), path.with_extension("json"), "beside it")
-        } else {
-            return Err(ModelError::Missing {
-                given,
-                missing: "no such folder or file".to_string(),
-            });
-        };
-        let read = |p: &Path| {
-            std::fs::read(p).map_err(|reason| {
-                if reason.kind() == std::io::ErrorKind::NotFound {
-                    ModelError::Missing {
-                        given: given.clone(),
-                        missing: format!("no {} {place}", name(p)),
-                    }
-                } else {
-                    ModelError::Io {
-                        path: p.display().to_string(),
-                        reason,
-                    }
-                }
-            })
-        };
-        let settings = ModelSettings::parse(&read(&json)?, &json.display().to_string())?;
-        Classifier::from_parts(&read(&onnx)?, settings, onnx.display().to_string())
-    }
-
-    /// Loads the model found by [`find_model_dir`].
-    pub fn load_default() -> Result<Classifier, ModelError> {
-        let dir = find_model_dir()?;
-        Classifier::load(&dir)
-    }
-
-    /// Builds the classifier from the ONNX bytes and its settings.
-    pub fn from_parts(
-        onnx: &[u8],
-        settings: ModelSettings,
-        source: String,
-    ) -> Result<Classifier, ModelError> {
+impl Network {
+    fn load(onnx: &[u8], input: [usize; 3], source: &str) -> Result<Network, ModelError> {
         let load = |e: TractError| ModelError::Load {
-            path: source.clone(),
+            path: source.to_string(),
             message: format!("{e:#}"),
         };
         let mut model = tract_onnx::onnx()
@@ -324,9 +328,9 @@ impl Classifier {
         let batch = model.sym("N");
         let shape = [
             batch.to_dim(),
-            settings.input[0].to_dim(),
-            settings.input[1].to_dim(),
-            settings.input[2].to_dim(),
+            input[0].to_dim(),
+            input[1].to_dim(),
+            input[2].to_dim(),
         ];
         model
             .set_input_fact(0, InferenceFact::dt_shape(f32::datum_type(), shape))
@@ -340,42 +344,43 @@ impl Classifier {
             .into_optimized()
             .and_then(|m| m.into_runnable())
             .map_err(load)?;
-        Ok(Classifier {
+        Ok(Network {
             plan,
             typed,
             batch,
             sized: Mutex::new(HashMap::new()),
-            settings,
-            source,
+            input,
         })
     }
 
-    /// The settings read from `recognizer.json`.
-    pub fn settings(&self) -> &ModelSettings {
-        &self.settings
+    /// Floats in one input.
+    fn input_len(&self) -> usize {
+        self.input.iter().product()
     }
 
-    /// Runs the model on `n` crops laid out one after another (`n × [3, 72, 40]`);
-    /// returns `n × 53` logits.
-    pub fn logits(&self, crops: &[f32], n: usize) -> Result<Vec<f32>, ModelError> {
+    /// Runs the network on `n` inputs laid out one after another; returns `n × 53`
+    /// logits.
+    fn logits(&self, data: &[f32], n: usize) -> Result<Vec<f32>, ModelError> {
         if n == 0 {
             return Ok(Vec::new());
         }
-        if crops.len() != n * CROP_LEN {
+        let len = self.input_len();
+        if data.len() != n * len {
             return Err(ModelError::Run(format!(
-                "{} floats given for {n} crops of {CROP_LEN}",
-                crops.len()
+                "{} floats given for {n} inputs of {len}",
+                data.len()
             )));
         }
         if n > MAX_SIZED_BATCH {
-            // Parts of at most MAX_SIZED_BATCH crops, each on its sized plan.
+            // Parts of at most MAX_SIZED_BATCH inputs, each on its sized plan.
             let mut out = Vec::with_capacity(n * CLASSES);
-            for chunk in crops.chunks(MAX_SIZED_BATCH * CROP_LEN) {
-                out.extend(self.logits(chunk, chunk.len() / CROP_LEN)?);
+            for chunk in data.chunks(MAX_SIZED_BATCH * len) {
+                out.extend(self.logits(chunk, chunk.len() / len)?);
             }
             return Ok(out);
         }
-        let input = Tensor::from_shape(&[n, 3, CROP_H, CROP_W], crops)
+        let [c, h, w] = self.input;
+        let input = Tensor::from_shape(&[n, c, h, w], data)
             .map_err(|e| ModelError::Run(format!("{e:#}")))?;
         let out = match self.sized_plan(n) {
             Some(plan) => plan.run(tvec!(input.into())),
@@ -421,18 +426,237 @@ impl Classifier {
         cache.insert(n, plan.clone());
         Some(plan)
     }
+}
+
+/// The loaded recognizer: the index model (`recognizer.onnx`, two crops per card)
+/// and, when its settings name one, the card reader (one whole card per card).
+pub struct Classifier {
+    index: Network,
+    card_reader: Option<Network>,
+    settings: ModelSettings,
+    /// Where it came from, for messages.
+    pub source: String,
+}
+
+impl std::fmt::Debug for Classifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Classifier")
+            .field("source", &self.source)
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+impl Classifier {
+    /// Loads `recognizer.onnx` and `recognizer.json` from a directory, or a `.onnx`
+    /// file with its settings next to it (same name, `.json`), and the card reader
+    /// the settings name, from the settings' folder. A file missing is reported
+    /// against the path given, saying what was looked for there: a path that does
+    /// not exist is not taken for a `.onnx` file whose settings are missing.
+    pub fn load(path: &Path) -> Result<Classifier, ModelError> {
+        let given = path.display().to_string();
+        let name = |p: &Path| {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        };
+        let (onnx, json, place) = if path.is_dir() {
+            (
+                path.join(MODEL_FILE),
+                path.join(SETTINGS_FILE),
+                "in this folder",
+            )
+        } else if path.exists() {
+            (path.to_path_buf(), path.with_extension("json"), "beside it")
+        } else {
+            return Err(ModelError::Missing {
+                given,
+                missing: "no such folder or file".to_string(),
+            });
+        };
+        let read = |p: &Path| {
+            std::fs::read(p).map_err(|reason| {
+                if reason.kind() == std::io::ErrorKind::NotFound {
+                    ModelError::Missing {
+                        given: given.clone(),
+                        missing: format!("no {} {place}", name(p)),
+                    }
+                } else {
+                    ModelError::Io {
+                        path: p.display().to_string(),
+                        reason,
+                    }
+                }
+            })
+        };
+        let settings = ModelSettings::parse(&read(&json)?, &json.display().to_string())?;
+        let index = read(&onnx)?;
+        let card_reader = match &settings.card_reader {
+            Some(c) => {
+                let path = json.with_file_name(&c.file);
+                let bytes = read(&path)?;
+                Some((bytes, path.display().to_string()))
+            }
+            None => None,
+        };
+        Classifier::from_parts(
+            &index,
+            card_reader
+                .as_ref()
+                .map(|(b, p)| (b.as_slice(), p.as_str())),
+            settings,
+            onnx.display().to_string(),
+        )
+    }
+
+    /// Loads the model found by [`find_model_dir`].
+    pub fn load_default() -> Result<Classifier, ModelError> {
+        let dir = find_model_dir()?;
+        Classifier::load(&dir)
+    }
+
+    /// Builds the classifier from the index model's ONNX bytes, the card reader's
+    /// (bytes and where they came from; needed when the settings name a card
+    /// reader, ignored otherwise) and the settings.
+    pub fn from_parts(
+        onnx: &[u8],
+        card_reader: Option<(&[u8], &str)>,
+        settings: ModelSettings,
+        source: String,
+    ) -> Result<Classifier, ModelError> {
+        let index = Network::load(onnx, settings.input, &source)?;
+        let card_reader = match (&settings.card_reader, card_reader) {
+            (Some(c), Some((bytes, path))) => Some(Network::load(bytes, c.input, path)?),
+            (Some(c), None) => {
+                return Err(ModelError::Missing {
+                    given: source,
+                    missing: format!("no card reader {} given", c.file),
+                })
+            }
+            (None, _) => None,
+        };
+        Ok(Classifier {
+            index,
+            card_reader,
+            settings,
+            source,
+        })
+    }
+
+    /// The settings read from `recognizer.json`.
+    pub fn settings(&self) -> &ModelSettings {
+        &self.settings
+    }
+
+    /// Whether reads take the whole card too ([`Classifier::read`]'s `wholes`).
+    pub fn reads_whole_cards(&self) -> bool {
+        self.card_reader.is_some()
+    }
+
+    /// Whether a read of the corners alone should be read again with the whole
+    /// card: with a card reader, when it is less sure than the card reader's
+    /// `below` (every read when that is absent).
+    pub fn wants_whole_card(&self, corners_alone: &ClassRead) -> bool {
+        match &self.settings.card_reader {
+            Some(c) if self.card_reader.is_some() => {
+                c.below.map_or(true, |b| corners_alone.confidence < b)
+            }
+            _ => false,
+        }
+    }
+
+    /// Adds the card reader's term to reads of the corners alone, from each card's
+    /// whole card (`cards × [3, 56, 40]`, in the order of `reads`), in one batch.
+    pub fn add_whole_cards(
+        &self,
+        reads: &mut [ClassRead],
+        wholes: &[f32],
+    ) -> Result<(), ModelError> {
+        if wholes.len() != reads.len() * WHOLE_LEN {
+            return Err(ModelError::Run(format!(
+                "{} floats given for {} whole cards of {WHOLE_LEN}",
+                wholes.len(),
+                reads.len()
+            )));
+        }
+        let terms = self.whole_terms(wholes, reads.len())?;
+        for (read, whole) in reads.iter_mut().zip(terms) {
+            let score: Vec<f32> = read.score.iter().zip(&whole).map(|(s, w)| s + w).collect();
+            *read = read_score(&score, whole);
+        }
+        Ok(())
+    }
+
+    /// Runs the index model on `n` crops laid out one after another
+    /// (`n × [3, 72, 40]`); returns `n × 53` logits.
+    pub fn logits(&self, crops: &[f32], n: usize) -> Result<Vec<f32>, ModelError> {
+        self.index.logits(crops, n)
+    }
+
+    /// The card reader's term of each card's read (its log-softmax at its
+    /// temperature, times its weight) from `cards` whole cards (`cards × [3, 56,
+    /// 40]`); zeros for every card without a card reader or when `wholes` is empty.
+    fn whole_terms(&self, wholes: &[f32], cards: usize) -> Result<Vec<[f32; CLASSES]>, ModelError> {
+        let (Some(net), Some(c)) = (&self.card_reader, &self.settings.card_reader) else {
+            return Ok(vec![[0.0; CLASSES]; cards]);
+        };
+        if wholes.is_empty() {
+            return Ok(vec![[0.0; CLASSES]; cards]);
+        }
+        let logits = net.logits(wholes, cards)?;
+        Ok(logits
+            .chunks_exact(CLASSES)
+            .map(|z| {
+                let mut term = [0.0f32; CLASSES];
+                for (t, v) in term.iter_mut().zip(log_softmax(z, c.temperature)) {
+                    *t = c.weight * v;
+                }
+                term
+            })
+            .collect())
+    }
 
     /// Reads cards from their crop pairs (`cards × 2 × [3, 72, 40]`, top-left crop
-    /// first), all in one batch.
-    pub fn read(&self, crops: &[f32], cards: usize) -> Result<Vec<ClassRead>, ModelError> {
-        self.read_looks(crops, cards, 1, &[])
+    /// first), all in one batch, and, with a card reader, from their whole cards
+    /// (`wholes`: `cards × [3, 56, 40]` from [`whole_card`](super::rectify::whole_card),
+    /// or empty to read the corners alone).
+    pub fn read(
+        &self,
+        crops: &[f32],
+        wholes: &[f32],
+        cards: usize,
+    ) -> Result<Vec<ClassRead>, ModelError> {
+        if !wholes.is_empty() && wholes.len() != cards * WHOLE_LEN {
+            return Err(ModelError::Run(format!(
+                "{} floats given for {cards} whole cards of {WHOLE_LEN}",
+                wholes.len()
+            )));
+        }
+        let terms = self.whole_terms(wholes, cards)?;
+        let logits = self.logits(crops, 2 * cards)?;
+        let temperature = self.settings.temperature;
+        Ok(logits
+            .chunks_exact(2 * CLASSES)
+            .zip(terms)
+            .map(|(pair, whole)| {
+                let (a, b) = pair.split_at(CLASSES);
+                let score = look_score(a, b, temperature)
+                    .iter()
+                    .zip(&whole)
+                    .map(|(s, w)| s + w)
+                    .collect();
+                mean_read(std::iter::once(score), whole)
+            })
+            .collect())
     }
 
     /// Reads cards from `looks` crop pairs each (`cards × looks × 2 × [3, 72, 40]`),
     /// all in one batch, averaging each card's looks (their summed crop
     /// log-probabilities, then renormalised, as [`combine`] does for one). A read
     /// in `earlier` (one per card, or none) counts as one more look at its card:
-    /// its crops need not be read again.
+    /// its crops need not be read again, and its card reader's term is added to
+    /// each new look (the whole card is not read again either).
     pub fn read_looks(
         &self,
         crops: &[f32],
@@ -447,12 +671,18 @@ impl Classifier {
             .chunks_exact(2 * CLASSES * looks)
             .enumerate()
             .map(|(k, card)| {
-                let first = earlier.get(k).map(|r| r.score.to_vec());
-                let new = card.chunks_exact(2 * CLASSES).map(|pair| {
+                let first = earlier.get(k);
+                let whole = first.map_or([0.0; CLASSES], |r| r.whole);
+                let new = card.chunks_exact(2 * CLASSES).map(move |pair| {
                     let (a, b) = pair.split_at(CLASSES);
-                    look_score(a, b, temperature)
+                    let mut score = look_score(a, b, temperature);
+                    score.iter_mut().zip(&whole).for_each(|(s, w)| *s += w);
+                    score
                 });
-                mean_read(first.into_iter().chain(new))
+                mean_read(
+                    first.map(|r| r.score.to_vec()).into_iter().chain(new),
+                    whole,
+                )
             })
             .collect())
     }
@@ -478,6 +708,7 @@ impl Classifier {
                 mean_read(
                     card.chunks_exact(CLASSES)
                         .map(|z| log_softmax(z, temperature)),
+                    [0.0; CLASSES],
                 )
             })
             .collect())
@@ -530,6 +761,7 @@ pub fn find_model_dir() -> Result<PathBuf, ModelError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::rectify::CROP_LEN;
     use super::*;
 
     fn logits(hot: usize, value: f32) -> Vec<f32> {
@@ -578,7 +810,10 @@ mod tests {
     fn looks_are_averaged_so_one_look_is_the_plain_read_and_agreement_is_not_counted_twice() {
         let (a, b) = (logits(7, 5.0), logits(7, 2.0));
         let looks = |pairs: &[(&Vec<f32>, &Vec<f32>)]| {
-            mean_read(pairs.iter().map(|(a, b)| look_score(a, b, 0.8)))
+            mean_read(
+                pairs.iter().map(|(a, b)| look_score(a, b, 0.8)),
+                [0.0; CLASSES],
+            )
         };
         let one = looks(&[(&a, &b)]);
         assert_eq!(one, combine(&a, &b, 0.8));
@@ -625,6 +860,138 @@ mod tests {
     }
 
     #[test]
+    fn a_card_reader_is_named_by_file_and_checked_like_the_index_model() {
+        let with = |reader: &str| {
+            format!(
+                r#"{{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9,"card_reader":{reader}}}"#
+            )
+        };
+        let good = with(
+            r#"{"file":"card_reader.onnx","input":[3,56,40],"temperature":0.6,"weight":1,"below":0.99}"#,
+        );
+        let s = ModelSettings::parse(good.as_bytes(), "r.json").unwrap();
+        let c = s.card_reader.expect("card reader read");
+        assert_eq!(
+            (c.file.as_str(), c.temperature, c.weight),
+            ("card_reader.onnx", 0.6, 1.0)
+        );
+        assert_eq!(c.below, Some(0.99));
+        for (reader, says) in [
+            (
+                r#"{"file":"c.onnx","input":[3,72,40],"temperature":1,"weight":1}"#,
+                "card_reader input",
+            ),
+            (
+                r#"{"file":"c.onnx","input":[3,56,40],"temperature":0,"weight":1}"#,
+                "card_reader temperature",
+            ),
+            (
+                r#"{"file":"c.onnx","input":[3,56,40],"temperature":1,"weight":-1}"#,
+                "card_reader weight",
+            ),
+            (
+                r#"{"file":"../c.onnx","input":[3,56,40],"temperature":1,"weight":1}"#,
+                "not a file name",
+            ),
+            (
+                r#"{"file":"/etc/c.onnx","input":[3,56,40],"temperature":1,"weight":1}"#,
+                "not a file name",
+            ),
+            (
+                r#"{"file":"c.onnx","input":[3,56,40],"temperature":1}"#,
+                "weight",
+            ),
+            (
+                r#"{"file":"c.onnx","input":[3,56,40],"temperature":1,"weight":1,"below":1.2}"#,
+                "card_reader below",
+            ),
+        ] {
+            let e = ModelSettings::parse(with(reader).as_bytes(), "r.json").unwrap_err();
+            assert!(e.to_string().contains(says), "{reader}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_named_card_reader_that_is_missing_is_an_error_naming_it() {
+        let dir = std::env::temp_dir().join(format!("eleusis-card-reader-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        std::fs::copy(models.join(MODEL_FILE), dir.join(MODEL_FILE)).unwrap();
+        std::fs::copy(models.join(SETTINGS_FILE), dir.join(SETTINGS_FILE)).unwrap();
+        let e = Classifier::load(&dir).unwrap_err();
+        assert!(
+            e.to_string().contains("no card_reader.onnx in this folder"),
+            "{e}"
+        );
+        // Without the card reader named, the index model alone loads and reads.
+        let text = std::fs::read_to_string(dir.join(SETTINGS_FILE)).unwrap();
+        let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        json.as_object_mut().unwrap().remove("card_reader");
+        std::fs::write(dir.join(SETTINGS_FILE), json.to_string()).unwrap();
+        let c = Classifier::load(&dir).expect("the index model alone loads");
+        assert!(!c.reads_whole_cards());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn the_card_reader_adds_its_term_to_the_first_read_and_to_every_later_look() {
+        use super::super::rectify::{index_crops, whole_card};
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        let c = Classifier::load(&dir).expect("the committed model loads");
+        assert!(c.reads_whole_cards());
+        // A plain card drawn in the frame: white paper, a dark index and pips.
+        let frame = image::RgbImage::from_fn(200, 260, |x, y| {
+            let on_card = (20..180).contains(&x) && (10..250).contains(&y);
+            let ink = (30..44).contains(&x) && (20..50).contains(&y)
+                || (80..120).contains(&x) && (100..160).contains(&y);
+            image::Rgb(match (on_card, ink) {
+                (true, true) => [20, 20, 20],
+                (true, false) => [240, 240, 235],
+                _ => [30, 110, 50],
+            })
+        });
+        let q = super::super::geometry::Quad(
+            [(20.0, 10.0), (180.0, 10.0), (180.0, 250.0), (20.0, 250.0)]
+                .map(|(x, y)| super::super::geometry::Point::new(x, y)),
+        );
+        let mut crops = vec![0.0; 2 * CROP_LEN];
+        let mut whole = vec![0.0; WHOLE_LEN];
+        assert!(index_crops(&frame, &q, &mut crops) && whole_card(&frame, &q, &mut whole));
+        let alone = c.read(&crops, &[], 1).unwrap()[0];
+        let both = c.read(&crops, &whole, 1).unwrap()[0];
+        assert!(alone.whole.iter().all(|&w| w == 0.0));
+        assert!(both.whole.iter().any(|&w| w != 0.0));
+        for k in 0..CLASSES {
+            let want = alone.score[k] + both.whole[k];
+            assert!((both.score[k] - want).abs() < 1e-4, "class {k}");
+        }
+        // A later look (the same crops again) averages with the first read, its
+        // own card reader term added: the same read.
+        let again = c.read_looks(&crops, 1, 1, &[both]).unwrap()[0];
+        assert_eq!(again.card, both.card);
+        assert!((again.confidence - both.confidence).abs() < 1e-5);
+        assert_eq!(again.whole, both.whole);
+        // A wrong count of whole-card floats is refused, not read.
+        assert!(c.read(&crops, &whole[1..], 1).is_err());
+        let mut added = [alone];
+        assert!(c.add_whole_cards(&mut added, &whole[1..]).is_err());
+        c.add_whole_cards(&mut added, &whole).unwrap();
+        assert_eq!(added[0].card, both.card);
+        assert!((added[0].confidence - both.confidence).abs() < 1e-5);
+        // Only reads the corners leave less sure than `below` are read again.
+        let below = c.settings().card_reader.as_ref().unwrap().below.unwrap();
+        let sure = ClassRead {
+            confidence: below,
+            ..alone
+        };
+        let unsure = ClassRead {
+            confidence: below - 1e-4,
+            ..alone
+        };
+        assert!(!c.wants_whole_card(&sure) && c.wants_whole_card(&unsure));
+    }
+
+    #[test]
     fn a_plan_sized_for_the_batch_gives_the_general_plans_logits() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
         let c = Classifier::load(&dir).expect("the committed model loads");
@@ -637,7 +1004,7 @@ mod tests {
                 .collect();
             let sized = c.logits(&x, n).unwrap();
             let input = Tensor::from_shape(&[n, 3, CROP_H, CROP_W], &x).unwrap();
-            let general = c.plan.run(tvec!(input.into())).unwrap();
+            let general = c.index.plan.run(tvec!(input.into())).unwrap();
             let general: Vec<f32> = general[0]
                 .to_array_view::<f32>()
                 .unwrap()
@@ -652,7 +1019,7 @@ mod tests {
                 .fold(0.0f32, f32::max);
             assert!(diff < 1e-3, "batch {n}: logits differ by {diff}");
         }
-        let cache = c.sized.lock().unwrap();
+        let cache = c.index.sized.lock().unwrap();
         assert!(cache.contains_key(&2) && cache.contains_key(&3));
         assert!(cache.contains_key(&MAX_SIZED_BATCH) && cache.contains_key(&6));
         assert!(!cache.contains_key(&70));
@@ -665,7 +1032,7 @@ mod tests {
             "r.json",
         )
         .unwrap();
-        let e = Classifier::from_parts(b"not an onnx file", s, "x.onnx".into()).unwrap_err();
+        let e = Classifier::from_parts(b"not an onnx file", None, s, "x.onnx".into()).unwrap_err();
         assert!(matches!(e, ModelError::Load { .. }), "{e}");
     }
 }

@@ -10,7 +10,9 @@ use super::classify::{ClassRead, Classifier, ModelError};
 use super::exposure::exposure_warnings;
 use super::geometry::{Point, Quad};
 use super::localise::{locate, LocaliserConfig};
-use super::rectify::{card_to_frame, index_crops, top_left_crop, CARD_H, CARD_W, CROP_LEN};
+use super::rectify::{
+    card_to_frame, index_crops, top_left_crop, whole_card, CARD_H, CARD_W, CROP_LEN, WHOLE_LEN,
+};
 use super::spread::{cover_beyond, readings, split, Spread};
 use super::warning::{small_cards_warning, FrameWarning};
 use crate::cards::Card;
@@ -589,8 +591,43 @@ impl Recognizer {
         Ok(())
     }
 
+    /// Reads the cards the corners alone leave unsure once more with the card
+    /// reader (`Classifier::wants_whole_card`), in one batch: `reads[i]` is the
+    /// read of `quads[i]`.
+    fn add_whole_cards(
+        &self,
+        frame: &RgbImage,
+        quads: &[Quad],
+        reads: &mut [ClassRead],
+    ) -> Result<(), ModelError> {
+        let picked: Vec<usize> = (0..reads.len())
+            .filter(|&i| self.classifier.wants_whole_card(&reads[i]))
+            .collect();
+        if picked.is_empty() {
+            return Ok(());
+        }
+        let mut wholes = vec![0.0f32; picked.len() * WHOLE_LEN];
+        let mut taken = Vec::with_capacity(picked.len());
+        let mut filled = 0;
+        for &i in &picked {
+            let slot = &mut wholes[filled * WHOLE_LEN..][..WHOLE_LEN];
+            if whole_card(frame, &quads[i], slot) {
+                taken.push(i);
+                filled += 1;
+            }
+        }
+        wholes.truncate(filled * WHOLE_LEN);
+        let mut again: Vec<ClassRead> = taken.iter().map(|&i| reads[i]).collect();
+        self.classifier.add_whole_cards(&mut again, &wholes)?;
+        for (i, read) in taken.into_iter().zip(again) {
+            reads[i] = read;
+        }
+        Ok(())
+    }
+
     /// Reads outlines in one model batch; `None` for an outline whose crops cannot
-    /// be cut (degenerate corners).
+    /// be cut (degenerate corners). Cards the corners leave unsure are read with the
+    /// card reader too ([`Recognizer::add_whole_cards`]).
     fn read_quads(
         &self,
         frame: &RgbImage,
@@ -598,15 +635,21 @@ impl Recognizer {
     ) -> Result<Vec<Option<ClassRead>>, ModelError> {
         let mut crops = vec![0.0f32; quads.len() * 2 * CROP_LEN];
         let mut usable = Vec::with_capacity(quads.len());
+        let mut cut = Vec::with_capacity(quads.len());
         let mut filled = 0;
         for q in quads {
             let slot = &mut crops[filled * 2 * CROP_LEN..(filled + 1) * 2 * CROP_LEN];
             let ok = index_crops(frame, q, slot);
             usable.push(ok);
+            if ok {
+                cut.push(*q);
+            }
             filled += usize::from(ok);
         }
         crops.truncate(filled * 2 * CROP_LEN);
-        let mut reads = self.classifier.read(&crops, filled)?.into_iter();
+        let mut reads = self.classifier.read(&crops, &[], filled)?;
+        self.add_whole_cards(frame, &cut, &mut reads)?;
+        let mut reads = reads.into_iter();
         Ok(usable
             .into_iter()
             .map(|ok| if ok { reads.next() } else { None })
@@ -1091,11 +1134,13 @@ mod tests {
             card: Some(c.parse().unwrap()),
             confidence: p,
             score: [0.0; crate::vision::classify::CLASSES],
+            whole: [0.0; crate::vision::classify::CLASSES],
         };
         let none = ClassRead {
             card: None,
             confidence: 0.99,
             score: [0.0; crate::vision::classify::CLASSES],
+            whole: [0.0; crate::vision::classify::CLASSES],
         };
         assert!(better(&card("QH", 0.4), &none));
         assert!(!better(&none, &card("QH", 0.4)));

@@ -20,6 +20,14 @@ pub const CROP_W: usize = 40;
 pub const CROP_H: usize = 72;
 /// Floats in one crop tensor `[3, 72, 40]`.
 pub const CROP_LEN: usize = 3 * CROP_H * CROP_W;
+/// Width of the card reader's whole-card image: the rectified card shrunk 4 times.
+pub const WHOLE_W: usize = 40;
+/// Height of the whole-card image.
+pub const WHOLE_H: usize = 56;
+/// Floats in one whole-card tensor `[3, 56, 40]`.
+pub const WHOLE_LEN: usize = 3 * WHOLE_H * WHOLE_W;
+/// Rectified pixels per whole-card pixel along each side.
+const WHOLE_STEP: usize = CARD_W as usize / WHOLE_W;
 
 /// The map from rectified-card pixels to frame pixels; `None` for a degenerate quad.
 pub fn card_to_frame(quad: &Quad) -> Option<Homography> {
@@ -163,6 +171,57 @@ fn cut_crops(frame: &RgbImage, quad: &Quad, turned: &[bool], out: &mut [f32]) ->
     true
 }
 
+/// `sum / n` rounded to the nearest integer, ties to the even one: how OpenCV
+/// rounds the mean of a block of 8-bit pixels.
+fn round_half_even(sum: u32, n: u32) -> u32 {
+    let (q, r) = (sum / n, sum % n);
+    if 2 * r > n || (2 * r == n && q % 2 == 1) {
+        q + 1
+    } else {
+        q
+    }
+}
+
+/// Writes the card reader's input into `out`: the whole rectified card shrunk to
+/// `[3, 56, 40]` (values in [0, 1]), each pixel the mean of a 4 × 4 block of the
+/// 160 × 224 rectified card's 8-bit pixels, rounded to 8 bits (ties to even) — the training
+/// pipeline's `whole_card` (OpenCV's area resize of its uint8 warp). Returns `false`
+/// for a degenerate quad or empty frame.
+pub fn whole_card(frame: &RgbImage, quad: &Quad, out: &mut [f32]) -> bool {
+    if out.len() < WHOLE_LEN || frame.width() == 0 || frame.height() == 0 {
+        return false;
+    }
+    let Some(h) = card_to_frame(quad) else {
+        return false;
+    };
+    let sampler = Sampler::new(frame);
+    let plane = WHOLE_H * WHOLE_W;
+    let block = (WHOLE_STEP * WHOLE_STEP) as u32;
+    for y in 0..WHOLE_H {
+        for x in 0..WHOLE_W {
+            let mut sum = [0u32; 3];
+            for dy in 0..WHOLE_STEP {
+                for dx in 0..WHOLE_STEP {
+                    let cx = (x * WHOLE_STEP + dx) as f64;
+                    let cy = (y * WHOLE_STEP + dy) as f64;
+                    let Some(p) = h.apply(cx, cy) else {
+                        return false;
+                    };
+                    let v = sampler.rounded(p.x, p.y);
+                    for c in 0..3 {
+                        sum[c] += v[c];
+                    }
+                }
+            }
+            let i = y * WHOLE_W + x;
+            for c in 0..3 {
+                out[c * plane + i] = round_half_even(sum[c], block) as f32 / 255.0;
+            }
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +269,44 @@ mod tests {
             .map(|(x, y)| (x - y).abs())
             .fold(0.0f32, f32::max);
         assert!(diff <= 2.0 / 255.0, "{diff}");
+    }
+
+    #[test]
+    fn the_whole_card_is_the_rectified_card_averaged_in_four_by_four_blocks() {
+        let frame = RgbImage::from_fn(300, 400, |x, y| {
+            Rgb([
+                (x % 251) as u8,
+                (y % 241) as u8,
+                ((x * 7 + y * 3) % 256) as u8,
+            ])
+        });
+        let q = quad([(30.0, 40.0), (170.0, 52.0), (160.0, 250.0), (25.0, 240.0)]);
+        let card = rectify(&frame, &q).unwrap();
+        let mut whole = vec![0.0; WHOLE_LEN];
+        assert!(whole_card(&frame, &q, &mut whole));
+        let plane = WHOLE_H * WHOLE_W;
+        for (x, y) in [(0, 0), (13, 27), (39, 55), (20, 3)] {
+            for c in 0..3 {
+                let mut sum = 0u32;
+                for dy in 0..4 {
+                    for dx in 0..4 {
+                        sum += u32::from(card.get_pixel(4 * x + dx, 4 * y + dy).0[c]);
+                    }
+                }
+                let want = round_half_even(sum, 16);
+                let got = whole[c * plane + (y as usize) * WHOLE_W + x as usize] * 255.0;
+                assert!(
+                    (got - want as f32).abs() < 1e-3,
+                    "({x}, {y}) channel {c}: {got} vs {want}"
+                );
+            }
+        }
+        let flat = quad([(1.0, 1.0), (2.0, 2.0), (3.0, 3.0), (4.0, 4.0)]);
+        assert!(!whole_card(&frame, &flat, &mut whole));
+        assert_eq!(
+            [8, 24, 9, 23, 0].map(|s| round_half_even(s, 16)),
+            [0, 2, 1, 1, 0]
+        );
     }
 
     #[test]

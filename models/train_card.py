@@ -1,0 +1,133 @@
+"""Step 4b, the card reader: trains `CardNet` on the whole rectified cards that
+`render_crops.py` stores beside the index crops (`card`, 56 x 40), fits its
+temperature on the validation designs and exports `card_reader.onnx`.
+
+    train_card.py --epochs 10 --threads 2
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+import model as M
+from train import augment_colour, fit_temperature, logits_of, to_float
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load_cards(paths: list[str]):
+    xs, ys = [], []
+    for p in paths:
+        if not os.path.exists(p):
+            raise SystemExit(f"train_card: no crops at {p} (render them first: see train.sh)")
+        d = np.load(p)
+        if "card" not in d:
+            raise SystemExit(f"train_card: {p} has no whole cards (rendered by an older "
+                             "render_crops.py: render it again)")
+        xs.append(d["card"])
+        ys.append(d["label"])
+    x = torch.from_numpy(np.concatenate(xs)).permute(0, 3, 1, 2).contiguous()
+    return x, torch.from_numpy(np.concatenate(ys))
+
+
+def shift(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Localisation error on top of the rendered jitter: zoom by 0.94-1.06 and shift by
+    up to 3 % about the centre; half the cards turned by 180 degrees (either portrait
+    ordering is valid)."""
+    n = x.shape[0]
+    r = lambda *s: torch.rand(*s, generator=g, device=g.device)  # noqa: E731
+    scale = 0.94 + 0.12 * r(n)
+    turn = torch.where(r(n) < 0.5, -1.0, 1.0).to(x.device)
+    tx, ty = (r(n) - 0.5) * 0.06, (r(n) - 0.5) * 0.06
+    zero = torch.zeros_like(scale)
+    theta = torch.stack([torch.stack([turn / scale, zero, tx], 1),
+                         torch.stack([zero, turn / scale, ty], 1)], 1)
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=os.path.join(HERE, "data"))
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--width", type=int, default=24)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--sets", default="train,fonts,fonts_big")
+    ap.add_argument("--out", default=HERE)
+    a = ap.parse_args()
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.threads)
+    t0 = time.time()
+    dev = torch.device(a.device)
+    xtr, ytr = load_cards([os.path.join(a.data, f"{f}.npz") for f in a.sets.split(",")])
+    xtr, ytr = xtr.to(dev), ytr.to(dev)
+    xva, yva = load_cards([os.path.join(a.data, "val.npz")])
+    print(f"train cards {len(ytr)}, val cards {len(yva)}")
+    net = M.CardNet(a.width).to(dev)
+    print(f"CardNet width {a.width}: {M.count_params(net)} parameters")
+    opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
+    steps = a.epochs * (len(ytr) // a.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
+    g = torch.Generator(device=dev).manual_seed(a.seed)
+    for epoch in range(a.epochs):
+        net.train()
+        order = torch.randperm(len(ytr), generator=g, device=dev)
+        tot, correct, seen = 0.0, 0, 0
+        bar = tqdm(range(len(ytr) // a.batch), desc=f"epoch {epoch + 1}/{a.epochs}")
+        for b in bar:
+            idx = order[b * a.batch:(b + 1) * a.batch]
+            xb = shift(augment_colour(to_float(xtr[idx]), g), g)
+            yb = ytr[idx]
+            out = net(xb)
+            loss = F.cross_entropy(out, yb, label_smoothing=0.05)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += float(loss.detach()) * len(yb)
+            correct += int((out.argmax(1) == yb).sum())
+            seen += len(yb)
+            if b % 20 == 0:
+                bar.set_postfix(loss=f"{tot / seen:.3f}", acc=f"{correct / seen:.4f}")
+        vl = logits_of(net, xva)
+        vacc = float((vl.argmax(1) == yva).float().mean())
+        print(f"epoch {epoch + 1}: train loss {tot / seen:.4f} acc {correct / seen:.4f} | "
+              f"val card acc {vacc:.4f} | {time.time() - t0:.0f} s")
+    net = net.cpu().eval()
+    vl = logits_of(net, xva)
+    temperature = fit_temperature(vl, yva)
+    print(f"card reader temperature {temperature:.4f}")
+    os.makedirs(a.out, exist_ok=True)
+    torch.save({"state": net.state_dict(), "width": a.width, "temperature": temperature},
+               os.path.join(a.data, "card_reader.pt"))
+    onnx_path = os.path.join(a.out, "card_reader.onnx")
+    torch.onnx.export(net, torch.rand(1, 3, 56, 40), onnx_path, opset_version=17,
+                      input_names=["input"], output_names=["logits"],
+                      dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}},
+                      do_constant_folding=True, dynamo=False)
+    import onnx
+    import onnxruntime as ort
+
+    onnx.checker.check_model(onnx.load(onnx_path))
+    sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
+    probe = to_float(xva[:256]).numpy()
+    diff = np.abs(sess.run(None, {"input": probe})[0] - vl[:256].numpy()).max()
+    print(f"onnxruntime vs PyTorch: max |logit difference| {diff:.2e}")
+    if diff > 1e-3:
+        raise SystemExit("exported graph disagrees with PyTorch")
+    print(f"train_card: {time.time() - t0:.0f} s; card_reader.onnx "
+          f"{os.path.getsize(onnx_path) / 1e6:.2f} MB, temperature {temperature:.4f}")
+
+
+if __name__ == "__main__":
+    main()
