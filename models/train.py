@@ -155,6 +155,24 @@ def fit_temperature(logits: torch.Tensor, y: torch.Tensor) -> float:
     return float(log_t.exp())
 
 
+def export_checked(net: torch.nn.Module, shape: tuple[int, int, int], path: str,
+                   probe: torch.Tensor, logits: torch.Tensor) -> None:
+    """Exports the network to ONNX (opset 17, dynamic batch), checks the file, and
+    stops unless onnxruntime's logits on `probe` match PyTorch's (`logits`) to 1e-3."""
+    torch.onnx.export(net, torch.rand(1, *shape), path, opset_version=17, input_names=["input"],
+                      output_names=["logits"], dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}},
+                      do_constant_folding=True, dynamo=False)
+    import onnx
+    import onnxruntime as ort
+
+    onnx.checker.check_model(onnx.load(path))
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    diff = np.abs(sess.run(None, {"input": probe.numpy()})[0] - logits.numpy()).max()
+    print(f"onnxruntime vs PyTorch: max |logit difference| {diff:.2e}")
+    if diff > 1e-3:
+        raise SystemExit("exported graph disagrees with PyTorch")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
@@ -242,20 +260,7 @@ def main() -> None:
     os.makedirs(a.out, exist_ok=True)
     onnx_path = os.path.join(a.out, "recognizer.onnx")
     torch.save(net.state_dict(), os.path.join(a.data, "recognizer.pt"))
-    dummy = torch.rand(1, 3, 72, 40)
-    torch.onnx.export(net, dummy, onnx_path, opset_version=17, input_names=["input"],
-                      output_names=["logits"], dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}},
-                      do_constant_folding=True, dynamo=False)
-    import onnx
-    import onnxruntime as ort
-
-    onnx.checker.check_model(onnx.load(onnx_path))
-    sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
-    probe = to_float(xva[:256]).numpy()
-    diff = np.abs(sess.run(None, {"input": probe})[0] - vl[:256].numpy()).max()
-    print(f"onnxruntime vs PyTorch: max |logit difference| {diff:.2e}")
-    if diff > 1e-3:
-        raise SystemExit("exported graph disagrees with PyTorch")
+    export_checked(net, (3, 72, 40), onnx_path, to_float(xva[:256]), vl[:256])
     meta = {
         "input": [3, 72, 40],
         "classes": 53,

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 import model as M
-from train import augment_colour, fit_temperature, logits_of, to_float
+from train import augment_colour, export_checked, fit_temperature, logits_of, to_float
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -111,20 +111,7 @@ def main() -> None:
     torch.save({"state": net.state_dict(), "width": a.width, "temperature": temperature},
                os.path.join(a.data, "card_reader.pt"))
     onnx_path = os.path.join(a.out, "card_reader.onnx")
-    torch.onnx.export(net, torch.rand(1, 3, 56, 40), onnx_path, opset_version=17,
-                      input_names=["input"], output_names=["logits"],
-                      dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}},
-                      do_constant_folding=True, dynamo=False)
-    import onnx
-    import onnxruntime as ort
-
-    onnx.checker.check_model(onnx.load(onnx_path))
-    sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
-    probe = to_float(xva[:256]).numpy()
-    diff = np.abs(sess.run(None, {"input": probe})[0] - vl[:256].numpy()).max()
-    print(f"onnxruntime vs PyTorch: max |logit difference| {diff:.2e}")
-    if diff > 1e-3:
-        raise SystemExit("exported graph disagrees with PyTorch")
+    export_checked(net, (3, 56, 40), onnx_path, to_float(xva[:256]), vl[:256])
     print(f"train_card: {time.time() - t0:.0f} s; card_reader.onnx "
           f"{os.path.getsize(onnx_path) / 1e6:.2f} MB, temperature {temperature:.4f}")
 
