@@ -596,14 +596,11 @@ impl Classifier {
 
     /// The card reader's term of each card's read (its log-softmax at its
     /// temperature, times its weight) from `cards` whole cards (`cards × [3, 56,
-    /// 40]`); zeros for every card without a card reader or when `wholes` is empty.
+    /// 40]`); zeros for every card without a card reader.
     fn whole_terms(&self, wholes: &[f32], cards: usize) -> Result<Vec<[f32; CLASSES]>, ModelError> {
         let (Some(net), Some(c)) = (&self.card_reader, &self.settings.card_reader) else {
             return Ok(vec![[0.0; CLASSES]; cards]);
         };
-        if wholes.is_empty() {
-            return Ok(vec![[0.0; CLASSES]; cards]);
-        }
         let logits = net.logits(wholes, cards)?;
         Ok(logits
             .chunks_exact(CLASSES)
@@ -627,28 +624,11 @@ impl Classifier {
         wholes: &[f32],
         cards: usize,
     ) -> Result<Vec<ClassRead>, ModelError> {
-        if !wholes.is_empty() && wholes.len() != cards * WHOLE_LEN {
-            return Err(ModelError::Run(format!(
-                "{} floats given for {cards} whole cards of {WHOLE_LEN}",
-                wholes.len()
-            )));
+        let mut reads = self.read_looks(crops, cards, 1, &[])?;
+        if !wholes.is_empty() {
+            self.add_whole_cards(&mut reads, wholes)?;
         }
-        let terms = self.whole_terms(wholes, cards)?;
-        let logits = self.logits(crops, 2 * cards)?;
-        let temperature = self.settings.temperature;
-        Ok(logits
-            .chunks_exact(2 * CLASSES)
-            .zip(terms)
-            .map(|(pair, whole)| {
-                let (a, b) = pair.split_at(CLASSES);
-                let score = look_score(a, b, temperature)
-                    .iter()
-                    .zip(&whole)
-                    .map(|(s, w)| s + w)
-                    .collect();
-                mean_read(std::iter::once(score), whole)
-            })
-            .collect())
+        Ok(reads)
     }
 
     /// Reads cards from `looks` crop pairs each (`cards × looks × 2 × [3, 72, 40]`),
