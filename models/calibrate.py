@@ -103,25 +103,20 @@ def main() -> None:
     temperature = fit_temperature(torch.from_numpy(np.concatenate([l1, l2])),
                                   torch.from_numpy(np.concatenate([y, y])))
     card_spec = None
-    whole = None
+    reads = readout.combine(l1, l2, temperature)
     if use_card:
         sess = ort.InferenceSession(card_file, providers=["CPUExecutionProvider"])
-        x = np.concatenate(cards).transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        lc = np.concatenate([sess.run(None, {"input": x[i:i + 512]})[0]
-                             for i in range(0, len(x), 512)])
+        lc = evaluate.run_batched(sess, np.concatenate(cards))
         card_t = fit_temperature(torch.from_numpy(lc), torch.from_numpy(y))
         whole = readout.card_reader_term(lc, card_t, a.card_weight)
         # The card reader reads only the cards the corners alone leave unsure: those
         # under the threshold the corners alone would have.
-        corners = readout.combine(l1, l2, temperature)
-        below, _ = readout.choose_threshold(corners, y, a.odds_margin)
+        below, _ = readout.choose_threshold(reads, y, a.odds_margin)
         card_spec = {"file": CARD_READER_FILE, "input": [3, synth.CARD_H, synth.CARD_W],
                      "temperature": round(card_t, 6), "weight": a.card_weight,
                      "below": round(below, 6)}
         print(f"calibrate: card reader temperature {card_t:.4f}, top-1 alone "
               f"{100 * float((lc.argmax(1) == y).mean()):.2f} %")
-    reads = readout.combine(l1, l2, temperature)
-    if card_spec:
         reads = readout.cascade(reads, readout.combine(l1, l2, temperature, whole),
                                 card_spec["below"])
     threshold, stats = readout.choose_threshold(reads, y, a.odds_margin)

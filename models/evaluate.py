@@ -27,6 +27,25 @@ import synth
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def run_batched(sess: ort.InferenceSession, images_u8: np.ndarray, bs: int = 512) -> np.ndarray:
+    """uint8 images N x H x W x 3 -> N x 53 logits of an ONNX model, in batches."""
+    out = []
+    for i in range(0, len(images_u8), bs):
+        x = images_u8[i:i + bs].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        out.append(sess.run(None, {"input": x})[0])
+    return np.concatenate(out) if out else np.zeros((0, 53), np.float32)
+
+
+def time_ms(sess: ort.InferenceSession, x: np.ndarray, runs: int = 50) -> float:
+    """Mean milliseconds of one run on `x`, after five warm-up runs."""
+    for _ in range(5):
+        sess.run(None, {"input": x})
+    t = time.perf_counter()
+    for _ in range(runs):
+        sess.run(None, {"input": x})
+    return round((time.perf_counter() - t) / runs * 1000, 3)
+
+
 class Recognizer:
     def __init__(self, folder: str, threads: int = 2):
         opts = ort.SessionOptions()
@@ -43,13 +62,6 @@ class Recognizer:
             self.card = ort.InferenceSession(os.path.join(folder, spec["file"]), opts,
                                              providers=["CPUExecutionProvider"])
 
-    def card_logits(self, cards_u8: np.ndarray, bs: int = 512) -> np.ndarray:
-        """whole cards N x 56 x 40 x 3 uint8 -> N x 53 logits of the card reader."""
-        out = []
-        for i in range(0, len(cards_u8), bs):
-            x = cards_u8[i:i + bs].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-            out.append(self.card.run(None, {"input": x})[0])
-        return np.concatenate(out) if out else np.zeros((0, 53), np.float32)
 
     def whole_terms(self, cards_u8: np.ndarray | None) -> np.ndarray | None:
         """The card reader's term of each read; None without a card reader."""
@@ -59,16 +71,12 @@ class Recognizer:
             raise SystemExit("evaluate: these crops hold no whole cards, and the model has a "
                              "card reader (render them again with this render_crops.py)")
         spec = self.meta["card_reader"]
-        return readout.card_reader_term(self.card_logits(cards_u8), spec["temperature"],
+        return readout.card_reader_term(run_batched(self.card, cards_u8), spec["temperature"],
                                         spec["weight"])
 
-    def logits(self, crops_u8: np.ndarray, bs: int = 512) -> np.ndarray:
+    def logits(self, crops_u8: np.ndarray) -> np.ndarray:
         """crops N x 72 x 40 x 3 uint8 -> N x 53 logits."""
-        out = []
-        for i in range(0, len(crops_u8), bs):
-            x = crops_u8[i:i + bs].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-            out.append(self.sess.run(None, {"input": x})[0])
-        return np.concatenate(out) if out else np.zeros((0, 53), np.float32)
+        return run_batched(self.sess, crops_u8)
 
     def read(self, tl: np.ndarray, br: np.ndarray, cards: np.ndarray | None = None) -> np.ndarray:
         """Reads as the service makes them: the corners, and the whole card where the
@@ -173,26 +181,15 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
 
 
 def latency(rec: Recognizer) -> dict:
-    """onnxruntime CPU latency of one card (2 crops) and of a 20-card hand (40 crops)."""
-    out = {}
-    for n in (2, 40):
-        x = np.random.default_rng(0).random((n, 3, 72, 40), dtype=np.float32)
-        for _ in range(5):
-            rec.sess.run(None, {"input": x})
-        t = time.perf_counter()
-        k = 50
-        for _ in range(k):
-            rec.sess.run(None, {"input": x})
-        out[f"batch_{n}_ms"] = round((time.perf_counter() - t) / k * 1000, 3)
-    if rec.card is not None:  # one whole card per card
+    """onnxruntime CPU latency of one card (2 crops) and of a 20-card hand (40 crops),
+    and of the card reader on one whole card and on 20."""
+    rng = np.random.default_rng(0)
+    out = {f"batch_{n}_ms": time_ms(rec.sess, rng.random((n, 3, 72, 40), dtype=np.float32))
+           for n in (2, 40)}
+    if rec.card is not None:
         for n in (1, 20):
-            x = np.random.default_rng(0).random((n, 3, synth.CARD_H, synth.CARD_W), dtype=np.float32)
-            for _ in range(5):
-                rec.card.run(None, {"input": x})
-            t = time.perf_counter()
-            for _ in range(50):
-                rec.card.run(None, {"input": x})
-            out[f"card_reader_batch_{n}_ms"] = round((time.perf_counter() - t) / 50 * 1000, 3)
+            x = rng.random((n, 3, synth.CARD_H, synth.CARD_W), dtype=np.float32)
+            out[f"card_reader_batch_{n}_ms"] = time_ms(rec.card, x)
     return out
 
 

@@ -155,6 +155,42 @@ def fit_temperature(logits: torch.Tensor, y: torch.Tensor) -> float:
     return float(log_t.exp())
 
 
+def fit(net: torch.nn.Module, labels: torch.Tensor, batch_inputs, epochs: int, batch: int,
+        lr: float, g: torch.Generator, after_step=None, after_epoch=None) -> None:
+    """The training loop of both networks: AdamW with a one-cycle learning rate,
+    label smoothing 0.05, each epoch a fresh permutation of the targets.
+    `batch_inputs(idx)` gives the augmented inputs of the targets `idx`;
+    `after_step()` runs after every optimiser step; `after_epoch(epoch, loss, acc)`
+    after every epoch, with its mean training loss and accuracy."""
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * (len(labels) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    for epoch in range(epochs):
+        net.train()
+        order = torch.randperm(len(labels), generator=g, device=g.device)
+        tot, correct, seen = 0.0, 0, 0
+        bar = tqdm(range(len(labels) // batch), desc=f"epoch {epoch + 1}/{epochs}")
+        for b in bar:
+            idx = order[b * batch:(b + 1) * batch]
+            xb = batch_inputs(idx)
+            yb = labels[idx]
+            out = net(xb)
+            loss = F.cross_entropy(out, yb, label_smoothing=0.05)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            if after_step is not None:
+                after_step()
+            tot += float(loss.detach()) * len(yb)
+            correct += int((out.argmax(1) == yb).sum())
+            seen += len(yb)
+            if b % 20 == 0:
+                bar.set_postfix(loss=f"{tot / seen:.3f}", acc=f"{correct / seen:.4f}")
+        if after_epoch is not None:
+            after_epoch(epoch, tot / seen, correct / seen)
+
+
 def export_checked(net: torch.nn.Module, shape: tuple[int, int, int], path: str,
                    probe: torch.Tensor, logits: torch.Tensor) -> None:
     """Exports the network to ONNX (opset 17, dynamic batch), checks the file, and
@@ -207,42 +243,27 @@ def main() -> None:
     print(f"train targets {len(ytr)} (crop pairs), val crops {len(yva)}")
     net = M.IndexNet(a.width, mix=a.mix).to(dev)
     print(f"IndexNet width {a.width}, mix {a.mix}: {M.count_params(net)} parameters")
-    opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
-    steps = a.epochs * (len(ytr) // a.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
     ema = None
     if a.ema > 0:
         from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
         ema = AveragedModel(net, multi_avg_fn=get_ema_multi_avg_fn(a.ema), use_buffers=True)
     g = torch.Generator(device=dev).manual_seed(a.seed)
-    for epoch in range(a.epochs):
-        net.train()
-        order = torch.randperm(len(ytr), generator=g, device=dev)
-        tot, correct, seen = 0.0, 0, 0
-        bar = tqdm(range(len(ytr) // a.batch), desc=f"epoch {epoch + 1}/{a.epochs}")
-        for b in bar:
-            idx = order[b * a.batch:(b + 1) * a.batch]
-            side = torch.randint(0, 2, (len(idx),), generator=g, device=dev)
-            xb = augment(to_float(xtr[idx, side]), g)
-            yb = ytr[idx]
-            out = net(xb)
-            loss = F.cross_entropy(out, yb, label_smoothing=0.05)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            sched.step()
-            if ema is not None:
-                ema.update_parameters(net)
-            tot += float(loss.detach()) * len(yb)
-            correct += int((out.argmax(1) == yb).sum())
-            seen += len(yb)
-            if b % 20 == 0:
-                bar.set_postfix(loss=f"{tot / seen:.3f}", acc=f"{correct / seen:.4f}")
+
+    def batch_inputs(idx):
+        # One of each target's two crops, picked at random.
+        side = torch.randint(0, 2, (len(idx),), generator=g, device=dev)
+        return augment(to_float(xtr[idx, side]), g)
+
+    def after_epoch(epoch, loss, acc):
         vl = logits_of(net if ema is None else ema.module, xva)
         vacc = float((vl.argmax(1) == yva).float().mean())
-        print(f"epoch {epoch + 1}: train loss {tot / seen:.4f} acc {correct / seen:.4f} | "
+        print(f"epoch {epoch + 1}: train loss {loss:.4f} acc {acc:.4f} | "
               f"val crop acc {vacc:.4f}{' (average)' if ema is not None else ''} | "
               f"{time.time() - t0:.0f} s")
+
+    fit(net, ytr, batch_inputs, a.epochs, a.batch, a.lr, g,
+        after_step=None if ema is None else (lambda: ema.update_parameters(net)),
+        after_epoch=after_epoch)
     t_train = time.time() - t0
     if ema is not None:
         net = ema.module

@@ -13,10 +13,9 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as F
-from tqdm import tqdm
 
 import model as M
-from train import augment_colour, export_checked, fit_temperature, logits_of, to_float
+from train import augment_colour, export_checked, fit, fit_temperature, logits_of, to_float
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -75,34 +74,16 @@ def main() -> None:
     print(f"train cards {len(ytr)}, val cards {len(yva)}")
     net = M.CardNet(a.width).to(dev)
     print(f"CardNet width {a.width}: {M.count_params(net)} parameters")
-    opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
-    steps = a.epochs * (len(ytr) // a.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
     g = torch.Generator(device=dev).manual_seed(a.seed)
-    for epoch in range(a.epochs):
-        net.train()
-        order = torch.randperm(len(ytr), generator=g, device=dev)
-        tot, correct, seen = 0.0, 0, 0
-        bar = tqdm(range(len(ytr) // a.batch), desc=f"epoch {epoch + 1}/{a.epochs}")
-        for b in bar:
-            idx = order[b * a.batch:(b + 1) * a.batch]
-            xb = shift(augment_colour(to_float(xtr[idx]), g), g)
-            yb = ytr[idx]
-            out = net(xb)
-            loss = F.cross_entropy(out, yb, label_smoothing=0.05)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            sched.step()
-            tot += float(loss.detach()) * len(yb)
-            correct += int((out.argmax(1) == yb).sum())
-            seen += len(yb)
-            if b % 20 == 0:
-                bar.set_postfix(loss=f"{tot / seen:.3f}", acc=f"{correct / seen:.4f}")
+
+    def after_epoch(epoch, loss, acc):
         vl = logits_of(net, xva)
         vacc = float((vl.argmax(1) == yva).float().mean())
-        print(f"epoch {epoch + 1}: train loss {tot / seen:.4f} acc {correct / seen:.4f} | "
+        print(f"epoch {epoch + 1}: train loss {loss:.4f} acc {acc:.4f} | "
               f"val card acc {vacc:.4f} | {time.time() - t0:.0f} s")
+
+    fit(net, ytr, lambda idx: shift(augment_colour(to_float(xtr[idx]), g), g), a.epochs,
+        a.batch, a.lr, g, after_epoch=after_epoch)
     net = net.cpu().eval()
     vl = logits_of(net, xva)
     temperature = fit_temperature(vl, yva)
