@@ -451,6 +451,59 @@ fn an_archive_in_a_write_protected_folder_is_audited_without_side_files() {
 }
 
 #[test]
+fn auditing_a_closed_database_in_a_writable_folder_leaves_no_side_files() {
+    let dir = tempfile::tempdir().expect("dir");
+    let folder = dir.path().join("club");
+    std::fs::create_dir(&folder).expect("mkdir");
+    let db = folder.join("club.db");
+    let lines = legal_burst(30, 26);
+    let (replies, _) = record(&db, &lines, &[]);
+    assert_eq!(acked(&replies).len(), lines.len());
+    assert_eq!(names_in(&folder), ["club.db"], "the writer closed cleanly");
+    let before = std::fs::read(&db).expect("bytes");
+
+    let audit = eleusis(&["audit", "1", "--db", db.to_str().expect("p")], "");
+    assert!(
+        audit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&audit.stderr)
+    );
+    assert!(String::from_utf8_lossy(&audit.stdout).contains("chain: OK"));
+    assert_eq!(export_log(&db, "1").len(), lines.len());
+    assert_eq!(
+        names_in(&folder),
+        ["club.db"],
+        "no empty -wal or -shm left beside the file"
+    );
+    assert_eq!(std::fs::read(&db).expect("bytes"), before, "file unchanged");
+}
+
+#[test]
+fn a_reader_beside_a_live_writer_leaves_the_writers_files_alone() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("live.db");
+    let lines = legal_burst(20, 27);
+    let store = Store::open(&db).expect("open");
+    let mut recorder = Recorder::new_game(&store, standard_referee());
+    recorder
+        .record_batch(&numbered(&lines[..10], 0))
+        .expect("recorded");
+    let audit = eleusis(&["audit", "1", "--db", db.to_str().expect("p")], "");
+    assert!(
+        audit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&audit.stderr)
+    );
+    // The writer goes on with its own -wal and -shm.
+    recorder
+        .record_batch(&numbered(&lines[10..], 10))
+        .expect("recorded after the audit");
+    drop(recorder);
+    drop(store);
+    assert_sound(&db, lines.len());
+}
+
+#[test]
 fn a_crashed_writers_log_is_still_read_from_a_write_protected_folder() {
     let dir = tempfile::tempdir().expect("dir");
     let folder = dir.path().join("crashed");

@@ -273,10 +273,21 @@ impl Store {
         let pending = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
         if !pending && write_protected(path) {
             if let Some(uri) = immutable_uri(path) {
-                return Store::open_reader(path, &uri, true);
+                return Store::open_reader(path, &uri, Opening::Immutable);
             }
         }
-        match Store::open_reader(path, path, false) {
+        if !pending && !side_file(path, "-shm").exists() {
+            // No writer has the file open (a WAL writer keeps its `-shm` while
+            // open) and none left changes behind: open it as a writer that takes
+            // no writes, so that closing it, as SQLite's last connection, removes
+            // the `-wal` and `-shm` the open made, leaving the folder as it was.
+            match Store::open_reader(path, path, Opening::QueryOnly) {
+                Ok(store) => return Ok(store),
+                Err(e) if !needs_write_access(&e) => return Err(e),
+                Err(_) => {}
+            }
+        }
+        match Store::open_reader(path, path, Opening::ReadOnly) {
             Ok(store) => Ok(store),
             Err(e) if !needs_write_access(&e) => Err(e),
             Err(e) if pending => Err(StoreError::PendingWal {
@@ -285,21 +296,43 @@ impl Store {
                 reason: e.to_string(),
             }),
             Err(e) => match immutable_uri(path) {
-                Some(uri) => Store::open_reader(path, &uri, true),
+                Some(uri) => Store::open_reader(path, &uri, Opening::Immutable),
                 None => Err(e),
             },
         }
     }
 
-    /// One read-only open of `path`, given to SQLite as `name` (the path, or with
-    /// `uri` a `file:` URI naming it).
-    fn open_reader<P: AsRef<Path>>(path: &Path, name: P, uri: bool) -> Result<Store, StoreError> {
-        let mut flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        if uri {
-            flags |= OpenFlags::SQLITE_OPEN_URI;
-        }
+    /// One open of `path` for reading, given to SQLite as `name` (the path, or for
+    /// [`Opening::Immutable`] a `file:` URI naming it).
+    fn open_reader<P: AsRef<Path>>(
+        path: &Path,
+        name: P,
+        opening: Opening,
+    ) -> Result<Store, StoreError> {
+        let flags = OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | match opening {
+                Opening::QueryOnly => OpenFlags::SQLITE_OPEN_READ_WRITE,
+                Opening::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY,
+                Opening::Immutable => OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+            };
         let conn =
             Connection::open_with_flags(name, flags).map_err(|source| open_error(path, source))?;
+        if opening == Opening::QueryOnly {
+            if conn
+                .is_readonly(rusqlite::DatabaseName::Main)
+                .unwrap_or(true)
+            {
+                // SQLite fell back to reading only (a read-only mount): such a
+                // connection leaves side files like a plain read-only one, so it
+                // is refused here and the caller's next way is tried.
+                return Err(StoreError::ReadOnly {
+                    path: path.to_path_buf(),
+                    reason: "the file cannot be opened for writing".into(),
+                });
+            }
+            conn.pragma_update(None, "query_only", "ON")
+                .map_err(|source| open_error(path, source))?;
+        }
         let store = Store {
             conn,
             path: path.to_path_buf(),
@@ -536,6 +569,21 @@ pub fn side_file(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_os_string();
     name.push(suffix);
     PathBuf::from(name)
+}
+
+/// How [`Store::open_read_only`] asks SQLite for a file it only reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opening {
+    /// Opened for writing with every write refused (`PRAGMA query_only`): on a
+    /// closed database in a writable folder, the last connection's close removes
+    /// the `-wal` and `-shm` files that reading made.
+    QueryOnly,
+    /// SQLite's read-only open: reads a `-wal` left behind, but leaves the side
+    /// files it makes.
+    ReadOnly,
+    /// Read as the file is, with no lock and no side file (write-protected
+    /// archives whose writer closed cleanly).
+    Immutable,
 }
 
 /// Whether the file or its directory is write-protected by its permission bits.
