@@ -88,6 +88,17 @@ pub enum SidecarError {
     /// Names alone where the outlines are needed (measuring the localiser).
     #[error("card 1 of the list ({card}) has no corners: these labels need every card's outline")]
     NoCorners { card: Card },
+    /// A key the format does not have: a misspelt `"corners"` would otherwise turn
+    /// an outlined card into a names-only one, and a misspelt `"distractors"`
+    /// would drop them, both silently.
+    #[error("{place}: unknown key \"{key}\" (the keys are {known})")]
+    UnknownKey {
+        /// `the sidecar` or `card 2 of the list`.
+        place: String,
+        key: String,
+        /// The keys allowed there, quoted.
+        known: String,
+    },
     /// `"distractors"` present but not a list.
     #[error("field \"distractors\" must be a list, found {found}")]
     Distractors { found: String },
@@ -174,6 +185,7 @@ fn parse_entries(value: &serde_json::Value) -> Result<Entries, SidecarError> {
         found: shown(value),
     };
     let object = value.as_object().ok_or_else(no_cards)?;
+    refuse_unknown_keys(object, TOP_KEYS, "the sidecar")?;
     let list = object
         .get("cards")
         .and_then(Value::as_array)
@@ -204,6 +216,7 @@ fn parse_entries(value: &serde_json::Value) -> Result<Entries, SidecarError> {
             Value::String(_) => (name(entry)?, None),
             Value::Object(fields) => {
                 let card = name(fields.get("card").unwrap_or(&Value::Null))?;
+                refuse_unknown_keys(fields, CARD_KEYS, &format!("card {position} of the list"))?;
                 let corners = match fields.get("corners") {
                     None | Some(Value::Null) => None,
                     Some(c) => Some(parse_corners(c).map_err(|found| SidecarError::Corners {
@@ -224,6 +237,36 @@ fn parse_entries(value: &serde_json::Value) -> Result<Entries, SidecarError> {
         cards.push(card);
     }
     Ok(Entries { cards, distractors })
+}
+
+/// The keys of a sidecar (`meta` is free-form: renderers note the design, cloth
+/// and layout there).
+const TOP_KEYS: &[&str] = &["cards", "distractors", "meta"];
+/// The keys of a card object in the `cards` list.
+const CARD_KEYS: &[&str] = &["card", "corners"];
+
+/// Refuses a key of `object` that is not one of `known` (the first in
+/// alphabetical order, as the parsed object keeps them).
+fn refuse_unknown_keys(
+    object: &serde_json::Map<String, serde_json::Value>,
+    known: &[&str],
+    place: &str,
+) -> Result<(), SidecarError> {
+    match object.keys().find(|k| !known.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(key) => {
+            let quoted: Vec<String> = known.iter().map(|k| format!("\"{k}\"")).collect();
+            let known = match quoted.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+                _ => quoted.join(""),
+            };
+            Err(SidecarError::UnknownKey {
+                place: place.to_string(),
+                key: key.clone(),
+                known,
+            })
+        }
+    }
 }
 
 /// Four `[x, y]` points, or what was found instead.
@@ -698,6 +741,23 @@ mod tests {
         assert!(
             err.contains("card 2 of the list: expected a card name like \"QH\"")
                 && err.ends_with("found 7"),
+            "{err}"
+        );
+        // A misspelt key is named, not read as a names-only card or ignored.
+        let err = sidecar_error(
+            r#"{"cards":[{"card":"QH","corners":[[0,0],[70,0],[70,100],[0,100]]},{"card":"4D","corner":[[0,0],[70,0],[70,100],[0,100]]}]}"#,
+        );
+        assert!(
+            err.ends_with(
+                r#"bad labels: card 2 of the list: unknown key "corner" (the keys are "card" and "corners")"#
+            ),
+            "{err}"
+        );
+        let err = sidecar_error(r#"{"cards":["QH"],"distractor":[],"meta":{"cloth":"wood"}}"#);
+        assert!(
+            err.ends_with(
+                r#"bad labels: the sidecar: unknown key "distractor" (the keys are "cards", "distractors" and "meta")"#
+            ),
             "{err}"
         );
         let err = sidecar_error(r#"{"cards":[{"corners":[]}]}"#);
