@@ -165,28 +165,81 @@
     try { showResult(await E.api("POST", "/api/end-game", {})); } catch (e) { $("end-error").textContent = e.message; }
   });
 
-  async function correct(play) {
-    const isNoPlay = play.event === "no_play";
-    const field = play.event === "prophet" ? "player" : isNoPlay ? "hand" : "cards";
-    const now = field === "player" ? play.player : (play.cards || []).join(" ");
-    const text = prompt("Correct " + field + " of event " + play.seq + " (for a prophet's call type right/wrong as 'call:right'):", now);
-    if (text === null) return;
-    const body = { seq: play.seq };
-    if (text.startsWith("call:")) body.prophet_says = text.slice(5).trim();
-    else if (field === "player") body.player = text.trim();
-    else body[field] = words(text);
-    try { showResult(await E.api("POST", "/api/corrections", body)); }
-    catch (e) {
-      // Said under the event God is correcting (the log may have been drawn again
-      // meanwhile), not in the Play panel out of sight; its explanation stays with it.
-      let row = document.querySelector('#log tr.event[data-seq="' + play.seq + '"]');
-      if (!row) { refuse(e.message); return; }
-      if (row.nextElementSibling && row.nextElementSibling.classList.contains("explanation")) row = row.nextElementSibling;
-      if (row.nextElementSibling && row.nextElementSibling.classList.contains("fix-error")) row.nextElementSibling.remove();
-      const note = E.el("tr", { class: "fix-error" }, E.el("td", { colspan: LOG_COLUMNS, class: "error" }, "correction of event " + play.seq + " refused: " + e.message));
-      row.after(note);
-      note.scrollIntoView({ block: "nearest" });
+  // --- corrections ---
+  // "correct" opens an editor under the event, in the log: the event's cards (or
+  // hand, or the prophet's name) to edit, the prophet's call when the round has a
+  // prophet, apply and cancel. It is kept open, with what God typed, across live
+  // updates (another device may play meanwhile), and a refusal is said in it, so
+  // God can mend the text and apply again. Enter applies, Escape cancels.
+  let fixing = null; // { round, seq, field, text, call, error }
+  function fixField(play) {
+    return play.event === "prophet" ? "player" : play.event === "no_play" ? "hand" : "cards";
+  }
+  function correct(play) {
+    const field = fixField(play);
+    const text = field === "player" ? (play.player || "") : (play.cards || []).join(" ");
+    fixing = { round: view && view.round, seq: play.seq, field, text, call: "", error: "" };
+    if (view) render(view, true);
+    const input = $("fix-text");
+    if (input) { input.focus(); if (input.select) input.select(); }
+  }
+  function cancelFix() {
+    fixing = null;
+    if (view) render(view, true);
+  }
+  async function applyFix() {
+    if (!fixing) return;
+    const f = fixing, body = { seq: f.seq };
+    if (f.field === "player") body.player = f.text.trim();
+    else body[f.field] = words(f.text);
+    if (f.call === "none") body.prophet_says = null;
+    else if (f.call) body.prophet_says = f.call;
+    try {
+      const reply = await E.api("POST", "/api/corrections", body);
+      if (fixing === f) fixing = null;
+      showResult(reply);
+      if (view) render(view, true);
+    } catch (e) {
+      if (fixing !== f) return;
+      f.error = "correction of event " + f.seq + " refused: " + e.message;
+      if (view) render(view, true);
     }
+  }
+  // The editor's row for `play`, as `fixing` holds it; `players` for a prophet's
+  // name, `prophetRound` whether the round has had a prophet (the call is offered).
+  function fixRow(play, players, prophetRound) {
+    const f = fixing;
+    const keys = (e) => {
+      if (e.key === "Enter") { e.preventDefault(); applyFix(); }
+      if (e.key === "Escape") { e.preventDefault(); cancelFix(); }
+    };
+    let input;
+    if (f.field === "player") {
+      input = E.el("select", { id: "fix-text", onchange: (e) => { f.text = e.target.value; }, onkeydown: keys },
+        players.map((name) => E.el("option", { value: name }, name)));
+      input.value = f.text;
+    } else {
+      input = E.el("input", { id: "fix-text", type: "text", autocomplete: "off", spellcheck: "false",
+        oninput: (e) => { f.text = e.target.value; }, onkeydown: keys });
+      input.value = f.text;
+    }
+    const label = f.field === "player" ? "prophet" : f.field === "hand" ? "hand shown" : "cards";
+    const parts = [E.el("label", {}, label + " ", input)];
+    if (f.field !== "player" && prophetRound) {
+      const recorded = play.outcome && play.outcome.prophet_call ? play.outcome.prophet_call.said : null;
+      const call = E.el("select", { id: "fix-call", onchange: (e) => { f.call = e.target.value; }, onkeydown: keys },
+        E.el("option", { value: "" }, recorded ? "as called (" + recorded + ")" : "as recorded (no call)"),
+        E.el("option", { value: "right" }, "right"), E.el("option", { value: "wrong" }, "wrong"),
+        recorded ? E.el("option", { value: "none" }, "no call") : null);
+      call.value = f.call;
+      parts.push(" ", E.el("label", {}, "prophet's call ", call));
+    }
+    parts.push(" ", E.el("button", { id: "fix-apply", onclick: applyFix }, "apply"),
+      " ", E.el("button", { id: "fix-cancel", class: "secondary", onclick: cancelFix }, "cancel"));
+    return E.el("tr", { class: "fix", "data-seq": play.seq },
+      E.el("td", { colspan: LOG_COLUMNS },
+        E.el("div", { class: "fix-form" }, E.el("b", {}, "correct event " + play.seq + ": "), parts),
+        f.error ? E.el("div", { class: "error fix-error" }, f.error) : null));
   }
 
   // --- camera ---
@@ -529,6 +582,10 @@
     $("call-box").hidden = !s.prophet;
     E.drawLayout(v, $("layout"));
     const log = $("log");
+    // The editor is drawn again with the log: keep the focus where God was typing.
+    const focused = document.activeElement && document.activeElement.id;
+    const prophetRound = (v.plays || []).some((p) => p.event === "prophet");
+    if (fixing && (fixing.round !== v.round || !(v.plays || []).some((p) => p.seq === fixing.seq && ["play", "no_play", "prophet"].includes(p.event)))) fixing = null;
     // Each event on one row, its explanation on a row of its own under it: the log
     // keeps to the width of its column on a tablet.
     log.replaceChildren(E.el("tr", {}, ["#", "time", "who", "cards", "verdict", ""].map((h) => E.el("th", {}, h))));
@@ -542,7 +599,9 @@
         E.el("td", {}, (p.cards && p.cards.map) ? p.cards.join(" ") : ""), E.el("td", {}, verdict, " ", flags),
         E.el("td", {}, canFix ? E.el("button", { class: "secondary", onclick: () => correct(p) }, "correct") : "")));
       if (expl) log.append(E.el("tr", { class: "explanation" }, E.el("td", {}), E.el("td", { colspan: LOG_COLUMNS - 1, class: "explain" }, expl)));
+      if (fixing && fixing.seq === p.seq) log.append(fixRow(p, s.players || [], prophetRound));
     }
+    if (focused && focused.startsWith("fix-") && $(focused)) $(focused).focus();
     const tokenQ = E.token ? "?token=" + encodeURIComponent(E.token) : "";
     if (v.round) {
       $("audit-link").href = "/audit/" + v.round + tokenQ;

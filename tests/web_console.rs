@@ -385,19 +385,27 @@ fn refusals_are_said_where_god_looks_and_not_beside_a_stale_verdict() {
         "{shown}"
     );
 
-    // A correction the referee refuses: said in the log, under that event.
-    driver.eval(
-        "window.prompt = () => 'ZZ'; \
-         document.querySelector('#log tr:nth-child(2) button').click(); return true;",
+    // A correction the referee refuses: said in the log, in the editor under that
+    // event, which stays open with what God typed.
+    driver.eval("document.querySelector('#log tr.event button').click(); return true;");
+    driver.wait_for(
+        "the correction editor",
+        "const i = document.getElementById('fix-text'); return i ? i.value : null;",
+        |v| v == "4S",
     );
+    driver.eval("document.getElementById('fix-text').value = ''; return true;");
+    driver.send_keys("#fix-text", "ZZ\u{E007}");
     let note = driver.wait_for(
         "the correction's refusal",
-        "const n = document.querySelector('#log tr.fix-error'); \
-         let e = n && n.previousElementSibling; \
+        "const n = document.querySelector('#log tr.fix .fix-error'); \
+         const row = n && n.closest('tr.fix'); \
+         let e = row && row.previousElementSibling; \
          while (e && !e.classList.contains('event')) e = e.previousElementSibling; \
-         return n ? [e.cells[0].textContent, n.innerText] : null;",
+         return n ? [e.cells[0].textContent, n.innerText, row.dataset.seq, \
+                     document.getElementById('fix-text').value] : null;",
         |v| v.is_array(),
     );
+    assert_eq!(note[0], note[2], "said under the event corrected: {note}");
     assert!(
         note[1].as_str().is_some_and(|t| t.starts_with(&format!(
             "correction of event {} refused",
@@ -405,6 +413,72 @@ fn refusals_are_said_where_god_looks_and_not_beside_a_stale_verdict() {
         ))),
         "{note}"
     );
+    assert_eq!(note[3], "ZZ", "what God typed is kept: {note}");
+    drop(driver);
+    server.stop();
+}
+
+/// A correction is written in the log under its event, survives a play made
+/// meanwhile on another device, and once applied marks the event corrected;
+/// Escape closes the editor without a change.
+#[test]
+fn a_correction_is_edited_in_the_log_and_kept_across_live_updates() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("corrections.db"));
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&console(&server));
+    wait_for_turn(&driver, "Alain");
+
+    // Open the editor on event 1 (the only play) and start typing.
+    driver.eval("document.querySelector('#log tr.event button').click(); return true;");
+    driver.wait_for(
+        "the correction editor",
+        "const i = document.getElementById('fix-text'); return i ? i.value : null;",
+        |v| v == "4S",
+    );
+    driver.eval("document.getElementById('fix-text').value = ''; return true;");
+    driver.send_keys("#fix-text", "5");
+    // Another device plays: the log is drawn again, the editor and its text stay.
+    server.post("/api/plays", r#"{"cards":["6H"]}"#).expect(200);
+    wait_for_turn(&driver, "François");
+    let kept = driver.eval(
+        "const i = document.getElementById('fix-text'); \
+         return i ? [i.closest('tr.fix').dataset.seq, i.value, document.activeElement === i] : null;",
+    );
+    let seq = plays(&server)[0]["seq"].clone();
+    assert_eq!(kept[0].as_str(), Some(seq.to_string().as_str()), "{kept}");
+    assert_eq!(kept[1], "5", "{kept}");
+    assert_eq!(kept[2], true, "the focus stays in the editor: {kept}");
+    driver.send_keys("#fix-text", "H\u{E007}");
+    driver.wait_for(
+        "the corrected event",
+        "return document.getElementById('fix-text') === null && \
+         [...document.querySelectorAll('#log tr.event')].some((r) => \
+           r.innerText.includes('5H') && r.innerText.includes('corrected'));",
+        |v| v == true,
+    );
+    let cards: Vec<Value> = plays(&server).iter().map(|p| p["cards"].clone()).collect();
+    assert_eq!(cards[0], json!(["5H"]), "{cards:?}");
+
+    // Escape closes the editor and sends nothing.
+    driver.eval("document.querySelector('#log tr.event button').click(); return true;");
+    driver.wait_for(
+        "the editor again",
+        "return document.getElementById('fix-text') !== null;",
+        |v| v == true,
+    );
+    driver.send_keys("#fix-text", "\u{E00C}");
+    driver.wait_for(
+        "the editor closed",
+        "return document.getElementById('fix-text') === null;",
+        |v| v == true,
+    );
+    assert_eq!(plays(&server).len(), 2);
     drop(driver);
     server.stop();
 }
