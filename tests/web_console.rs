@@ -349,6 +349,35 @@ fn the_player_field_follows_the_turn_and_the_form_refills_after_a_round() {
     server.stop();
 }
 
+/// Ending the game with a round unfinished fills the form for the next game's
+/// first round as the end of a round does: the table plays on, God passes left.
+#[test]
+fn the_form_refills_after_the_game_is_ended_mid_round() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("ended.db"));
+    let driver = open_console(dir.path(), &console(&server));
+    start_round_from_form(&driver, "");
+    wait_for_turn(&driver, "Jacques");
+    driver.send_keys("#cards", "4S");
+    driver.eval("document.getElementById('play').click(); return true;");
+    wait_for_turn(&driver, "Alain");
+    driver.eval("window.confirm = () => true; document.getElementById('end').click(); return true;");
+    let form = driver.wait_for(
+        "the form for the next game",
+        "return [document.getElementById('god').value, document.getElementById('players').value, \
+                 document.getElementById('end-error').textContent];",
+        |v| v[0] != "Pierre" || v[2] != "",
+    );
+    assert_eq!(form, json!(["Alain", "François, Jacques, Pierre", ""]));
+    let now = driver.eval("return document.getElementById('now').textContent;");
+    assert!(
+        now.as_str().is_some_and(|t| t.starts_with("Game over") && !t.contains("Turn")),
+        "{now}"
+    );
+    drop(driver);
+    server.stop();
+}
+
 /// A refused play leaves the verdict before it marked as the earlier play's; a
 /// refused correction is said under the event God is correcting.
 #[test]
