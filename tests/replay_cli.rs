@@ -302,6 +302,15 @@ fn a_log_without_events_is_refused() {
 }
 
 #[test]
+fn end_game_before_any_round_is_refused_like_a_play() {
+    let err = refused(b"{\"event\":\"end_game\"}\n");
+    assert!(
+        err.contains("line 1") && err.contains("no round has started"),
+        "{err}"
+    );
+}
+
+#[test]
 fn end_game_in_a_round_warns_once_with_the_round() {
     let log = format!("{}\n{{\"event\":\"end_game\"}}\n", round_line());
     let out = eleusis(&["replay", "-"], Some(&log));

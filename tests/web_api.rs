@@ -55,6 +55,15 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
         "{body}"
     );
 
+    // Ending a game before any round: refused as a play would be, nothing stored.
+    let early = server.post("/api/end-game", "{}").expect(422);
+    assert!(
+        early["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("no round has started")),
+        "{early}"
+    );
+
     // God's routes without the token: 401 with a JSON error.
     let refused = server.post_public("/api/rounds", ROUND);
     let body = refused.expect(401);

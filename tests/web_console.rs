@@ -361,7 +361,8 @@ fn the_form_refills_after_the_game_is_ended_mid_round() {
     driver.send_keys("#cards", "4S");
     driver.eval("document.getElementById('play').click(); return true;");
     wait_for_turn(&driver, "Alain");
-    driver.eval("window.confirm = () => true; document.getElementById('end').click(); return true;");
+    driver
+        .eval("window.confirm = () => true; document.getElementById('end').click(); return true;");
     let form = driver.wait_for(
         "the form for the next game",
         "return [document.getElementById('god').value, document.getElementById('players').value, \
@@ -371,7 +372,8 @@ fn the_form_refills_after_the_game_is_ended_mid_round() {
     assert_eq!(form, json!(["Alain", "François, Jacques, Pierre", ""]));
     let now = driver.eval("return document.getElementById('now').textContent;");
     assert!(
-        now.as_str().is_some_and(|t| t.starts_with("Game over") && !t.contains("Turn")),
+        now.as_str()
+            .is_some_and(|t| t.starts_with("Game over") && !t.contains("Turn")),
         "{now}"
     );
     drop(driver);

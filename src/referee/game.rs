@@ -173,6 +173,9 @@ impl Game {
                 }
                 .into());
             }
+            // A game is its rounds: with none started there is no game to end (and
+            // nothing would be stored for it).
+            LogEvent::EndGame(_) if self.rounds_started == 0 => return Err(RefereeError::NoRound),
             LogEvent::EndGame(_) => {
                 let mut out = Outcome::new(self.rounds_started, "end_game", None);
                 // RULES.md scores a round at its end; a round cut short has none.

@@ -539,6 +539,7 @@ mod tests {
         let replies = recorder
             .record_batch(&lines(&[
                 r#"{"event":"play","cards":["2H"]}"#,
+                r#"{"event":"end_game"}"#,
                 ROUND,
                 r#"{"event":"play","cards":["2H"],"at":"2026-01-01T00:00:00.000Z"}"#,
                 r#"{"event":"prophet","player":"Ana","evidence":{"reads":[]}}"#,
@@ -547,12 +548,13 @@ mod tests {
             ]))
             .expect("batch");
         assert!(error_of(&replies[0]).contains("no round has started"));
-        assert!(matches!(replies[1], Reply::Stored(_)));
-        assert!(error_of(&replies[2]).contains("written by the store"));
-        assert!(error_of(&replies[3]).contains("only play and no_play"));
-        assert!(error_of(&replies[4]).contains("confidence"));
+        assert!(error_of(&replies[1]).contains("no round has started"));
+        assert!(matches!(replies[2], Reply::Stored(_)));
+        assert!(error_of(&replies[3]).contains("written by the store"));
+        assert!(error_of(&replies[4]).contains("only play and no_play"));
+        assert!(error_of(&replies[5]).contains("confidence"));
         assert!(
-            error_of(&replies[5]).contains("can be corrected"),
+            error_of(&replies[6]).contains("can be corrected"),
             "{replies:?}"
         );
         assert_eq!(store.events(GameId(1)).expect("events").len(), 1);
