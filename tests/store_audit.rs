@@ -597,6 +597,55 @@ fn edits_to_the_round_index_tables_are_reported_and_never_shown() {
     }
 }
 
+/// Event times are outside the hash chain's links only in the events table's
+/// index column: the chained payload holds each event's time, which is what is
+/// shown; an edited column is reported at its event, and a round's start time is
+/// its chained `round` event's, whatever the rounds table says.
+#[test]
+fn an_edited_event_time_is_reported_and_never_shown() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("times.db");
+    record(&db, &lines(SHORT_GAME), &[]);
+    let (clean, code) = audit_json(&db, "1", &[]);
+    assert_eq!(code, 0, "{clean}");
+    let time_of = |report: &Value, seq: u64| -> String {
+        report["rounds"][0]["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .find(|e| e["seq"] == seq)
+            .and_then(|e| e["time"].as_str())
+            .expect("time")
+            .to_string()
+    };
+    let played = time_of(&clean, 2);
+    let started = time_of(&clean, 1);
+
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute_batch(
+        "DROP TRIGGER events_append_only_update;
+         UPDATE events SET recorded_ms = recorded_ms - 3600000
+           WHERE seq = 2 AND round_id = (SELECT id FROM rounds WHERE number = 1);
+         UPDATE rounds SET started_ms = 0 WHERE number = 1;",
+    )
+    .expect("edit");
+    drop(conn);
+    let (report, code) = audit_json(&db, "1", &[]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(time_of(&report, 2), played, "the chained time is shown");
+    let problems = report["problems"].to_string();
+    assert!(
+        problems.contains("round 1.1 event 2: the events table says recorded at ")
+            && problems.contains(&format!(", the chained event {played}")),
+        "{problems}"
+    );
+    assert_eq!(report["chain"]["ok"], true, "no link is broken: {report}");
+
+    let store = eleusis::store::Store::open_read_only(&db).expect("open");
+    let rounds = store.rounds(eleusis::store::GameId(1)).expect("rounds");
+    assert_eq!(rounds[0].started, started, "the chained round event's time");
+}
+
 #[test]
 fn a_round_row_with_no_chained_event_is_reported() {
     let dir = tempfile::tempdir().expect("dir");

@@ -16,7 +16,7 @@ use super::history::{decision, EntryKind, History, HistoryError, RefereeFactory}
 use super::log::{ChainStatus, RoundInfo};
 use super::printable::printable;
 use super::seal::commitment;
-use super::{format_utc, Store, StoreError, Target};
+use super::{Store, StoreError, Target};
 use crate::cards::Card;
 use crate::referee::{Effect, LogEvent, Outcome};
 
@@ -315,9 +315,16 @@ pub fn audit(
             if entry.stored.round != info.round {
                 continue;
             }
+            let recorded = entry.recorded_at();
+            if let Some(mismatch) = recorded.mismatch {
+                problems.push(format!(
+                    "round {} event {}: {mismatch}",
+                    info.round, entry.stored.seq
+                ));
+            }
             let mut audit = EventAudit {
                 seq: entry.stored.seq,
-                time: format_utc(entry.stored.recorded_ms),
+                time: recorded.shown,
                 event: entry.stored.kind.clone(),
                 player: None,
                 cards: Vec::new(),

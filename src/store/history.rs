@@ -20,7 +20,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::log::StoredEvent;
-use super::{GameId, RoundRef, Store, StoreError};
+use super::{format_utc, GameId, RoundRef, Store, StoreError};
 use crate::referee::{Game, LogEvent, Outcome, RefereeError};
 
 /// Makes a fresh referee for a game. The CLI uses [`standard_referee`]; tests may
@@ -61,6 +61,44 @@ pub struct Entry {
     /// The chained payload, parsed.
     pub payload: Map<String, Value>,
     pub kind: EntryKind,
+}
+
+impl Entry {
+    /// When the event was recorded, as its chained payload states it (`at`). The
+    /// events table's `recorded_ms` column is outside the hash chain: whoever holds
+    /// the file could move an event in time there without breaking a link, so the
+    /// time shown is the chained one, and [`RecordedAt::mismatch`] says when the
+    /// column disagrees (or the payload has no time, and the column's is shown,
+    /// unverified).
+    pub fn recorded_at(&self) -> RecordedAt {
+        let indexed = format_utc(self.stored.recorded_ms);
+        match self.payload.get("at").and_then(Value::as_str) {
+            Some(chained) if chained == indexed => RecordedAt {
+                shown: indexed,
+                mismatch: None,
+            },
+            Some(chained) => RecordedAt {
+                shown: chained.to_string(),
+                mismatch: Some(format!(
+                    "the events table says recorded at {indexed}, the chained event {chained}"
+                )),
+            },
+            None => RecordedAt {
+                mismatch: Some(format!(
+                    "the chained event carries no time; the events table's {indexed} is shown, unverified"
+                )),
+                shown: indexed,
+            },
+        }
+    }
+}
+
+/// An event's time for display, and how the index column disagrees with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedAt {
+    /// RFC 3339 UTC with milliseconds, as stored in the chained payload.
+    pub shown: String,
+    pub mismatch: Option<String>,
 }
 
 /// Why a stored log cannot be re-refereed.

@@ -4,7 +4,7 @@ use rusqlite::{params, OptionalExtension};
 
 use super::chain::{self, Break, Link};
 use super::seal::{Reveal, Sealed};
-use super::{now_ms, GameId, RoundRef, Store, StoreError};
+use super::{format_utc, now_ms, GameId, RoundRef, Store, StoreError};
 
 /// One stored event, as read back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +47,12 @@ pub struct RoundInfo {
     /// Seating order from God's left.
     pub players: Vec<String>,
     pub commitment: String,
-    pub started_ms: i64,
+    /// When the round started: its chained `round` event's time (`at`), RFC 3339
+    /// UTC with milliseconds (the `rounds` table's `started_ms` when that event
+    /// cannot be read, unverified).
+    pub started: String,
+    /// When the rule was revealed (the `seals` table: outside the chain, which
+    /// holds the commitment the revealed rule is checked against).
     pub revealed_ms: Option<i64>,
     /// Each way the index tables differ from the chained `round` event, or why that
     /// event could not be read (then the other fields come from the index tables and
@@ -62,6 +67,8 @@ struct ChainedHeader {
     god: String,
     players: Vec<String>,
     commitment: String,
+    /// The round event's time (`at`), when it has one.
+    at: Option<String>,
 }
 
 /// The variant a `round` event means when it names none (TABLE-LOG.md).
@@ -97,6 +104,7 @@ impl ChainedHeader {
             god: text("god").ok_or("its round event names no God")?,
             players,
             commitment: text("commitment").ok_or("its round event carries no commitment")?,
+            at: text("at"),
         })
     }
 
@@ -144,6 +152,12 @@ impl ChainedHeader {
         info.god = self.god;
         info.players = self.players;
         info.commitment = self.commitment;
+        // The rounds table's start time comes from another clock reading than the
+        // event's: it is not compared, only replaced (an edited events-table time
+        // is reported per event by the audit).
+        if let Some(at) = self.at {
+            info.started = at;
+        }
     }
 }
 
@@ -412,7 +426,7 @@ impl Store {
                         god: row.get(3)?,
                         players: Vec::new(),
                         commitment: row.get(4)?,
-                        started_ms: row.get(5)?,
+                        started: format_utc(row.get(5)?),
                         revealed_ms: row.get(6)?,
                         index_mismatches: Vec::new(),
                     },

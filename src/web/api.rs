@@ -449,7 +449,7 @@ async fn rounds(State(state): Shared) -> Result<Response, ApiError> {
                         "god": info.god,
                         "players": info.players,
                         "commitment": info.commitment,
-                        "started": format_utc(info.started_ms),
+                        "started": info.started,
                         "revealed": info.revealed_ms.map(format_utc),
                     }));
                 }

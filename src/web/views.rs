@@ -16,7 +16,7 @@ use crate::store::history::{
     ANNOTATIONS,
 };
 use crate::store::seal::commitment;
-use crate::store::{format_utc, GameId, RoundRef, Store};
+use crate::store::{GameId, RoundRef, Store};
 
 use super::error::ApiError;
 
@@ -252,7 +252,7 @@ fn correction_view(
         "event": format!("{}:{}", entry.stored.round, entry.stored.seq),
         "round": entry.stored.round.to_string(),
         "seq": entry.stored.seq,
-        "at": format_utc(entry.stored.recorded_ms),
+        "at": entry.recorded_at().shown,
         "target": target,
         "fields": fields,
         "changed": changed,
@@ -359,7 +359,7 @@ pub fn build(
                 .unwrap_or(Value::Null);
             plays.push(json!({
                 "seq": entry.stored.seq,
-                "at": format_utc(entry.stored.recorded_ms),
+                "at": entry.recorded_at().shown,
                 "event": outcome.event,
                 "player": outcome.player,
                 "cards": cards,
