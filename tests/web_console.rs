@@ -380,6 +380,18 @@ fn the_form_refills_after_the_game_is_ended_mid_round() {
     server.stop();
 }
 
+/// Presses "correct" on the newest event of the log, waits for its editor to hold
+/// `cards`, and empties the field for the test to type in.
+fn open_correction_editor(driver: &Driver, cards: &str) {
+    driver.eval("document.querySelector('#log tr.event button').click(); return true;");
+    driver.wait_for(
+        "the correction editor",
+        "const i = document.getElementById('fix-text'); return i ? i.value : null;",
+        |v| v == cards,
+    );
+    driver.eval("document.getElementById('fix-text').value = ''; return true;");
+}
+
 /// A refused play leaves the verdict before it marked as the earlier play's; a
 /// refused correction is said under the event God is correcting.
 #[test]
@@ -418,13 +430,7 @@ fn refusals_are_said_where_god_looks_and_not_beside_a_stale_verdict() {
 
     // A correction the referee refuses: said in the log, in the editor under that
     // event, which stays open with what God typed.
-    driver.eval("document.querySelector('#log tr.event button').click(); return true;");
-    driver.wait_for(
-        "the correction editor",
-        "const i = document.getElementById('fix-text'); return i ? i.value : null;",
-        |v| v == "4S",
-    );
-    driver.eval("document.getElementById('fix-text').value = ''; return true;");
+    open_correction_editor(&driver, "4S");
     driver.send_keys("#fix-text", "ZZ\u{E007}");
     let note = driver.wait_for(
         "the correction's refusal",
@@ -466,13 +472,7 @@ fn a_correction_is_edited_in_the_log_and_kept_across_live_updates() {
     wait_for_turn(&driver, "Alain");
 
     // Open the editor on event 1 (the only play) and start typing.
-    driver.eval("document.querySelector('#log tr.event button').click(); return true;");
-    driver.wait_for(
-        "the correction editor",
-        "const i = document.getElementById('fix-text'); return i ? i.value : null;",
-        |v| v == "4S",
-    );
-    driver.eval("document.getElementById('fix-text').value = ''; return true;");
+    open_correction_editor(&driver, "4S");
     driver.send_keys("#fix-text", "5");
     // Another device plays: the log is drawn again, the editor and its text stay.
     server.post("/api/plays", r#"{"cards":["6H"]}"#).expect(200);
@@ -497,19 +497,19 @@ fn a_correction_is_edited_in_the_log_and_kept_across_live_updates() {
     assert_eq!(cards[0], json!(["5H"]), "{cards:?}");
 
     // Escape closes the editor and sends nothing.
-    driver.eval("document.querySelector('#log tr.event button').click(); return true;");
-    driver.wait_for(
-        "the editor again",
-        "return document.getElementById('fix-text') !== null;",
-        |v| v == true,
-    );
-    driver.send_keys("#fix-text", "\u{E00C}");
+    open_correction_editor(&driver, "6H");
+    driver.send_keys("#fix-text", "7C\u{E00C}");
     driver.wait_for(
         "the editor closed",
         "return document.getElementById('fix-text') === null;",
         |v| v == true,
     );
-    assert_eq!(plays(&server).len(), 2);
+    let cards: Vec<Value> = plays(&server).iter().map(|p| p["cards"].clone()).collect();
+    assert_eq!(
+        cards,
+        [json!(["5H"]), json!(["6H"])],
+        "Escape applied nothing"
+    );
     drop(driver);
     server.stop();
 }
