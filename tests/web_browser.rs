@@ -527,6 +527,35 @@ fn the_console_never_makes_up_the_prophets_call() {
     );
     let call = driver.eval("return document.getElementById('call').value;");
     assert_eq!(call, json!(""), "the next play starts with no call");
+
+    // A wrong call is corrected in the log's editor, beside the play's cards.
+    driver.eval("document.querySelector('#log tr.event button').click(); return true;");
+    let offered = driver.wait_for(
+        "the prophet's call in the correction editor",
+        "const c = document.getElementById('fix-call'); \
+         return c ? [...c.options].map((o) => o.text) : null;",
+        |v| v.is_array(),
+    );
+    assert_eq!(
+        offered,
+        json!(["as called (right)", "right", "wrong", "no call"])
+    );
+    driver.eval(
+        "const c = document.getElementById('fix-call'); c.value = 'wrong'; \
+         c.dispatchEvent(new Event('change')); \
+         document.getElementById('fix-apply').click(); return true;",
+    );
+    driver.wait_for(
+        "the editor closed",
+        "return document.getElementById('fix-call') === null;",
+        |v| v == true,
+    );
+    let view = server.get("/api/state").expect(200);
+    let said = view["plays"]
+        .as_array()
+        .and_then(|plays| plays.iter().find(|p| p["cards"] == json!(["5H"])))
+        .map(|p| p["outcome"]["prophet_call"]["said"].clone());
+    assert_eq!(said, Some(json!("wrong")), "{view}");
     drop(driver);
     server.stop();
 }
