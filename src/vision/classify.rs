@@ -112,6 +112,21 @@ impl ModelSettings {
             message,
         };
         let s: ModelSettings = serde_json::from_slice(text).map_err(|e| bad(e.to_string()))?;
+        // A threshold is a probability; a temperature divides logits.
+        let probability = |name: &str, p: f32| {
+            if (0.0..=1.0).contains(&p) {
+                Ok(())
+            } else {
+                Err(bad(format!("{name} {p} is outside [0, 1]")))
+            }
+        };
+        let temperature = |name: &str, t: f32| {
+            if t.is_finite() && t > 0.0 {
+                Ok(())
+            } else {
+                Err(bad(format!("{name} {t} is not a positive number")))
+            }
+        };
         if s.input != [3, CROP_H, CROP_W] {
             return Err(bad(format!(
                 "input is {:?}, the recognizer feeds [3, {CROP_H}, {CROP_W}]",
@@ -124,18 +139,8 @@ impl ModelSettings {
                 s.classes
             )));
         }
-        if !(s.temperature.is_finite() && s.temperature > 0.0) {
-            return Err(bad(format!(
-                "temperature {} is not a positive number",
-                s.temperature
-            )));
-        }
-        if !(0.0..=1.0).contains(&s.confirm_threshold) {
-            return Err(bad(format!(
-                "confirm_threshold {} is outside [0, 1]",
-                s.confirm_threshold
-            )));
-        }
+        temperature("temperature", s.temperature)?;
+        probability("confirm_threshold", s.confirm_threshold)?;
         if let Some(h) = s.confirm_below_height {
             if !(h.is_finite() && h >= 0.0) {
                 return Err(bad(format!(
@@ -144,11 +149,7 @@ impl ModelSettings {
             }
         }
         if let Some(t) = s.confirm_threshold_one_corner {
-            if !(0.0..=1.0).contains(&t) {
-                return Err(bad(format!(
-                    "confirm_threshold_one_corner {t} is outside [0, 1]"
-                )));
-            }
+            probability("confirm_threshold_one_corner", t)?;
         }
         if let Some(c) = &s.card_reader {
             if c.input != [3, WHOLE_H, WHOLE_W] {
@@ -157,16 +158,9 @@ impl ModelSettings {
                     c.input
                 )));
             }
-            if !(c.temperature.is_finite() && c.temperature > 0.0) {
-                return Err(bad(format!(
-                    "card_reader temperature {} is not a positive number",
-                    c.temperature
-                )));
-            }
+            temperature("card_reader temperature", c.temperature)?;
             if let Some(b) = c.below {
-                if !(0.0..=1.0).contains(&b) {
-                    return Err(bad(format!("card_reader below {b} is outside [0, 1]")));
-                }
+                probability("card_reader below", b)?;
             }
             if !(c.weight.is_finite() && c.weight >= 0.0) {
                 return Err(bad(format!(
