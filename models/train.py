@@ -209,24 +209,31 @@ def export_checked(net: torch.nn.Module, shape: tuple[int, int, int], path: str,
         raise SystemExit("exported graph disagrees with PyTorch")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def training_parser(description: str, epochs: int, width: int) -> argparse.ArgumentParser:
+    """The options both training scripts take (this one and train_card.py), with the
+    epochs and network width each defaults to."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
-    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--epochs", type=int, default=epochs)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--width", type=int, default=40)
-    ap.add_argument("--mix", type=int, default=0, help="channels of a 1x1 convolution at 9x5 (0: none)")
+    ap.add_argument("--width", type=int, default=width)
     # One thread: on a shared 2-core machine two OpenMP threads oversubscribe and crawl.
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cpu",
-                    help="torch device to train on (cuda on a GPU machine: the same recipe, 203 s "
-                         "per run on one H100 with three side by side; the default CPU run is unchanged)")
+                    help="torch device to train on (cuda on a GPU machine: the same recipe; the "
+                         "default CPU run is unchanged; times in the model card, 'Time of each step')")
     ap.add_argument("--sets", default="train,fonts,fonts_big",
                     help="training crop files in --data, without .npz, comma separated (the "
                          "wider-font experiment of the model card adds fonts_wide)")
     ap.add_argument("--out", default=HERE)
+    return ap
+
+
+def main() -> None:
+    ap = training_parser(__doc__, epochs=20, width=40)
+    ap.add_argument("--mix", type=int, default=0, help="channels of a 1x1 convolution at 9x5 (0: none)")
     ap.add_argument("--ema", type=float, default=0.0,
                     help="decay of an exponential moving average of the weights (batch-norm "
                          "statistics included), updated every step; the average is evaluated, "

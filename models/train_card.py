@@ -6,7 +6,6 @@ temperature on the validation designs and exports `card_reader.onnx`.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import time
 
@@ -15,9 +14,7 @@ import torch
 import torch.nn.functional as F
 
 import model as M
-from train import augment_colour, export_checked, fit, fit_temperature, logits_of, to_float
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+from train import augment_colour, export_checked, fit, fit_temperature, logits_of, to_float, training_parser
 
 
 def load_cards(paths: list[str]):
@@ -52,18 +49,7 @@ def shift(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=os.path.join(HERE, "data"))
-    ap.add_argument("--epochs", type=int, default=10)
-    ap.add_argument("--batch", type=int, default=128)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--width", type=int, default=24)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--sets", default="train,fonts,fonts_big")
-    ap.add_argument("--out", default=HERE)
-    a = ap.parse_args()
+    a = training_parser(__doc__, epochs=10, width=24).parse_args()
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
     t0 = time.time()
