@@ -123,6 +123,7 @@ def main() -> None:
     if card_spec and threshold > card_spec["below"]:
         # Every read at least `below` sure is taken from the corners alone; one the
         # card reader made less sure than that must not pass a threshold above it.
+        print(f"calibrate: validation with this card reader {stats}")
         raise SystemExit(f"calibrate: the threshold {threshold:.6f} is above the card "
                          f"reader's gate {card_spec['below']:.6f}; calibrate with "
                          f"--no-card-reader")
