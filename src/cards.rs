@@ -263,7 +263,7 @@ pub enum CardParseError {
     Empty,
     #[error("card {token:?}: unknown suit {suit:?} (expected one of S H D C or ♠ ♥ ♦ ♣)")]
     BadSuit { token: String, suit: char },
-    #[error("card {token:?}: unknown rank {rank:?} (expected A, 2-10, T, J, Q or K)")]
+    #[error("card {token:?}: unknown rank {rank:?} (expected A or 1, 2-10, T, J, Q or K)")]
     BadRank { token: String, rank: String },
     #[error("card {token:?}: missing the suit after the rank (expected e.g. {token}H)")]
     MissingSuit { token: String },
@@ -352,6 +352,12 @@ mod tests {
         assert_eq!(card("AC").value(), 1);
         assert_eq!(card("KD").value(), 13);
         assert_eq!(card("10♦").to_string(), "10D");
+        // The README's extensions: 1 for the ace, outline suit signs, spaces around.
+        assert_eq!(card("1♡"), card("AH"));
+        assert_eq!(card("7♤"), card("7S"));
+        assert_eq!(card("7♢"), card("7D"));
+        assert_eq!(card("7♧"), card("7C"));
+        assert_eq!(card(" 3H "), card("3H"));
     }
 
     #[test]
@@ -379,6 +385,12 @@ mod tests {
         assert_eq!("".parse::<Card>(), Err(CardParseError::Empty));
         let err = "11H".parse::<Card>().unwrap_err();
         assert!(err.to_string().contains("\"11H\"") && err.to_string().contains("rank"));
+        // The ranks the message offers are all the ranks accepted.
+        let err = "0H".parse::<Card>().unwrap_err();
+        assert!(
+            err.to_string().contains("A or 1, 2-10, T, J, Q or K"),
+            "{err}"
+        );
         let err = "QX".parse::<Card>().unwrap_err();
         assert!(err.to_string().contains("suit 'X'"), "{err}");
         let err = "10".parse::<Card>().unwrap_err();

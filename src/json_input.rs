@@ -70,9 +70,9 @@ impl fmt::Display for JsonPath {
 /// Why a text is not acceptable JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum JsonInputError {
-    /// Not JSON; `message` is serde_json's, with the line and column (1-based) in
-    /// the text given.
-    #[error("{message}")]
+    /// Not JSON; `message` is serde_json's without its position, which `line` and
+    /// `column` (1-based, in the text given) hold.
+    #[error("{message} (line {line}, column {column})")]
     Syntax {
         message: String,
         line: usize,
@@ -121,11 +121,26 @@ fn strict<'de, R: serde_json::de::Read<'de>>(
     result.map_err(|e| match duplicate.into_inner() {
         Some(found) => found,
         None => JsonInputError::Syntax {
-            message: e.to_string(),
+            message: without_position(&e),
             line: e.line(),
             column: e.column(),
         },
     })
+}
+
+/// serde_json's message without the ` at line L column C` it ends with: the callers
+/// say where in their own words (a table log's line is one line of the file, so its
+/// column is all that is left to say).
+pub fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&suffix).unwrap_or(&text).to_string()
+}
+
+/// A syntax error in a text of one line (a table log line, a `--batch` request),
+/// said once: `EOF while parsing an object (column 30)`.
+pub fn one_line_syntax(e: &serde_json::Error) -> String {
+    format!("{} (column {})", without_position(e), e.column())
 }
 
 /// Builds a [`Value`] like serde_json does, but stops at a key already seen in
@@ -300,7 +315,20 @@ fn explain(path: JsonPath, message: &str, found: Option<&Value>) -> FieldError {
         .any(|p| message.starts_with(p));
     if mismatch {
         if let Some(at) = message.rfind(", expected ") {
-            let expected = in_words(&message[at + ", expected ".len()..]);
+            let type_name = &message[at + ", expected ".len()..];
+            let expected = match (whole_number_range(type_name), found) {
+                // A whole number that does not fit: say which ones do.
+                (Some((low, high)), Some(Value::Number(n))) if !n.is_f64() => {
+                    format!("a whole number from {low} to {high}")
+                }
+                // `14.0` or `-0`: JSON writes a whole number without a decimal point.
+                (Some(_), Some(Value::Number(n)))
+                    if n.as_f64().is_some_and(|x| x.fract() == 0.0) =>
+                {
+                    "a whole number written without a decimal point".to_string()
+                }
+                _ => in_words(type_name),
+            };
             let got = match found {
                 Some(value) => describe(value),
                 None => message[..at]
@@ -323,6 +351,21 @@ fn explain(path: JsonPath, message: &str, found: Option<&Value>) -> FieldError {
         format!("{place}: {what}")
     };
     FieldError { path, reason }
+}
+
+/// The whole numbers serde's integer type `type_name` holds; `None` for other types.
+fn whole_number_range(type_name: &str) -> Option<(i128, u128)> {
+    Some(match type_name {
+        "u8" => (0, u128::from(u8::MAX)),
+        "u16" => (0, u128::from(u16::MAX)),
+        "u32" => (0, u128::from(u32::MAX)),
+        "u64" | "usize" => (0, u128::from(u64::MAX)),
+        "i8" => (i128::from(i8::MIN), 127),
+        "i16" => (i128::from(i16::MIN), 32_767),
+        "i32" => (i128::from(i32::MIN), 2_147_483_647),
+        "i64" | "isize" => (i128::from(i64::MIN), 9_223_372_036_854_775_807),
+        _ => return None,
+    })
 }
 
 /// serde's name of what a type expects, in the words of the table log.
@@ -457,7 +500,19 @@ mod tests {
         );
         assert_eq!(
             reason(r#"{"cards":["2S"],"size":-1}"#),
-            r#"field "size": expected a whole number, got the number -1"#
+            r#"field "size": expected a whole number from 0 to 4294967295, got the number -1"#
+        );
+        assert_eq!(
+            reason(r#"{"cards":["2S"],"size":99999999999}"#),
+            r#"field "size": expected a whole number from 0 to 4294967295, got the number 99999999999"#
+        );
+        assert_eq!(
+            reason(r#"{"cards":["2S"],"size":14.0}"#),
+            r#"field "size": expected a whole number written without a decimal point, got the number 14.0"#
+        );
+        assert_eq!(
+            reason(r#"{"cards":["2S"],"size":1.5}"#),
+            r#"field "size": expected a whole number, got the number 1.5"#
         );
         assert_eq!(
             reason(r#"{"cards":"8S"}"#),

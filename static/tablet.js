@@ -107,10 +107,8 @@
   function render(view, fresh) {
     if (!fresh && view.version < latest) return;
     latest = view.version;
-    // Once the round or the game has ended nobody is to play: the state may still
-    // name whose turn it was when God ended the game, and nothing here shows it.
-    const over = !!(view.game_over || (view.state && view.state.ended));
-    if (over && view.state && view.state.turn) view = Object.assign({}, view, { state: Object.assign({}, view.state, { turn: null }) });
+    // Once the round or the game has ended the state names nobody's turn (the
+    // referee's `turn: null`, also when God ended the game mid-round).
     const s = view.state || {};
     const started = !!view.round;
     $("empty").hidden = started;

@@ -168,9 +168,11 @@ fn batch_answers_every_line_in_order_and_survives_bad_lines() {
     assert_eq!(out.len(), 9, "{out:?}");
     assert_eq!(out[0], serde_json::json!({"accepted": true}));
     assert_eq!(out[1], serde_json::json!({"accepted": false}));
-    assert!(out[2]["error"]
-        .as_str()
-        .is_some_and(|e| e.starts_with("line 3: ")));
+    // The README's example: the input line, then the column in it, said once.
+    assert_eq!(
+        out[2]["error"],
+        "line 3: invalid request: expected ident (column 2)"
+    );
     assert_eq!(out[3], serde_json::json!({"accepted": true}));
     assert!(out[4]["error"]
         .as_str()

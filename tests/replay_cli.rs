@@ -134,7 +134,11 @@ fn a_bad_line_exits_non_zero_and_names_the_line() {
 
     let out = eleusis(&["replay", "-"], Some("{\"event\":\"round\"\n"));
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).starts_with("line 1: not a JSON object"));
+    // One position, said once: the line of the file and the column in it.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "line 1: not a JSON object: EOF while parsing an object (column 16)"
+    );
 
     let lines = [good.lines().next().expect("round"), r#"{"event":"deal"}"#];
     let out = eleusis(&["replay", "-"], Some(&lines.join("\n")));
@@ -315,8 +319,13 @@ fn end_game_in_a_round_warns_once_with_the_round() {
     let log = format!("{}\n{{\"event\":\"end_game\"}}\n", round_line());
     let out = eleusis(&["replay", "-"], Some(&log));
     assert!(out.status.success());
+    let state = json(&out);
     assert_eq!(
-        json(&out)["warnings"],
+        state["warnings"],
         serde_json::json!(["round 1: the round had not ended and is not scored"])
     );
+    // The game has stopped: nobody is to play, though the round was not finished.
+    assert_eq!(state["turn"], serde_json::Value::Null);
+    assert_eq!(state["ended"], serde_json::json!(false));
+    assert_eq!(state["game"]["ended"], serde_json::json!(true));
 }

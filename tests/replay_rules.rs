@@ -147,6 +147,20 @@ fn set_up_errors_name_the_problem() {
             r#"{"event":"round","god":"G\t","players":["A","B"],"rule":"red","starter":"AH"}"#,
             "control characters",
         ),
+        // Unicode-aware viewers show a line separator as a line break, and a
+        // right-to-left override shows a name other than the one stored.
+        (
+            r#"{"event":"round","god":"G","players":["A\u2028line 9: forged","B"],"rule":"red","starter":"AH"}"#,
+            "line or paragraph separators",
+        ),
+        (
+            r#"{"event":"round","god":"G","players":["A","B\u2029"],"rule":"red","starter":"AH"}"#,
+            "line or paragraph separators",
+        ),
+        (
+            r#"{"event":"round","god":"G\u202Eevil","players":["A","B"],"rule":"red","starter":"AH"}"#,
+            "bidirectional marks",
+        ),
         (
             r#"{"event":"round","god":"G","players":["A","B"],"rule":"red","starter":"AH","hand_size":4000000000}"#,
             "hand_size must be 1 to 52",
@@ -666,4 +680,30 @@ fn a_large_table_is_dealt_from_as_many_decks_as_it_needs() {
     assert_eq!(state.decks, 3);
     assert_eq!(state.stock, 156 - 141);
     assert_eq!(g.card_balance(), Some((156, 156)));
+}
+
+#[test]
+fn a_huge_shown_hand_adds_its_decks_with_one_warning() {
+    let mut g = Game::with_judge(red_rule());
+    apply(
+        &mut g,
+        r#"{"event":"round","god":"G","players":["A","B"],"rule":"red","starter":"AH","hand_size":1}"#,
+    );
+    // 300 black cards: the declaration is right, and the hand is trusted.
+    let hand = vec!["\"5S\""; 300].join(",");
+    let out = apply(&mut g, &format!(r#"{{"event":"no_play","hand":[{hand}]}}"#));
+    let stock_warnings: Vec<&String> = out
+        .warnings
+        .iter()
+        .filter(|w| w.contains("the stock ran out"))
+        .collect();
+    // 104 - 2 dealt - 1 starter = 101 in the stock; 299 more cards need 4 decks.
+    assert_eq!(stock_warnings.len(), 1, "{:?}", out.warnings);
+    assert!(
+        stock_warnings[0].contains("decks 3 to 6 are added"),
+        "{stock_warnings:?}"
+    );
+    assert_eq!(g.state().decks, 6);
+    let (held, made) = g.card_balance().expect("a round in play");
+    assert_eq!(held, made);
 }

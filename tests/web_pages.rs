@@ -102,9 +102,10 @@ fn once_the_game_is_over_the_tablet_shows_no_turn() {
     let seen = driver.wait_for("the end of the game", TABLET, |v| {
         v["verdict"] == "GAME OVER"
     });
-    // The replay state still says whose turn it was; the page does not.
+    // Nobody is to play: the state names no turn, and neither does the page.
     let state = server.get("/api/state").expect(200);
     assert_eq!(state["game_over"], true);
+    assert_eq!(state["state"]["turn"], serde_json::Value::Null, "{state}");
     assert_eq!(seen["turn"], "game over", "{seen}");
     assert_eq!(seen["to_play"], json!([]), "{seen}");
     let text = seen["text"].as_str().expect("text");

@@ -267,8 +267,12 @@ fn batch_line(rule: &Rule, line: &[u8], explain: bool) -> Result<String, String>
     if text.is_empty() {
         return Err(r#"empty line (expected {"main":[…],"card":"8C"})"#.to_string());
     }
-    let request: BatchRequest =
-        serde_json::from_str(text).map_err(|e| format!("invalid request: {e}"))?;
+    let request: BatchRequest = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "invalid request: {}",
+            crate::json_input::one_line_syntax(&e)
+        )
+    })?;
     let cards: Vec<Card> = match (request.card, request.cards) {
         (Some(card), None) => vec![card],
         (None, Some(cards)) if !cards.is_empty() => cards,

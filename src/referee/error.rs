@@ -77,7 +77,7 @@ pub enum RefereeError {
     EmptyName,
     #[error("a round seats at most {max} players besides God, got {got}")]
     PlayerLimit { max: usize, got: usize },
-    #[error("the name {name:?} is not a name: at most {max} characters, and no line breaks, tabs or other control characters")]
+    #[error("the name {name:?} is not a name: at most {max} characters, and no line breaks, line or paragraph separators, tabs, other control characters or bidirectional marks")]
     BadName { name: String, max: usize },
     #[error("hand_size must be 1 to 52")]
     BadHandSize,

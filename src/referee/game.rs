@@ -314,7 +314,11 @@ impl Game {
                 .filter(|s| s.eliminated)
                 .map(|s| s.name.clone())
                 .collect(),
-            turn: r.turn.map(|t| r.seats[t].name.clone()),
+            // Nobody is to play once the game has ended, even in a round it cut short.
+            turn: r
+                .turn
+                .filter(|_| !self.ended)
+                .map(|t| r.seats[t].name.clone()),
             ended: r.end.is_some(),
             scores: r.end.as_ref().map(|e| e.scores.clone()),
             game,
@@ -325,7 +329,7 @@ impl Game {
             hint: r.hint.clone(),
             stock: r.stock,
             decks: r.decks,
-            sudden_death: r.end.is_none() && r.sudden_death(),
+            sudden_death: r.end.is_none() && !self.ended && r.sudden_death(),
             former_prophets: r.former_prophets(),
             end_reason: r.end.as_ref().map(|e| e.reason.clone()),
             eleusis_1959: None,
@@ -393,8 +397,8 @@ pub struct GameState {
     pub god: Option<String>,
     /// Extension: players in seating order from God's left.
     pub players: Vec<String>,
-    /// Extension: God's hint, when he gave one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Extension: God's hint; null when he gave none (written like every other
+    /// field, so that a reader finds the key in every state).
     pub hint: Option<String>,
     /// Extension: cards left in the stock.
     pub stock: u32,

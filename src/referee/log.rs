@@ -218,8 +218,10 @@ impl LogEvent {
         }
         let value = json_input::parse_value(line).map_err(|e| LogError {
             reason: match e {
-                JsonInputError::Syntax { message, .. } => {
-                    format!("not a JSON object: {message}")
+                JsonInputError::Syntax {
+                    message, column, ..
+                } => {
+                    format!("not a JSON object: {message} (column {column})")
                 }
                 duplicate => duplicate.to_string(),
             },

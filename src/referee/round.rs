@@ -38,9 +38,25 @@ pub const MAX_NAME_CHARS: usize = 60;
 /// Largest `hand_size` a round accepts (a whole deck).
 pub const MAX_HAND_SIZE: u32 = 52;
 
+/// Whether `c` could break a printed line or disguise what a line says: C0 and C1
+/// controls and DEL (Unicode `Cc`: line breaks, tabs), the line and paragraph
+/// separators (U+2028, U+2029, shown as line breaks by Unicode-aware viewers), and
+/// the bidirectional marks, embeddings, overrides and isolates (which make text show
+/// in another order than it is stored). No name may hold one; the audit and the
+/// score sheet also escape them in anything they print.
+pub fn disguises_a_line(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
+
 /// Checks a round's seating, the same in every variant: no empty name, no name
-/// longer than [`MAX_NAME_CHARS`] or holding a control character (a line break
-/// would forge a line of the audit), [`MIN_PLAYERS`] to [`MAX_PLAYERS`] players,
+/// longer than [`MAX_NAME_CHARS`] or holding a character of [`disguises_a_line`] (a
+/// line break would forge a line of the audit), [`MIN_PLAYERS`] to [`MAX_PLAYERS`] players,
 /// none seated twice, and God not among them.
 pub(crate) fn check_seats(event: &RoundEvent) -> Result<(), RefereeError> {
     if event.god.trim().is_empty() || event.players.iter().any(|p| p.trim().is_empty()) {
@@ -59,7 +75,7 @@ pub(crate) fn check_seats(event: &RoundEvent) -> Result<(), RefereeError> {
         });
     }
     for name in std::iter::once(&event.god).chain(&event.players) {
-        if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        if name.chars().count() > MAX_NAME_CHARS || name.chars().any(disguises_a_line) {
             return Err(RefereeError::BadName {
                 name: name.clone(),
                 max: MAX_NAME_CHARS,
@@ -688,14 +704,24 @@ impl Round {
         }
     }
 
-    /// Takes `n` cards from the stock, adding a deck when it runs out.
+    /// Takes `n` cards from the stock, adding as many decks as it takes when it runs
+    /// out, with one warning for them all (a shown hand of thousands of cards is
+    /// trusted, but must not flood the state with a warning per deck).
     fn draw(&mut self, n: u32, out: &mut Outcome) {
-        while self.stock < n {
-            self.decks += 1;
-            self.stock += self.params.deck_size;
+        if self.stock < n {
+            let size = self.params.deck_size.max(1);
+            let added = (n - self.stock).div_ceil(size);
+            let first = self.decks + 1;
+            self.decks = self.decks.saturating_add(added);
+            self.stock = self.stock.saturating_add(added.saturating_mul(size));
+            let which = if added == 1 {
+                format!("deck {first} is added")
+            } else {
+                format!("decks {first} to {} are added", self.decks)
+            };
             out.warnings.push(format!(
-                "the stock ran out: deck {} is added ({} cards in the stock)",
-                self.decks, self.stock
+                "the stock ran out: {which} ({} cards in the stock)",
+                self.stock
             ));
         }
         self.stock -= n;

@@ -12,17 +12,11 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
-/// Whether `c` could break a line or disguise what a line says: C0 and C1 controls
-/// and DEL (Unicode `Cc`), the line and paragraph separators, and the bidirectional
-/// marks, embeddings, overrides and isolates.
+/// Whether `c` could break a line or disguise what a line says: the characters no
+/// name may hold ([`crate::referee::disguises_a_line`]), escaped here too for text
+/// that is not a name and for databases written before names were checked.
 pub fn needs_escape(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
-                | '\u{202A}'..='\u{202E}'
-                | '\u{2066}'..='\u{2069}'
-        )
+    crate::referee::disguises_a_line(c)
 }
 
 /// `text` with every character of [`needs_escape`] written as a visible escape;

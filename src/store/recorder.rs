@@ -249,7 +249,14 @@ impl<'s> Recorder<'s> {
             Err(e @ crate::json_input::JsonInputError::Duplicate { .. }) => {
                 return Ok(reject(line, e))
             }
-            Err(e) => return Ok(reject(line, format!("not a JSON object: {e}"))),
+            Err(crate::json_input::JsonInputError::Syntax {
+                message, column, ..
+            }) => {
+                return Ok(reject(
+                    line,
+                    format!("not a JSON object: {message} (column {column})"),
+                ))
+            }
         };
         if object.get("event").and_then(Value::as_str) == Some("correct") {
             return self.record_correction(line, object);
