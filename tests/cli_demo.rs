@@ -154,6 +154,12 @@ fn the_demo_plays_a_whole_round_into_the_live_service() {
         })
         .collect();
     assert!(rest.iter().any(|l| l.contains("→ wrong")), "{rest:?}");
+    // This round has a Prophet (François, from event 17): his calls are printed.
+    assert!(
+        rest.iter()
+            .any(|l| l.contains("Jacques plays 8D, the Prophet says wrong → wrong")),
+        "{rest:?}"
+    );
     assert_eq!(
         rest.len(),
         plays.len(),

@@ -22,7 +22,8 @@ fn random_card(rng: &mut ChaCha8Rng) -> Card {
     Card::from_index(rng.gen_range(0..52)).unwrap_or_else(|| unreachable!("index < 52"))
 }
 
-/// The rule's verdicts on `cards` played as a sequence, from the state's layout alone.
+/// The rule's verdicts on `cards` played as a sequence, from the state's layout alone;
+/// in a sequence, the cards after the first rejected one are not judged (false).
 fn reference(rule: &Rule, state: &GameState, cards: &[Card], sequence: bool) -> Vec<bool> {
     let mut main = state.main.clone();
     let wrong: Vec<Card> = state
@@ -38,6 +39,10 @@ fn reference(rule: &Rule, state: &GameState, cards: &[Card], sequence: bool) -> 
         .unwrap_or_default();
     let mut verdicts = Vec::new();
     for (i, &card) in cards.iter().enumerate() {
+        if sequence && verdicts.contains(&false) {
+            verdicts.push(false);
+            continue;
+        }
         let ctx = Context {
             main: &main,
             side: if i == 0 || !sequence { &side } else { &[] },

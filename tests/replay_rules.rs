@@ -349,7 +349,8 @@ fn the_stock_running_out_adds_a_deck_and_says_so() {
     assert_eq!(g.state().stock, 5);
     wrong(&mut g);
     wrong(&mut g);
-    let out = wrong(&mut g);
+    // Not a third 5♠: two decks hold two, and that would be warned of too.
+    let out = apply(&mut g, r#"{"event":"play","cards":["7S"]}"#);
     assert_eq!(out.warnings.len(), 1, "{out:?}");
     assert!(out.warnings[0].contains("stock ran out"));
     let state = g.state();
@@ -389,6 +390,13 @@ fn prophet_declarations_name_the_broken_condition() {
     ); // B
     let err = refuse(&mut g, r#"{"event":"prophet","player":"B"}"#);
     assert!(err.to_string().contains("condition 2"), "{err}");
+    // The prophet in office declaring again hears that he is in office, not that he
+    // has not just played (he no longer plays).
+    let err = refuse(&mut g, r#"{"event":"prophet","player":"A"}"#);
+    assert!(
+        err.to_string().contains("condition 2") && err.to_string().contains("A is in office"),
+        "{err}"
+    );
     // The prophet does not play: after D comes B.
     apply(
         &mut g,
@@ -706,4 +714,52 @@ fn a_huge_shown_hand_adds_its_decks_with_one_warning() {
     assert_eq!(g.state().decks, 6);
     let (held, made) = g.card_balance().expect("a round in play");
     assert_eq!(held, made);
+}
+
+#[test]
+fn a_wrong_sequence_is_not_judged_past_its_first_rejected_card() {
+    let mut g = game("basic");
+    // 5D is red and would be accepted, but 5S has already made the sequence wrong.
+    let out = apply(&mut g, r#"{"event":"play","cards":["5H","5S","5D"]}"#);
+    assert_eq!(out.right, Some(false));
+    let accepted: Vec<bool> = out.verdicts.iter().map(|v| v.accepted).collect();
+    assert_eq!(accepted, vec![true, false, false]);
+    assert_eq!(
+        out.verdicts[2].explanation,
+        "not judged: the sequence is already wrong at 5♠"
+    );
+    assert_ne!(out.verdicts[1].explanation, out.verdicts[2].explanation);
+}
+
+#[test]
+fn a_card_seen_more_often_than_the_decks_hold_it_is_flagged() {
+    let mut g = game("basic");
+    // The starter AH and two more: three aces of hearts from two decks.
+    let out = apply(&mut g, r#"{"event":"play","cards":["AH"]}"#);
+    assert!(
+        !out.warnings.iter().any(|w| w.contains("misread")),
+        "{:?}",
+        out.warnings
+    );
+    let out = apply(&mut g, r#"{"event":"play","cards":["AH"]}"#);
+    assert!(
+        out.warnings
+            .iter()
+            .any(|w| w.starts_with("A♥ seen 3 times") && w.contains("2 decks")),
+        "{:?}",
+        out.warnings
+    );
+    // A shown hand counts too, each card once however often it is shown.
+    let out = apply(
+        &mut g,
+        r#"{"event":"no_play","hand":["AH","5S","5S","5S"]}"#,
+    );
+    let flagged: Vec<&String> = out
+        .warnings
+        .iter()
+        .filter(|w| w.contains("misread"))
+        .collect();
+    assert_eq!(flagged.len(), 2, "{flagged:?}");
+    assert!(flagged[0].starts_with("A♥ seen 4 times"), "{flagged:?}");
+    assert!(flagged[1].starts_with("5♠ seen 3 times"), "{flagged:?}");
 }

@@ -117,6 +117,21 @@ fn a_read_only_archive_can_still_be_audited_and_exported() {
 }
 
 #[test]
+fn a_database_in_a_missing_folder_names_the_folder() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("no-such-folder").join("club.db");
+    let Err(err) = Store::open(&db) else {
+        panic!("a database in a missing folder was opened")
+    };
+    assert!(matches!(err, StoreError::NoFolder { .. }), "{err}");
+    assert!(
+        err.to_string().contains("no-such-folder does not exist"),
+        "{err}"
+    );
+    assert!(!dir.path().join("no-such-folder").exists());
+}
+
+#[test]
 fn a_read_only_directory_is_refused_without_creating_files() {
     let dir = tempfile::tempdir().expect("dir");
     let locked = dir.path().join("locked");

@@ -35,6 +35,24 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
         200
     );
     assert_eq!(server.get("/static/nothing.js").status, 404);
+    // Any other address says there is no such page and names the pages there are,
+    // its path escaped.
+    let missing = server.get("/scores%3Cb%3E");
+    assert_eq!(missing.status, 404);
+    assert!(
+        missing
+            .text()
+            .contains("no page at <code>/scores%3Cb%3E</code>")
+            && missing.text().contains("/audit"),
+        "{}",
+        missing.text()
+    );
+    // The token page also speaks to a table that started `eleusis demo`.
+    assert!(
+        server.get("/god").text().contains("eleusis demo"),
+        "{}",
+        server.get("/god").text()
+    );
     // An old link whose token is not this service's is told so.
     let stale = server.get("/god?token=from-before-the-restart");
     assert_eq!(stale.status, 401);

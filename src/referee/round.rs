@@ -368,6 +368,7 @@ impl Round {
             }
         }
         self.place(&event.cards, right, &mut out);
+        self.warn_impossible_copies(&event.cards, &[], &mut out);
         if !right && !covered {
             let reason = if n == 1 {
                 "wrong card".to_string()
@@ -437,6 +438,7 @@ impl Round {
             }
             self.seats[actor].hand = shown;
         }
+        self.warn_impossible_copies(&event.hand, &event.hand, &mut out);
         if right && event.pick.is_some() {
             out.warnings
                 .push("pick ignored: the declaration was right, no card is taken".to_string());
@@ -517,14 +519,16 @@ impl Round {
         if self.seats[seat].eliminated {
             return refuse(ProphetCondition::Eliminated);
         }
-        let Some(last) = self.last_play.filter(|l| l.seat == seat) else {
-            return refuse(ProphetCondition::JustPlayed);
-        };
+        // A prophet in office settles it whoever declares (the prophet himself, who
+        // plays no more, included): said first, it is the reason that cannot change.
         if let Some(office) = self.prophet {
             return refuse(ProphetCondition::NoProphet {
                 current: self.seats[office.seat].name.clone(),
             });
         }
+        let Some(last) = self.last_play.filter(|l| l.seat == seat) else {
+            return refuse(ProphetCondition::JustPlayed);
+        };
         let others = self
             .seats
             .iter()
@@ -610,8 +614,23 @@ impl Round {
     fn judge_sequence(&mut self, cards: &[Card]) -> Vec<CardVerdict> {
         let base = self.main.len();
         let side_start = self.wrong.len() - self.side_len;
-        let mut verdicts = Vec::with_capacity(cards.len());
+        let mut verdicts: Vec<CardVerdict> = Vec::with_capacity(cards.len());
         for (i, &card) in cards.iter().enumerate() {
+            // Past the first rejected card the sequence is wrong and that card never
+            // reaches the main line: judging the rest "as if the previous ones had
+            // been laid" would explain them against a layout that does not exist.
+            if let Some(failed) = verdicts.iter().find(|v| !v.accepted) {
+                let explanation = format!(
+                    "not judged: the sequence is already wrong at {}",
+                    failed.card.pretty()
+                );
+                verdicts.push(CardVerdict {
+                    card,
+                    accepted: false,
+                    explanation,
+                });
+                continue;
+            }
             let side: &[Card] = if i == 0 {
                 &self.wrong[side_start..]
             } else {
@@ -701,6 +720,35 @@ impl Round {
                 out.black_markers.push(position);
             }
             _ => {}
+        }
+    }
+
+    /// Warns of each card of `cards` seen more often than the decks in play hold it:
+    /// on the table (main line and sidelines) plus `off_table` (a shown hand). Such a
+    /// card cannot be there; it is almost always a misread or mistyped card, which a
+    /// correction fixes. The referee still takes the event as the table gave it.
+    fn warn_impossible_copies(&self, cards: &[Card], off_table: &[Card], out: &mut Outcome) {
+        let mut checked: Vec<Card> = Vec::new();
+        for &card in cards {
+            if checked.contains(&card) {
+                continue;
+            }
+            checked.push(card);
+            let seen = self
+                .main
+                .iter()
+                .chain(&self.wrong)
+                .chain(off_table)
+                .filter(|&&c| c == card)
+                .count();
+            if seen > self.decks as usize {
+                out.warnings.push(format!(
+                    "{} seen {seen} times (table and this event) but the {} decks in play hold it {} times: a misread card? (correct it if so)",
+                    card.pretty(),
+                    self.decks,
+                    self.decks
+                ));
+            }
         }
     }
 

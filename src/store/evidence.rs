@@ -41,14 +41,41 @@ pub enum EvidenceError {
     },
     #[error("evidence frame {path}: not a JPEG image (it must start with FF D8 FF)")]
     NotJpeg { path: String },
-    #[error("evidence: {reads} card reads for {cards} cards (give one read per card, in order)")]
+    #[error("evidence: {} for {} (give one read per card, in order)", counted(*reads, "card read"), counted(*cards, "card"))]
     ReadCount { reads: usize, cards: usize },
+    #[error("evidence: read {position} has a corner at [{}, {}], expected numbers within {limit} pixels of the frame's origin (frames are at most {max_side} pixels a side)", shown(*x), shown(*y), limit = CORNER_LIMIT, max_side = MAX_FRAME_SIDE)]
+    Corner { position: usize, x: f64, y: f64 },
     #[error("evidence: read {position} has confidence {value}, expected a number from 0 to 1")]
     Confidence { position: usize, value: f64 },
     #[error("evidence frame {path:?}: must be a relative path inside the frames directory (no leading /, no ..)")]
     FrameOutside { path: String },
     #[error("evidence on a {kind:?} event: only play and no_play lines carry evidence")]
     WrongEvent { kind: String },
+}
+
+/// The longest side of a frame the recognizer reads (`vision::frame::MAX_SIDE`).
+const MAX_FRAME_SIDE: f64 = 8192.0;
+/// How far from the frame's origin a read's corner may lie: a card cut by the
+/// frame's edge has corners outside it, but not a whole frame away.
+const CORNER_LIMIT: f64 = 2.0 * MAX_FRAME_SIDE;
+
+/// A coordinate for a message: as written when it is a plain size, in exponent form
+/// when it is huge (`1e308`, not 309 digits).
+fn shown(x: f64) -> String {
+    if x.abs() < 1e6 {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// `n` and `noun`, plural when `n` is not 1: `1 card`, `2 card reads`.
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// One card as the recognizer read it.
@@ -154,6 +181,17 @@ impl EvidenceInput {
                     position: i + 1,
                     value: read.confidence,
                 });
+            }
+            // An audit cuts the card out of the frame along these: they must be
+            // places in or near a frame, not 1e308.
+            for &[x, y] in read.corners.iter().flatten() {
+                if !(x.abs() <= CORNER_LIMIT && y.abs() <= CORNER_LIMIT) {
+                    return Err(EvidenceError::Corner {
+                        position: i + 1,
+                        x,
+                        y,
+                    });
+                }
             }
         }
         let frame = match &self.frame {
@@ -353,6 +391,34 @@ mod tests {
             matches!(err, EvidenceError::ReadCount { reads: 1, cards: 2 }),
             "{err}"
         );
+        assert!(
+            err.to_string()
+                .starts_with("evidence: 1 card read for 2 cards"),
+            "{err}"
+        );
+        // A corner no frame can hold (an audit would cut the card along it).
+        let err = input(
+            r#"{"reads":[{"read":"8D","confidence":0.5,"corners":[[1e308,2],[3,4],[5,6],[7,8]]}]}"#,
+        )
+        .expect("input")
+        .resolve(&cards("8D"), dir.path())
+        .unwrap_err();
+        assert!(
+            matches!(err, EvidenceError::Corner { position: 1, .. }),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .starts_with("evidence: read 1 has a corner at [1e308, 2],"),
+            "{err}"
+        );
+        // Slightly outside the frame is fine: a card cut by its edge.
+        assert!(input(
+            r#"{"reads":[{"read":"8D","confidence":0.5,"corners":[[-40,2],[300,4],[300,500],[-40,500]]}]}"#,
+        )
+        .expect("input")
+        .resolve(&cards("8D"), dir.path())
+        .is_ok());
         assert!(input(r#"{"camera":"x"}"#).is_err());
         assert!(input(r#"{"reads":[{"read":"1X","confidence":0.5}]}"#).is_err());
         // A card's outline is four x,y points, or absent.

@@ -357,17 +357,20 @@ impl History {
 }
 
 /// The part of an outcome that is a decision, to tell whether a correction changed
-/// a verdict. Left out: explanations and warnings (words, not decisions), and the
-/// main-line card a sideline hangs under (`placed.after`): a correction that puts an
-/// earlier card on the main line moves every later sideline along by one without
-/// deciding anything new about those plays.
+/// a verdict. Left out: explanations and warnings (words, not decisions); the
+/// per-card verdicts (`verdicts`: the table is told whether the play or the
+/// declaration was right, which `right` holds, and what God took, which `pick`
+/// holds, never which card of a wrong sequence failed); and the main-line card a
+/// sideline hangs under (`placed.after`): a correction that puts an earlier card on
+/// the main line moves every later sideline along by one without deciding anything
+/// new about those plays.
 pub fn decision(outcome: &Value) -> Value {
     fn strip(value: &Value, in_placed: bool) -> Value {
         match value {
             Value::Object(map) => Value::Object(
                 map.iter()
                     .filter(|(k, _)| {
-                        let words = matches!(k.as_str(), "explanation" | "warnings");
+                        let words = matches!(k.as_str(), "explanation" | "warnings" | "verdicts");
                         let anchor = in_placed && k.as_str() == "after";
                         !(words || anchor)
                     })
@@ -543,6 +546,12 @@ mod tests {
             json!({"right":false,"verdicts":[{"card":"8H","accepted":false,"explanation":"y"}]});
         assert_eq!(decision(&a), decision(&b));
         assert_ne!(decision(&b), decision(&c));
+        // A wrong sequence stays wrong with the same penalty whichever card failed.
+        let d = json!({"right":false,"verdicts":[{"card":"8H","accepted":true},{"card":"10C","accepted":false}],
+                       "penalties":[{"player":"Philippe","cards":6,"reason":"wrong play"}]});
+        let e = json!({"right":false,"verdicts":[{"card":"8H","accepted":false},{"card":"10C","accepted":false}],
+                       "penalties":[{"player":"Philippe","cards":6,"reason":"wrong play"}]});
+        assert_eq!(decision(&d), decision(&e));
         // The same wrong play under the next main-line card: not a new decision.
         let wrong = |after: u32, line: &str| {
             json!({"right":false,"placed":{"line":line,"after":after,"cards":["8H"]},

@@ -54,6 +54,8 @@ pub enum StoreError {
     Directory { path: PathBuf },
     #[error("database {path}: does not exist (record something first, or pass --db)")]
     Missing { path: PathBuf },
+    #[error("database {path}: its folder {folder} does not exist (create it first, or give another --db)")]
+    NoFolder { path: PathBuf, folder: PathBuf },
     #[error("database {path} is read-only ({reason}); nothing was written")]
     ReadOnly { path: PathBuf, reason: String },
     #[error("database {path}: disk full or size limit reached while {during}; that write was rolled back, everything committed before it is intact")]
@@ -218,6 +220,14 @@ impl Store {
         if path.is_dir() {
             return Err(StoreError::Directory {
                 path: path.to_path_buf(),
+            });
+        }
+        // SQLite would only say "unable to open database file".
+        let folder = directory_of(path);
+        if !folder.is_dir() {
+            return Err(StoreError::NoFolder {
+                path: path.to_path_buf(),
+                folder,
             });
         }
         refuse_read_only(path)?;

@@ -468,6 +468,17 @@ impl<'s> Recorder<'s> {
                 ))
             }
         };
+        // Like every event after `end_game`: the game's scores are final, and the
+        // score sheet printed from them must not change under the club's feet.
+        if old_eff
+            .iter()
+            .any(|e| matches!(e.event, crate::referee::LogEvent::EndGame(_)))
+        {
+            return Ok(reject(
+                line,
+                "the game has ended (\"end_game\"); its events can no longer be corrected",
+            ));
+        }
         let mut changed = Vec::new();
         for ((old, new), (old_o, new_o)) in old_eff
             .iter()
@@ -624,6 +635,46 @@ mod tests {
             panic!("{replies:?}")
         };
         assert_eq!(ack.changed.as_deref(), Some(&["1.1:2".to_string()][..]));
+    }
+
+    #[test]
+    fn a_wrong_sequence_that_stays_wrong_is_not_changed_whichever_card_failed() {
+        // Ana's 8H (wrong after the red 3H) corrected to the right 5S makes the last
+        // card black: Carlos's 2D KD then fails at 2D instead of KD. Still wrong,
+        // still the same penalty and a sideline: not a changed decision.
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let log = include_str!("../../tests/data/logs/002-diagram.jsonl");
+        let mut texts: Vec<&str> = log.lines().take(2).collect();
+        texts.push(r#"{"event":"play","cards":["2D","KD"]}"#);
+        texts.push(r#"{"event":"correct","seq":2,"cards":["5S"]}"#);
+        let replies = recorder.record_batch(&lines(&texts)).expect("batch");
+        let Some(Reply::Stored(ack)) = replies.last() else {
+            panic!("{replies:?}")
+        };
+        assert_eq!(ack.changed.as_deref(), Some(&["1.1:2".to_string()][..]));
+    }
+
+    #[test]
+    fn no_correction_is_taken_once_the_game_has_ended() {
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let replies = recorder
+            .record_batch(&lines(&[
+                ROUND,
+                r#"{"event":"play","cards":["2S"]}"#,
+                r#"{"event":"end_game"}"#,
+                r#"{"event":"correct","seq":2,"cards":["2H"]}"#,
+            ]))
+            .expect("batch");
+        assert!(
+            error_of(&replies[3]).contains("can no longer be corrected"),
+            "{replies:?}"
+        );
+        let game = recorder.game().expect("game");
+        assert_eq!(store.events(game).expect("events").len(), 3);
     }
 
     #[test]

@@ -88,11 +88,12 @@ async fn god(
     // that made a new token) is told so, not asked for a token it carries.
     let why = if auth::presented(&headers, query.as_deref()).is_some() {
         "The God token in this address is not this service's: <code>eleusis serve</code> \
-         makes a new one at every start unless it is started with <code>--god-token</code>. \
-         Open the God console link it printed when it last started"
+         makes a new one at every start unless it is started with <code>--god-token</code>, \
+         and <code>eleusis demo</code> at every run. Open the God console link it printed \
+         when it last started"
     } else {
         "This page needs the God token. Open the God console link printed by \
-         <code>eleusis serve</code> when it started"
+         <code>eleusis serve</code> (or <code>eleusis demo</code>) when it started"
     };
     (
         StatusCode::UNAUTHORIZED,
@@ -114,4 +115,34 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/audit", get(audit))
         .route("/audit/:round", get(audit_round))
         .route("/static/:name", get(static_file))
+        .fallback(no_such_page)
+}
+
+/// Any other address: 404 with the pages there are, rather than an empty page (API
+/// addresses get their JSON error from `error::json_errors`).
+async fn no_such_page(uri: axum::http::Uri) -> Response {
+    let path = uri.path();
+    if path.starts_with("/api/") {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    (
+        StatusCode::NOT_FOUND,
+        Html(format!(
+            "<!doctype html><meta charset=utf-8><title>No such page</title>\
+             <p>There is no page at <code>{}</code>. The pages are \
+             <a href=\"/\">the table</a> (<code>/</code>), the God console \
+             (<code>/god</code>, with the God token) and <a href=\"/audit\">the audit</a> \
+             (<code>/audit</code>).",
+            html_escape(path)
+        )),
+    )
+        .into_response()
+}
+
+/// `text` safe inside HTML.
+fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }

@@ -22,7 +22,7 @@ pub enum ApiError {
     #[error("{what}")]
     Rejected { what: String, at: String },
     /// A God-only route without the God token.
-    #[error("this needs the God token (Authorization: Bearer TOKEN, or ?token=TOKEN), and the request carried none or another: the URL of the God console is printed by `eleusis serve` when it starts, with a new token at every start unless it was started with --god-token")]
+    #[error("this needs the God token (Authorization: Bearer TOKEN, or ?token=TOKEN), and the request carried none or another: the URL of the God console is printed by `eleusis serve` (or `eleusis demo`) when it starts, with a new token at every start unless serve was started with --god-token")]
     Unauthorized { at: String },
     /// Something public that is not there, or not yet public (a sealed rule).
     #[error("{what}")]

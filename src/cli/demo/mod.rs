@@ -16,7 +16,7 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::{Map, Value};
 
-use crate::referee::LogEvent;
+use crate::referee::{Call, LogEvent};
 use crate::store::{side_file, SIDE_FILE_SUFFIXES};
 use crate::web::desk::{spool_dir, Desk};
 use crate::web::{AppState, ServiceOptions};
@@ -108,6 +108,7 @@ async fn feed(state: Arc<AppState>, events: Vec<LogEvent>, pace: Duration) {
             tokio::time::sleep(pace).await;
         }
         let summary = summary(&event);
+        let call = prophet_call(&event);
         let object = match serde_json::to_value(&event) {
             Ok(Value::Object(object)) => object,
             _ => Map::new(),
@@ -124,7 +125,14 @@ async fn feed(state: Arc<AppState>, events: Vec<LogEvent>, pace: Duration) {
                     Some(false) => " → wrong",
                     None => "",
                 };
-                println!("  {:>3}  {summary}{verdict}", ack.seq);
+                // A Prophet whose call God contradicts is overthrown (RULES.md 4).
+                let prophet = match (call, ack.right) {
+                    (Some(said), Some(right)) if said.accepts() != right => {
+                        "; the Prophet was wrong and is overthrown"
+                    }
+                    _ => "",
+                };
+                println!("  {:>3}  {summary}{verdict}{prophet}", ack.seq);
             }
             Ok(Err(e)) => {
                 eprintln!("error: the table refused the demo's event {summary}: {e}");
@@ -166,17 +174,37 @@ fn summary(event: &LogEvent) -> String {
             r.starter
         ),
         LogEvent::Play(p) => format!(
-            "{} plays {}",
+            "{} plays {}{}",
             p.player.as_deref().unwrap_or("?"),
-            cards(&p.cards)
+            cards(&p.cards),
+            said(p.prophet_says)
         ),
         LogEvent::NoPlay(n) => format!(
-            "{} declares no play ({} cards)",
+            "{} declares no play ({} cards){}",
             n.player.as_deref().unwrap_or("?"),
-            n.hand.len()
+            n.hand.len(),
+            said(n.prophet_says)
         ),
         LogEvent::Prophet(p) => format!("{} declares himself Prophet", p.player),
         other => other.name().to_string(),
+    }
+}
+
+/// The Prophet's call on a play or a "no play", when there is a Prophet.
+fn prophet_call(event: &LogEvent) -> Option<Call> {
+    match event {
+        LogEvent::Play(p) => p.prophet_says,
+        LogEvent::NoPlay(n) => n.prophet_says,
+        _ => None,
+    }
+}
+
+/// `, the Prophet says wrong` for a line of the terminal; empty without a call.
+fn said(call: Option<Call>) -> String {
+    match call {
+        Some(Call::Right) => ", the Prophet says right".to_string(),
+        Some(Call::Wrong) => ", the Prophet says wrong".to_string(),
+        None => String::new(),
     }
 }
 
