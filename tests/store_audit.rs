@@ -342,6 +342,20 @@ fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
         replies[0]
     );
     assert_eq!(export_log(&db, "1").len(), 4);
+
+    // A correction that adds a card to a play read from the camera: the audit says
+    // the reads no longer match the cards one for one.
+    let more = vec![r#"{"event":"correct","seq":3,"cards":["5S","7S"]}"#.to_string()];
+    let (replies, output) = record(&db, &more, &["--game", "1"]);
+    assert!(output.status.success(), "{}", replies[0]);
+    let (report, _) = audit_json(&db, "1.1", &[]);
+    let second = &report["rounds"][0]["events"][2];
+    assert_eq!(
+        second["reads_note"],
+        "the recognizer read 1 card and the event holds 2 cards: reads and cards are matched in order as far as both go",
+        "{second}"
+    );
+    assert!(report["rounds"][0]["events"][1].get("reads_note").is_none());
 }
 
 #[test]

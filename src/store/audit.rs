@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::chain::Break;
-use super::evidence::{Evidence, ReadStatus};
+use super::evidence::{counted, Evidence, ReadStatus};
 use super::history::{decision, EntryKind, History, HistoryError, RefereeFactory};
 use super::log::{ChainStatus, RoundInfo};
 use super::printable::printable;
@@ -116,6 +116,10 @@ pub struct EventAudit {
     pub cards: Vec<Card>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<ReadAudit>,
+    /// When the recognizer read another number of cards than the event holds (a
+    /// correction added or removed a card): both counts, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reads_note: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame: Option<FrameAudit>,
     /// `right` / `wrong` for plays and no-plays.
@@ -329,6 +333,7 @@ pub fn audit(
                 player: None,
                 cards: Vec::new(),
                 reads: Vec::new(),
+                reads_note: None,
                 frame: None,
                 verdict: None,
                 explanations: Vec::new(),
@@ -409,6 +414,13 @@ pub fn audit(
                 .get("evidence")
                 .and_then(|v| serde_json::from_value::<Evidence>(v.clone()).ok())
             {
+                if !evidence.reads.is_empty() && evidence.reads.len() != audit.cards.len() {
+                    audit.reads_note = Some(format!(
+                        "the recognizer read {} and the event holds {}: reads and cards are matched in order as far as both go",
+                        counted(evidence.reads.len(), "card"),
+                        counted(audit.cards.len(), "card")
+                    ));
+                }
                 audit.reads = evidence
                     .statuses(&audit.cards)
                     .map(|(_, read, card, status)| ReadAudit {
@@ -543,6 +555,9 @@ impl AuditReport {
                         .collect();
                     line(format!("      reads: {}", reads.join("; ")));
                 }
+                if let Some(note) = &e.reads_note {
+                    line(format!("      reads: {note}"));
+                }
                 if let Some(f) = &e.frame {
                     let mut parts = Vec::new();
                     if let Some(sha) = &f.sha256 {
@@ -633,6 +648,7 @@ mod tests {
                     player: Some(player.into()),
                     cards: Vec::new(),
                     reads: Vec::new(),
+                    reads_note: None,
                     frame: Some(FrameAudit {
                         sha256: None,
                         name: Some("f\n.jpg".into()),

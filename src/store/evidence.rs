@@ -70,7 +70,7 @@ fn shown(x: f64) -> String {
 }
 
 /// `n` and `noun`, plural when `n` is not 1: `1 card`, `2 card reads`.
-fn counted(n: usize, noun: &str) -> String {
+pub(crate) fn counted(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
