@@ -45,8 +45,9 @@
       box.append(E.el("div", {}, "reads: " + rep.uses.join("; ")));
       if (rep.hints.length) {
         box.append(E.el("div", {}, "proven hints (click one to give it):"));
-        box.append(E.el("ul", { style: "margin:0.1rem 0 0.3rem" }, rep.hints.map((h) =>
-          E.el("li", {}, E.el("button", { type: "button", class: "hint", onclick: () => { $("hint").value = h.text; } }, h.text), " (" + h.method + ")"))));
+        // Each hint beside its bullet, a long one wrapping under its own start.
+        box.append(E.el("ul", { class: "hints" }, rep.hints.map((h) =>
+          E.el("li", {}, E.el("span", {}, E.el("button", { type: "button", class: "hint", onclick: () => { $("hint").value = h.text; } }, h.text), " (" + h.method + ")")))));
       }
       for (const w of rep.warnings) box.append(E.el("div", { class: "error" }, "⚠ " + w.text));
     } catch (e) { if (seq === checkSeq) box.replaceChildren(E.el("div", { class: "error" }, e.message)); }
@@ -564,6 +565,47 @@
     $("variant").value = s.variant;
   }
 
+  // --- the log ---
+  // Each row says what kind of event it was: a shown hand is not a play.
+  const KINDS = { play: "play", no_play: "no play", prophet: "prophet", round: "round", end_game: "end of game",
+    end_round: "end of round", predict: "prediction", hint: "hint", correct: "correction" };
+  const kindOf = (event) => KINDS[event] || String(event || "event").replace(/_/g, " ");
+  // Things shown one after the other, a space between each two.
+  const spaced = (list) => list.filter(Boolean).flatMap((x, i) => (i ? [" ", x] : [x]));
+  const tallyText = (t) => Object.entries(t || {}).map(([n, x]) => n + " " + x).join(", ");
+  // The event's cards: a play's, a shown hand (counted), a round's starter.
+  function cardsOf(p) {
+    const cards = Array.isArray(p.cards) ? p.cards : [];
+    if (p.event === "no_play") return [E.el("span", { class: "muted" }, "hand of " + cards.length + ": "), cards.join(" ")];
+    if (p.event === "round") {
+      const placed = (p.outcome && p.outcome.placed && p.outcome.placed.cards) || [];
+      return placed.length ? [E.el("span", { class: "muted" }, "starter "), placed.join(" ")] : "";
+    }
+    return cards.join(" ");
+  }
+  // What the event did besides its verdict, as the referee's trace says it: the
+  // prophet's call, God's pick, the false prophet overthrown, penalties, the end of
+  // the round… (where the cards went and whose turn is next are shown elsewhere).
+  function effectsOf(o) {
+    const out = [];
+    if (o.prophet_call) out.push("prophet " + o.prophet_call.prophet + " said " + o.prophet_call.said + ", God " + (o.prophet_call.confirmed ? "confirms" : "contradicts"));
+    if (o.pick) out.push(o.pick.by + " takes " + o.pick.card + (o.pick.accepted ? " (acceptable)" : " (not acceptable: back to the hand)"));
+    if (o.kept_by) out.push("the wrong card stays face up before " + o.kept_by);
+    if (o.prediction) out.push(o.prediction.player + " predicted " + o.prediction.says + ": " + (o.prediction.right ? "right" : "wrong"));
+    if (o.score_changes) out.push("score changes " + tallyText(o.score_changes));
+    if (o.overthrown) out.push("false prophet " + o.overthrown + " overthrown");
+    if (o.covered) out.push("covered by the false prophet: no penalty");
+    for (const pen of o.penalties || []) out.push(pen.player + " takes " + pen.cards + " penalty cards (" + pen.reason + ")");
+    if (o.new_hand) out.push("new hand of " + o.new_hand);
+    if (o.prophet_declared) out.push(o.prophet_declared[0] + " is Prophet, marker on laid card " + o.prophet_declared[1]);
+    for (const n of o.eliminated || []) out.push(n + " is eliminated");
+    for (const ph of o.phases || []) out.push(ph);
+    for (const w of o.warnings || []) out.push("warning: " + w);
+    if (o.round_end) out.push("round ends: " + o.round_end.reason + "; scores " + tallyText(o.round_end.scores));
+    if (o.totals) out.push("game totals " + tallyText(o.totals));
+    return out;
+  }
+
   // --- the live view ---
   const LOG_COLUMNS = 6;
   function render(v, fresh) {
@@ -578,6 +620,13 @@
         " · laid " + s.laid + " · stock " + s.stock + (s.sudden_death ? " · SUDDEN DEATH" : "") +
         (s.prophet ? " · prophet " + s.prophet.player : "")
       : "No round in play.";
+    // No round in play: starting one is what God does next, so the start form comes
+    // first and the Play panel keeps only what it says; the game can still be ended
+    // between rounds, but it is no longer the red button of a round in play.
+    const inPlay = !!v.round && !s.ended && !v.game_over;
+    document.querySelector("main").classList.toggle("idle", !inPlay);
+    $("end").disabled = !v.round || !!v.game_over;
+    $("end").className = inPlay ? "danger" : "secondary";
     const sel = $("player"), keep = playerChosen ? sel.value : "";
     playerChosen = false;
     sel.replaceChildren(E.el("option", { value: "" }, s.turn && !s.ended ? "(whose turn it is: " + s.turn + ")" : "(whose turn it is)"));
@@ -592,17 +641,24 @@
     if (fixing && (fixing.round !== v.round || !(v.plays || []).some((p) => p.seq === fixing.seq && ["play", "no_play", "prophet"].includes(p.event)))) fixing = null;
     // Each event on one row, its explanation on a row of its own under it: the log
     // keeps to the width of its column on a tablet.
-    log.replaceChildren(E.el("tr", {}, ["#", "time", "who", "cards", "verdict", ""].map((h) => E.el("th", {}, h))));
+    log.replaceChildren(E.el("tr", {}, ["#", "time", "event", "cards", "verdict", ""].map((h) => E.el("th", {}, h))));
     for (const p of (v.plays || []).slice().reverse()) {
-      const verdict = p.right === true ? E.el("span", { class: "ok" }, "right") : p.right === false ? E.el("span", { class: "bad" }, "wrong") : p.event;
-      const flags = [p.corrected ? E.el("span", { class: "flag" }, "corrected") : "", p.changed ? E.el("span", { class: "flag" }, "verdict changed") : ""];
-      const expl = ((p.outcome && p.outcome.verdicts) || []).map((x) => x.card + ": " + x.explanation).join("; ");
+      const o = p.outcome || {};
+      const verdict = p.right === true ? E.el("span", { class: "ok" }, "right") : p.right === false ? E.el("span", { class: "bad" }, "wrong") : null;
+      const flags = [p.corrected ? E.el("span", { class: "flag" }, "corrected") : null, p.changed ? E.el("span", { class: "flag" }, "verdict changed") : null];
+      const effects = effectsOf(o);
+      const expl = (o.verdicts || []).map((x) => x.card + ": " + x.explanation).join("; ");
       const canFix = ["play", "no_play", "prophet"].includes(p.event);
-      log.append(E.el("tr", { class: "event" + (expl ? " explained" : ""), "data-seq": p.seq },
-        E.el("td", {}, p.seq), E.el("td", {}, (p.at || "").slice(11, 19)), E.el("td", { class: "who" }, p.player || ""),
-        E.el("td", {}, (p.cards && p.cards.map) ? p.cards.join(" ") : ""), E.el("td", {}, verdict, " ", flags),
+      log.append(E.el("tr", { class: "event" + (expl || effects.length ? " explained" : ""), "data-seq": p.seq, "data-event": p.event },
+        E.el("td", {}, p.seq), E.el("td", {}, (p.at || "").slice(11, 19)),
+        E.el("td", { class: "who" }, E.el("span", { class: "kind kind-" + p.event }, kindOf(p.event)), p.player ? " " + p.player : ""),
+        E.el("td", {}, cardsOf(p)), E.el("td", {}, spaced([verdict, ...flags])),
         E.el("td", {}, canFix ? E.el("button", { class: "secondary", onclick: () => correct(p) }, "correct") : "")));
-      if (expl) log.append(E.el("tr", { class: "explanation" }, E.el("td", {}), E.el("td", { colspan: LOG_COLUMNS - 1, class: "explain" }, expl)));
+      if (expl || effects.length) {
+        log.append(E.el("tr", { class: "explanation" }, E.el("td", {}), E.el("td", { colspan: LOG_COLUMNS - 1 },
+          effects.length ? E.el("div", { class: "effects" }, effects.join(" · ")) : null,
+          expl ? E.el("div", { class: "explain" }, expl) : null)));
+      }
       if (fixing && fixing.seq === p.seq) log.append(fixRow(p, s.players || [], prophetRound));
     }
     if (focused && focused.startsWith("fix-") && $(focused)) $(focused).focus();

@@ -493,6 +493,12 @@ fn a_correction_is_edited_in_the_log_and_kept_across_live_updates() {
            r.innerText.includes('5H') && r.innerText.includes('corrected'));",
         |v| v == true,
     );
+    // 5H after 3H is wrong where 4S was right: both flags, each a word of its own.
+    let flags = driver.eval(
+        "const r = [...document.querySelectorAll('#log tr.event')].find((r) => r.innerText.includes('5H')); \
+         return r.cells[4].innerText;",
+    );
+    assert_eq!(flags, "wrong corrected verdict changed", "{flags}");
     let cards: Vec<Value> = plays(&server).iter().map(|p| p["cards"].clone()).collect();
     assert_eq!(cards[0], json!(["5H"]), "{cards:?}");
 
@@ -554,6 +560,210 @@ fn the_console_fits_a_1024_px_screen_with_long_names() {
             "at {width} px the console is wider than the window: {fit}"
         );
     }
+    drop(driver);
+    server.stop();
+}
+
+/// What the console's log shows of each event, newest first: its kind, its cards.
+const LOG: &str = r#"return [...document.querySelectorAll('#log tr.event')].map((r) => {
+  let next = r.nextElementSibling;
+  const more = next && next.classList.contains('explanation') ? next : null;
+  return {
+    seq: r.cells[0].textContent,
+    kind: r.querySelector('.kind').textContent,
+    who: r.cells[2].textContent,
+    cards: r.cells[3].innerText,
+    verdict: r.cells[4].innerText,
+    effects: more && more.querySelector('.effects') ? more.querySelector('.effects').innerText : '',
+    explanation: more && more.querySelector('.explain') ? more.querySelector('.explain').innerText : ''
+  };
+});"#;
+
+/// Every row of the log says what kind of event it was — a shown hand of sixteen
+/// cards is a "no play", not a play — and what the event did besides its verdict:
+/// God's pick, the prophet's call and God's answer, a false prophet overthrown.
+#[test]
+fn each_log_row_says_what_kind_of_event_it_was_and_what_it_did() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("kinds.db"));
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    let hand = [
+        "5S", "7C", "2H", "9S", "JC", "QS", "KC", "AS", "3C", "5C", "7S", "9C", "JS", "KS", "AC",
+        "3S",
+    ];
+    let no_play = json!({"hand": hand, "pick": "2H"}).to_string();
+    for (path, body) in [
+        ("/api/plays", r#"{"cards":["4S"]}"#),
+        ("/api/no-plays", no_play.as_str()),
+        ("/api/plays", r#"{"cards":["3D"]}"#),
+        ("/api/prophet", r#"{"player":"François"}"#),
+        ("/api/plays", r#"{"cards":["6C"],"prophet_says":"right"}"#),
+        ("/api/plays", r#"{"cards":["8H"],"prophet_says":"wrong"}"#),
+    ] {
+        server.post(path, body).expect(200);
+    }
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&console(&server));
+    let rows = driver.wait_for("the log's seven events", LOG, |v| {
+        v.as_array().map(Vec::len) == Some(7)
+    });
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("god-log-kinds.png"));
+    let row = |seq: &str| -> Value {
+        rows.as_array()
+            .and_then(|r| r.iter().find(|x| x["seq"] == seq))
+            .cloned()
+            .unwrap_or_else(|| panic!("no event {seq}: {rows}"))
+    };
+    let kinds: Vec<Value> = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r["kind"].clone())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["play", "play", "prophet", "play", "no play", "play", "round"].map(Value::from),
+        "{rows}"
+    );
+    let round_start = row("1");
+    assert_eq!(round_start["cards"], "starter 3H", "{round_start}");
+
+    let shown = row("3");
+    assert_eq!(shown["who"], "no play Alain", "{shown}");
+    assert!(
+        shown["cards"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("hand of 16: 5S 7C 2H")),
+        "{shown}"
+    );
+    assert_eq!(shown["verdict"], "wrong", "{shown}");
+    let effects = shown["effects"].as_str().expect("effects");
+    assert!(effects.contains("God takes 2H (acceptable)"), "{shown}");
+    assert!(
+        effects.contains("Alain takes 5 penalty cards (wrong no play)"),
+        "{shown}"
+    );
+
+    let declared = row("5");
+    assert_eq!(declared["who"], "prophet François", "{declared}");
+    assert_eq!(declared["verdict"], "", "{declared}");
+    assert_eq!(
+        declared["effects"], "François is Prophet, marker on laid card 4",
+        "{declared}"
+    );
+
+    let confirmed = row("6");
+    assert_eq!(
+        confirmed["effects"], "prophet François said right, God confirms",
+        "{confirmed}"
+    );
+    let overthrown = row("7");
+    let effects = overthrown["effects"].as_str().expect("effects");
+    assert!(
+        effects.starts_with(
+            "prophet François said wrong, God contradicts · false prophet François overthrown"
+        ),
+        "{overthrown}"
+    );
+    assert!(
+        overthrown["explanation"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("8H: ")),
+        "{overthrown}"
+    );
+
+    // The correction editor opens on a no play with its hand, and closes again.
+    driver.eval(
+        "document.querySelector('#log tr.event[data-seq=\"3\"] button').click(); return true;",
+    );
+    driver.wait_for(
+        "the correction editor with the hand",
+        "const i = document.getElementById('fix-text'); return i ? i.value : null;",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.starts_with("5S 7C 2H") && t.ends_with("AC 3S"))
+        },
+    );
+    driver.eval("document.getElementById('fix-cancel').click(); return true;");
+    driver.wait_for(
+        "the editor closed",
+        "return document.getElementById('fix-text') === null;",
+        |v| v == true,
+    );
+    drop(driver);
+    server.stop();
+}
+
+/// Where the console's panels are, in viewport pixels, and what may be used.
+const PANELS: &str = r#"const top = (id) => document.getElementById(id).getBoundingClientRect().top;
+const end = document.getElementById('end');
+return {
+  now: document.getElementById('now').textContent,
+  start_form: top('round-panel'), play_panel: top('play-panel'),
+  play_form_shown: document.getElementById('play-form').getClientRects().length > 0,
+  start_bottom: document.getElementById('start').getBoundingClientRect().bottom,
+  height: window.innerHeight,
+  end_disabled: end.disabled, end_class: end.className
+};"#;
+
+/// With no round in play the start form comes first, the Play panel keeps only
+/// what it says, and "End the game" is not the red button of a round in play (no
+/// use at all before the first round); with a round in play the Play panel is
+/// first again. The ids stay the same throughout.
+#[test]
+fn with_no_round_in_play_the_start_form_comes_first() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("idle.db"));
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    set_window(&driver, 1024, 768);
+    driver.goto(&console(&server));
+    let idle = driver.wait_for("the console with no round", PANELS, |v| {
+        v["now"] == "No round in play." && v["end_disabled"] == true
+    });
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("god-idle.png"));
+    let f = |v: &Value| v.as_f64().expect("number");
+    assert!(f(&idle["start_form"]) < f(&idle["play_panel"]), "{idle}");
+    assert!(
+        f(&idle["start_bottom"]) <= f(&idle["height"]),
+        "Start round is below the fold: {idle}"
+    );
+    assert_eq!(idle["play_form_shown"], false, "{idle}");
+
+    start_round_from_form(&driver, "2");
+    wait_for_turn(&driver, "Jacques");
+    let playing = driver.eval(PANELS);
+    assert!(
+        f(&playing["play_panel"]) < f(&playing["start_form"]),
+        "{playing}"
+    );
+    assert_eq!(playing["play_form_shown"], true, "{playing}");
+    assert_eq!(playing["end_disabled"], false, "{playing}");
+    assert_eq!(playing["end_class"], "danger", "{playing}");
+
+    // Two cards each: the round ends with Jacques's second. The game goes on: it
+    // may still be ended, but not as a round in play is.
+    for card in ["4S", "5H", "6S", "7D"] {
+        server
+            .post("/api/plays", &json!({ "cards": [card] }).to_string())
+            .expect(200);
+    }
+    let over = driver.wait_for("the round over", PANELS, |v| {
+        v["now"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Round over"))
+    });
+    assert!(f(&over["start_form"]) < f(&over["play_panel"]), "{over}");
+    assert_eq!(over["play_form_shown"], false, "{over}");
+    assert_eq!(over["end_disabled"], false, "{over}");
+    assert_eq!(over["end_class"], "secondary", "{over}");
+
+    server.post("/api/end-game", "").expect(200);
+    let ended = driver.wait_for("the game over", PANELS, |v| v["end_disabled"] == true);
+    assert!(f(&ended["start_form"]) < f(&ended["play_panel"]), "{ended}");
     drop(driver);
     server.stop();
 }
