@@ -13,6 +13,17 @@
   const isGame = !!id && !id.includes(".");
   const game = id.split(".")[0];
 
+  // A table cell named by its column: on a narrow screen the tables are reflowed,
+  // one block per row, and each cell says which column it is (an empty one is left
+  // out there).
+  function cell(label, content, cls) {
+    const parts = [].concat(content).filter((c) => c !== "" && c !== null && c !== undefined);
+    const classes = [cls, parts.length ? "" : "blank"].filter(Boolean).join(" ");
+    return E.el("td", { "data-label": label, class: classes || null }, parts.length ? E.el("div", {}, parts) : null);
+  }
+  // Things shown one after the other, a space between each two.
+  const spaced = (list) => list.filter(Boolean).flatMap((x, i) => (i ? [" ", x] : [x]));
+
   async function list() {
     $("list-panel").hidden = false;
     const data = await E.api("GET", "/api/rounds");
@@ -21,11 +32,11 @@
     if (!data.rounds.length) t.append(E.el("tr", {}, E.el("td", { colspan: 6 }, "No round recorded yet.")));
     for (const r of data.rounds) {
       t.append(E.el("tr", {},
-        E.el("td", {}, E.el("a", { href: "/audit/" + r.round + tokenQ }, r.round), " ",
-          E.el("a", { href: "/audit/" + r.game + tokenQ, class: "muted", title: "every round of game " + r.game }, "(game " + r.game + ")")),
-        E.el("td", {}, r.variant), E.el("td", {}, r.god), E.el("td", {}, r.players.join(", ")),
-        E.el("td", {}, r.started.replace("T", " ").slice(0, 19)),
-        E.el("td", {}, r.revealed ? "revealed" : "sealed")));
+        cell("round", [E.el("a", { href: "/audit/" + r.round + tokenQ }, r.round), " ",
+          E.el("a", { href: "/audit/" + r.game + tokenQ, class: "muted", title: "every round of game " + r.game }, "(game " + r.game + ")")]),
+        cell("variant", r.variant), cell("God", r.god), cell("players", r.players.join(", ")),
+        cell("started", r.started.replace("T", " ").slice(0, 19)),
+        cell("rule", r.revealed ? "revealed" : "sealed")));
     }
   }
 
@@ -46,7 +57,7 @@
             E.el("span", { class: round.seal.verified ? "ok" : "bad" }, round.seal.verified ? "✓ matches the commitment" : "✗ does not match the commitment"))
         : E.el("div", {}, "rule sealed; commitment ", E.el("code", {}, round.commitment)),
       round.scores ? E.el("div", {}, "scores: " + scoresText(round)) : "");
-    const t = E.el("table", { class: "grid events", "data-round": round.round });
+    const t = E.el("table", { class: "grid events reflow", "data-round": round.round });
     t.append(E.el("tr", {}, ["#", "time", "event", "player", "cards", "reads", "frame", "verdict", "explanation", "effects"].map((h) => E.el("th", {}, h))));
     for (const ev of round.events) {
       // Each read as text, and where the evidence gives the card's outline, the card
@@ -62,10 +73,10 @@
       if (ev.correction) flags.push(E.el("code", {}, JSON.stringify(ev.correction)));
       const verdict = ev.verdict === "right" ? E.el("span", { class: "ok" }, "right") : ev.verdict === "wrong" ? E.el("span", { class: "bad" }, "wrong") : "";
       t.append(E.el("tr", {},
-        E.el("td", {}, ev.seq), E.el("td", {}, ev.time.replace("T", " ").slice(0, 23)), E.el("td", {}, ev.event),
-        E.el("td", {}, ev.player || ""), E.el("td", {}, (ev.cards || []).join(" ")), E.el("td", {}, reads), E.el("td", {}, frame),
-        E.el("td", {}, verdict, " ", flags), E.el("td", { class: "explain" }, expl),
-        E.el("td", {}, [].concat(ev.effects || [], ev.penalties || []).join("; "))));
+        cell("#", ev.seq), cell("time", ev.time.replace("T", " ").slice(0, 23), "time"), cell("event", ev.event),
+        cell("player", ev.player || ""), cell("cards", (ev.cards || []).join(" ")), cell("reads", reads), cell("frame", frame),
+        cell("verdict", spaced([verdict, ...flags])), cell("explanation", expl, "explain"),
+        cell("effects", [].concat(ev.effects || [], ev.penalties || []).join("; "))));
     }
     return [head, E.el("section", { class: "panel events-panel" }, t)];
   }

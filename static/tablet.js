@@ -86,10 +86,11 @@
   const nameCell = (name) => E.el("td", { class: "name", title: name }, name);
 
   // Keeps the newest laid card in view in the layout's own scroll box (never
-  // scrolling the page), when a card was laid since the last view.
+  // scrolling the page), when a card was laid since the last view. The banners
+  // stand above that box, whole, however far it scrolls.
   let newestShown = null;
   function showNewest() {
-    const wrap = $("layout-wrap");
+    const wrap = $("layout-scroll");
     let newest = null, at = -1;
     for (const node of $("layout").querySelectorAll(".card")) {
       const laid = node.querySelector(".laid");
@@ -102,6 +103,24 @@
     const box = wrap.getBoundingClientRect(), card = newest.getBoundingClientRect();
     if (card.bottom > box.bottom) wrap.scrollTop += card.bottom - box.bottom + 12;
     else if (card.top < box.top) wrap.scrollTop -= box.top - card.top + 12;
+  }
+
+  // Once the round (or the game) is over, its scores come before the last play and
+  // the players (the page's style), and the side column is scrolled to show them,
+  // once, when it ends: read from across the table, nobody scrolls.
+  let overShown = null;
+  function showScores(over, round) {
+    document.body.classList.toggle("round-over", over);
+    if (!over) { overShown = null; return; }
+    if (overShown === round) return;
+    overShown = round;
+    const aside = document.querySelector("aside");
+    const box = aside.getBoundingClientRect(), panel = $("scores-panel").getBoundingClientRect();
+    // On a phone the side column is no box of its own (it has no height): the
+    // scores follow whose turn it is on the page.
+    if (!box.height) return;
+    if (panel.top < box.top) aside.scrollTop -= box.top - panel.top;
+    else if (panel.bottom > box.bottom) aside.scrollTop += Math.min(panel.bottom - box.bottom + 8, panel.top - box.top);
   }
 
   function render(view, fresh) {
@@ -175,12 +194,15 @@
     table.replaceChildren();
     if (scores || totals) {
       table.append(E.el("tr", {}, E.el("th", {}, ""), E.el("th", {}, "round"), E.el("th", {}, "game")));
-      for (const n of seated(s, totals, scores)) {
+      const names = seated(s, totals, scores);
+      table.classList.toggle("many", names.length > 8);
+      for (const n of names) {
         table.append(E.el("tr", {}, nameCell(n),
           E.el("td", {}, scores && scores[n] !== undefined ? scores[n] : ""),
           E.el("td", {}, totals && totals[n] !== undefined ? totals[n] : "")));
       }
     }
+    showScores(started && (!!s.ended || !!view.game_over) && (!!scores || !!totals), view.round);
     document.body.dataset.version = view.version;
   }
 

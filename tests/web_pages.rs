@@ -249,7 +249,7 @@ return {
   version: document.body.dataset.version || '',
   laid: newest.n,
   newest: newest.c ? rect(newest.c) : null,
-  box: rect(document.getElementById('layout-wrap')),
+  box: rect(document.getElementById('layout-scroll')),
   turn: rect(turn), turn_cut: turn.scrollWidth > turn.clientWidth,
   verdict: rect(document.getElementById('verdict') || document.getElementById('last')),
   players: rect(document.getElementById('players')),
@@ -316,6 +316,213 @@ fn a_long_round_of_many_players_fits_a_small_tablet_and_a_phone() {
     let height = f(&seen["height"]);
     assert!(f(&seen["turn"]["bottom"]) <= height, "{seen}");
     assert!(f(&seen["verdict"]["bottom"]) <= height, "{seen}");
+    drop(driver);
+    server.stop();
+}
+
+/// Where the end of a round shows on the tablet, in viewport pixels.
+const ROUND_OVER: &str = r#"const rect = (e) => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
+const banner = Array.from(document.querySelectorAll('#banners .banner')).find(b => b.textContent.startsWith('Round over'));
+const scores = document.getElementById('scores-panel');
+return {
+  banner: banner ? rect(banner) : null,
+  scroll: rect(document.getElementById('layout-scroll')),
+  wrap: rect(document.getElementById('layout-wrap')),
+  scores: scores.hidden ? null : rect(scores),
+  scores_rows: document.querySelectorAll('#scores tr').length,
+  aside: rect(document.querySelector('aside')),
+  height: window.innerHeight,
+  scroll_width: document.documentElement.scrollWidth,
+  width: window.innerWidth
+};"#;
+
+/// A round of five players with long names, 20 cards each, played in sequences of
+/// four: laid 85 cards when the first hand is empty. The tablet is open at
+/// 1024 × 768 while it is played; when the round ends, its banner shows whole at
+/// the top of the layout's panel (the cards scroll under it, not the banner) and
+/// the scores are on the screen without scrolling the side column by hand; on a
+/// phone they come right after whose turn it is.
+#[test]
+fn at_the_end_of_a_round_the_tablet_shows_its_banner_and_scores() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("ends.db"));
+    let players: Vec<String> = ["Alain", "François", "Jacques", "Philippe", "Marie"]
+        .iter()
+        .map(|n| format!("{n} de la Tour-Dupont de Montmorency"))
+        .collect();
+    let round = json!({"god": "Pierre", "players": players, "rule": "true", "starter": "3H",
+                       "hand_size": 20});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    let deck: Vec<String> = ["S", "H", "D", "C"]
+        .iter()
+        .flat_map(|s| {
+            [
+                "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
+            ]
+            .iter()
+            .map(move |r| format!("{r}{s}"))
+        })
+        .collect();
+    let sequence = |i: usize| -> Vec<&String> { (0..4).map(|k| &deck[(i * 4 + k) % 52]).collect() };
+    // Four sequences each: nobody's hand is empty yet.
+    for i in 0..20 {
+        let ack = server
+            .post("/api/plays", &json!({ "cards": sequence(i) }).to_string())
+            .expect(200);
+        assert_eq!(ack["ack"]["right"], true, "{ack}");
+    }
+
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    viewport(&driver, 1024, 768);
+    driver.goto(&format!("http://{}/", server.addr));
+    driver.wait_for("the 81 cards", GEOMETRY, |v| v["laid"] == 81);
+    // The fifth sequence of the first to play empties his hand: the round ends.
+    server
+        .post("/api/plays", &json!({ "cards": sequence(20) }).to_string())
+        .expect(200);
+    assert_eq!(server.get("/api/state").expect(200)["state"]["ended"], true);
+    let seen = driver.wait_for("the end of the round", ROUND_OVER, |v| {
+        !v["banner"].is_null() && v["scores_rows"] == 7
+    });
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    driver.screenshot(&shots.join("tablet-round-over-1024.png"));
+    let f = |v: &Value| v.as_f64().expect("number");
+    let (banner, wrap, scroll) = (&seen["banner"], &seen["wrap"], &seen["scroll"]);
+    assert!(
+        f(&banner["top"]) >= f(&wrap["top"]) && f(&banner["bottom"]) <= f(&scroll["top"]),
+        "the banner is not whole above the cards: {seen}"
+    );
+    let newest = driver.eval(GEOMETRY);
+    assert_eq!(newest["laid"], 85, "{newest}");
+    assert!(
+        f(&newest["newest"]["top"]) >= f(&scroll["top"])
+            && f(&newest["newest"]["bottom"]) <= f(&scroll["bottom"]),
+        "the newest card is out of view: {newest}"
+    );
+    let (scores, aside) = (&seen["scores"], &seen["aside"]);
+    assert!(
+        f(&scores["top"]) >= f(&aside["top"])
+            && f(&scores["bottom"]) <= f(&aside["bottom"])
+            && f(&scores["bottom"]) <= f(&seen["height"]),
+        "the scores are not all on the screen: {seen}"
+    );
+
+    // A phone: the scores on the first screen, under whose turn it is.
+    viewport(&driver, 390, 844);
+    driver.goto(&format!("http://{}/", server.addr));
+    let seen = driver.wait_for("the end of the round", ROUND_OVER, |v| {
+        !v["banner"].is_null() && v["scores_rows"] == 7
+    });
+    driver.screenshot(&shots.join("tablet-round-over-390.png"));
+    assert!(
+        f(&seen["scores"]["top"]) < f(&seen["height"]),
+        "the scores are not on the first screen: {seen}"
+    );
+    assert!(
+        seen["scroll_width"].as_u64() <= seen["width"].as_u64(),
+        "the page is wider than the screen: {seen}"
+    );
+    drop(driver);
+    server.stop();
+}
+
+/// How wide an audit page is, once loaded with its card cuts.
+const AUDIT_WIDTH: &str = r#"const imgs = Array.from(document.querySelectorAll('img.card-cut'));
+const tables = Array.from(document.querySelectorAll('#report table, #rounds'))
+  .filter(t => t.offsetParent !== null);
+return {
+  loaded: Number(document.body.dataset.loaded || 0),
+  images: imgs.length, images_loaded: imgs.filter(i => i.complete && i.naturalWidth > 0).length,
+  rows: tables.reduce((n, t) => n + t.rows.length, 0),
+  scroll_width: document.documentElement.scrollWidth,
+  client_width: document.documentElement.clientWidth,
+  tables_cut: tables.filter(t => t.parentElement.scrollWidth > t.parentElement.clientWidth).length,
+  too_wide: Array.from(document.querySelectorAll('body *'))
+    .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+    .slice(0, 5).map(e => e.tagName + '.' + e.className)
+};"#;
+
+/// The audit of a round with all it can hold — 60-character names, a shown hand of
+/// sixteen cards and God's pick, a prophet overthrown, a correction and its JSON, a
+/// sequence of four with the cards cut from its frame, every explanation — is no
+/// wider than the window at 1024 × 768 and on a 390 × 844 phone: the page never
+/// scrolls sideways. At 1024 px the events table fits its panel whole; on the
+/// phone each event is a block of its own. So do the game's page and the list.
+#[test]
+fn the_audit_pages_fit_a_tablet_and_a_phone() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("wide.db"));
+    let long = |who: &str| {
+        format!("{who} {}", "de la Table Ronde et des Chevaliers ".repeat(3))[..60].to_string()
+    };
+    let (alain, francois, jacques) = (long("Alain"), long("François"), long("Jacques"));
+    let round = json!({"god": long("Pierre"), "players": [&alain, &francois, &jacques],
+                       "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    let hand = [
+        "5S", "7C", "2H", "9S", "JC", "QS", "KC", "AS", "3C", "5C", "7S", "9C", "JS", "KS", "AC",
+        "3S",
+    ];
+    let prophet = json!({ "player": francois }).to_string();
+    for (path, body) in [
+        ("/api/plays", r#"{"cards":["4S"]}"#),
+        (
+            "/api/no-plays",
+            &json!({"hand": hand, "pick": "2H"}).to_string(),
+        ),
+        ("/api/plays", r#"{"cards":["3D"]}"#),
+        ("/api/prophet", &prophet),
+        ("/api/plays", r#"{"cards":["6C"],"prophet_says":"right"}"#),
+        ("/api/plays", r#"{"cards":["8H"],"prophet_says":"wrong"}"#),
+        ("/api/corrections", r#"{"seq":2,"cards":["4C"]}"#),
+    ] {
+        server.post(path, body).expect(200);
+    }
+    let frame = server
+        .post_bytes("/api/frames", &web_support::png_frame())
+        .expect(200);
+    let corners = json!([[130, 60], [216, 60], [216, 180], [130, 180]]);
+    let cards = ["9H", "10S", "JD", "QS"];
+    let reads: Vec<Value> = cards
+        .iter()
+        .map(|c| json!({"read": c, "confidence": 0.42, "corners": corners}))
+        .collect();
+    let play = json!({"cards": cards, "evidence": {"frame": frame["frame"], "reads": reads}});
+    let ack = server.post("/api/plays", &play.to_string()).expect(200);
+    assert_eq!(ack["ack"]["right"], true, "{ack}");
+
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let pages = [
+        (format!("/audit/1.1?token={}", server.token), 4),
+        ("/audit/1".to_string(), 4),
+        ("/audit".to_string(), 0),
+    ];
+    for (width, height) in [(1024, 768), (390, 844)] {
+        viewport(&driver, width, height);
+        for (page, images) in &pages {
+            driver.goto(&format!("http://{}{page}", server.addr));
+            let seen = driver.wait_for(&format!("{page} loaded"), AUDIT_WIDTH, |v| {
+                v["loaded"].as_u64() >= Some(1)
+                    && v["rows"].as_u64() >= Some(2)
+                    && v["images"] == *images
+                    && v["images_loaded"] == *images
+            });
+            if page.starts_with("/audit/1.1") {
+                driver.screenshot(&shots.join(format!("audit-{width}.png")));
+            }
+            assert!(
+                seen["scroll_width"].as_u64() <= seen["client_width"].as_u64(),
+                "{page} at {width} px scrolls sideways: {seen}"
+            );
+            assert_eq!(
+                seen["tables_cut"], 0,
+                "{page} at {width} px: a table is cut in its panel: {seen}"
+            );
+        }
+    }
     drop(driver);
     server.stop();
 }
