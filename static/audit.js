@@ -65,6 +65,9 @@
       const reads = (ev.reads || []).map((r) => E.el("div", { class: "audit-read" },
         r.corners && ev.frame && ev.frame.sha256 ? E.cardCut("/api/frames/" + ev.frame.sha256, r.corners) : "",
         r.read + " " + Math.round(r.confidence * 100) + "% " + (r.status === "corrected" ? "→ " + r.card + " (corrected)" : "(confirmed)")));
+      // A correction changed how many cards the event holds: the reads no longer
+      // pair with the cards one for one, and the page says so.
+      if (ev.reads_note) reads.push(E.el("div", { class: "muted reads-note" }, ev.reads_note));
       const frame = ev.frame && ev.frame.sha256 ? E.el("a", { href: "/api/frames/" + ev.frame.sha256, target: "_blank" }, "frame") : "";
       const expl = ev.explanations_withheld ? E.el("span", { class: "muted" }, "withheld until the reveal") : (ev.explanations || []).join("; ");
       const flags = [];

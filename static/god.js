@@ -638,7 +638,8 @@
     // The editor is drawn again with the log: keep the focus where God was typing.
     const focused = document.activeElement && document.activeElement.id;
     const prophetRound = (v.plays || []).some((p) => p.event === "prophet");
-    if (fixing && (fixing.round !== v.round || !(v.plays || []).some((p) => p.seq === fixing.seq && ["play", "no_play", "prophet"].includes(p.event)))) fixing = null;
+    // Once the game has ended its scores are final: the service refuses corrections.
+    if (fixing && (v.game_over || fixing.round !== v.round || !(v.plays || []).some((p) => p.seq === fixing.seq && ["play", "no_play", "prophet"].includes(p.event)))) fixing = null;
     // Each event on one row, its explanation on a row of its own under it: the log
     // keeps to the width of its column on a tablet.
     log.replaceChildren(E.el("tr", {}, ["#", "time", "event", "cards", "verdict", ""].map((h) => E.el("th", {}, h))));
@@ -648,7 +649,7 @@
       const flags = [p.corrected ? E.el("span", { class: "flag" }, "corrected") : null, p.changed ? E.el("span", { class: "flag" }, "verdict changed") : null];
       const effects = effectsOf(o);
       const expl = (o.verdicts || []).map((x) => x.card + ": " + x.explanation).join("; ");
-      const canFix = ["play", "no_play", "prophet"].includes(p.event);
+      const canFix = !v.game_over && ["play", "no_play", "prophet"].includes(p.event);
       log.append(E.el("tr", { class: "event" + (expl || effects.length ? " explained" : ""), "data-seq": p.seq, "data-event": p.event },
         E.el("td", {}, p.seq), E.el("td", {}, (p.at || "").slice(11, 19)),
         E.el("td", { class: "who" }, E.el("span", { class: "kind kind-" + p.event }, kindOf(p.event)), p.player ? " " + p.player : ""),

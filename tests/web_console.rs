@@ -376,6 +376,13 @@ fn the_form_refills_after_the_game_is_ended_mid_round() {
             .is_some_and(|t| t.starts_with("Game over") && !t.contains("Turn")),
         "{now}"
     );
+    // Its scores are final: the log offers no correction any more.
+    let buttons = driver.eval("return document.querySelectorAll('#log tr.event button').length;");
+    assert_eq!(
+        buttons,
+        json!(0),
+        "a correction offered after the game's end"
+    );
     drop(driver);
     server.stop();
 }

@@ -225,6 +225,26 @@ fn the_audit_shows_a_whole_game_and_follows_the_table_live() {
     let seen = driver.wait_for("the round", AUDIT, |v| v["rows"] == json!([3]));
     assert_eq!(seen["title"], "round 1.2", "{seen}");
     assert_eq!(seen["rounds"], json!(["1.2"]), "{seen}");
+
+    // A play read by the camera as one card, corrected to two: the page says the
+    // reads no longer pair with the cards one for one.
+    let read = json!({"cards": ["8C"], "evidence": {"reads": [{"read": "8C", "confidence": 0.9}]}});
+    server.post("/api/plays", &read.to_string()).expect(200);
+    server
+        .post(
+            "/api/corrections",
+            r#"{"seq":4,"round":2,"cards":["8C","9C"]}"#,
+        )
+        .expect(200);
+    let note = driver.wait_for(
+        "the reads' note",
+        "const n = document.querySelector('.reads-note'); return n ? n.textContent : null;",
+        |v| v.is_string(),
+    );
+    assert_eq!(
+        note,
+        "the recognizer read 1 card and the event holds 2 cards: reads and cards are matched in order as far as both go"
+    );
     drop(driver);
     server.stop();
 }
