@@ -218,7 +218,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default=HERE)
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
-    ap.add_argument("--splits", default="train,val,val_kde,heldout")
+    ap.add_argument("--splits", default="train,val,val_kde,check_kennard,heldout")
     ap.add_argument("--train-limit", type=int, default=4000, help="reads sampled from the train split")
     ap.add_argument("--scenes", action="append", default=[])
     ap.add_argument("--out", default=os.path.join(HERE, "eval", "report.json"))

@@ -4,7 +4,8 @@ every card face (and the card backs) to PNG under models/.cache/faces/<design>/.
 Sources (pinned; licences in models/README.md):
   Debian gnome-cards-data (aisleriot themes, 13 x 5 svgz sheets)
   Debian kdegames-card-data-kf5 (KDE card decks, one svgz per deck, one element per card)
-  npm cardsJS@1.1.1, @younestouati/playing-cards-standard-deck@3.0.0, svg-cards@4.0.2
+  npm cardsJS@1.1.1, @younestouati/playing-cards-standard-deck@3.0.0, svg-cards@4.0.2,
+      @heruka_urgyen/react-playing-cards@0.5.0 (Adrian Kennard's cards, four variants)
 
 Faces are written as RGBA PNGs named in the project's notation (QH.png, 10S.png),
 plus back*.png and joker*.png where the design has them (used as "not a card").
@@ -53,6 +54,17 @@ NPM_PACKAGES = {
     "cardsJS": "cardsJS@1.1.1",
     "younestouati": "@younestouati/playing-cards-standard-deck@3.0.0",
     "svg-cards": "svg-cards@4.0.2",
+    "kennard": "@heruka_urgyen/react-playing-cards@0.5.0",
+}
+# Adrian Kennard's cards (CC0) as that package ships them: design name -> folder under
+# package/src/images. One art in four variants: two or four suit colours, and court
+# cards with normal or big indices ("bf", big faces). They share their art, so they stay
+# on one side of the split (synth.SPLITS["check_kennard"]).
+KENNARD_VARIANTS = {
+    "kennard": "2color",
+    "kennard_4_color": "4color",
+    "kennard_big": "2color-bf",
+    "kennard_big_4_color": "4color-bf",
 }
 AISLERIOT_THEMES = [
     "anglo", "anglo_bitmap", "gnomangelo", "gnomangelo_bitmap", "anglo_modern",
@@ -214,7 +226,11 @@ def render_files(design: str, files: dict[str, str]) -> None:
     out = os.path.join(FACES, design)
     if os.path.exists(os.path.join(out, "KS.png")):
         return
-    os.makedirs(out, exist_ok=True)
+    # Faces go to a folder of their own first, moved into place whole: a run stopped
+    # half-way (a file missing from a package) leaves no design that looks complete.
+    part = out + ".part"
+    shutil.rmtree(part, ignore_errors=True)
+    os.makedirs(part)
     tmp = os.path.join(CACHE, f"tmp-{design}")
     os.makedirs(tmp, exist_ok=True)
     for name, path in files.items():
@@ -224,8 +240,10 @@ def render_files(design: str, files: dict[str, str]) -> None:
             img = Image.open(p)
         else:
             img = Image.open(path)
-        trim_and_save(img, os.path.join(out, f"{name}.png"))
+        trim_and_save(img, os.path.join(part, f"{name}.png"))
     shutil.rmtree(tmp)
+    shutil.rmtree(out, ignore_errors=True)
+    os.replace(part, out)
 
 
 def npm_jobs() -> list[tuple[str, dict[str, str]]]:
@@ -252,6 +270,14 @@ def npm_jobs() -> list[tuple[str, dict[str, str]]]:
     for i, b in enumerate(sorted(glob.glob(os.path.join(d, "back*.png")))):
         files[f"back{i}"] = b
     jobs.append(("svg-cards", files))
+    # Kennard's files are named like QH.svg, with T for ten; 2J is the joker.
+    d = os.path.join(SRC, "kennard/package/src/images")
+    for design, folder in KENNARD_VARIANTS.items():
+        files = {r + s: os.path.join(d, folder, f"{'T' if r == '10' else r}{s}.svg")
+                 for r in RANKS for s in SUITS}
+        files["back"] = os.path.join(d, "back.svg")
+        files["joker0"] = os.path.join(d, folder, "2J.svg")
+        jobs.append((design, files))
     return jobs
 
 

@@ -48,6 +48,10 @@ SPLITS["fonts_wide"] = [f"font-{i:02d}" for i in range(56, 96)]  # more fonts an
 # Three KDE card decks (fetch.py): validation designs of a second kind, which check the
 # confirmation threshold fitted on "val" (model card, "Threshold check"); never trained on.
 SPLITS["val_kde"] = ["jolly_royal", "penguins", "kde_standard"]
+# Adrian Kennard's cards in four variants (fetch.py): one more real art family, never
+# trained on and never used to fit anything, read only to check the committed model
+# (model card, "Check on Kennard's cards").
+SPLITS["check_kennard"] = ["kennard", "kennard_4_color", "kennard_big", "kennard_big_4_color"]
 # Fetched but not used: their index cannot be read in the contract's crop box.
 # guyenne-classic: court cards carry no rank index at all (suit symbol only).
 # tango_nuevo: the index is wider than the 40 x 72 box and the cards are single-headed.

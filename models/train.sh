@@ -58,8 +58,10 @@ step render-fonts-big $PY render_crops.py --split fonts_big --per-card 8 --out d
 step render-val $PY render_crops.py --split val --per-card 8 --out data/val.npz --seed 2
 step render-heldout $PY render_crops.py --split heldout --per-card 16 --out data/heldout.npz --seed 3
 step render-val-kde $PY render_crops.py --split val_kde --per-card 8 --out data/val_kde.npz --seed 9
+step render-check-kennard $PY render_crops.py --split check_kennard --per-card 8 --out data/check_kennard.npz --seed 15
 step render-val-scenes $PY render_scenes.py --out data/val-scenes --count 200 --designs val --seed 22
 step render-val-kde-scenes $PY render_scenes.py --out data/val-kde-scenes --count 150 --designs val_kde --seed 23
+step render-check-kennard-scenes $PY render_scenes.py --out data/check-kennard-scenes --count 150 --designs check_kennard --seed 24
 step render-eval-scenes $PY render_scenes.py --out data/eval-scenes --count 200 --designs heldout --seed 21
 step render-views $PY render_views.py --out data/views --count 150 --designs heldout --seed 41
 step render-touching $PY render_touching.py --out data/touching --count 120 --designs heldout --seed 51
@@ -74,5 +76,5 @@ if [ "${SCENES:-0}" = 1 ]; then
   step scenes $PY render_scenes.py --committed
 fi
 step evaluate $PY evaluate.py --scenes ../tests/data/scenes --scenes data/eval-scenes --scenes data/views \
-  --scenes data/touching --scenes data/val-scenes --scenes data/val-kde-scenes
+  --scenes data/touching --scenes data/val-scenes --scenes data/val-kde-scenes --scenes data/check-kennard-scenes
 cat .cache/steps.log
