@@ -9,6 +9,7 @@ whole card, hidden corners included.
 
     render_spread.py --out data/spreads --count 90 --designs heldout --seed 81
     render_spread.py --committed     # tests/data/spreads: frames 19, 31, 33, 54 and 71 of that set
+    render_spread.py --fan --out data/fans --count 90 --designs heldout --seed 83
 """
 from __future__ import annotations
 
@@ -56,6 +57,48 @@ def render(rng, design: synth.Design, n: int, cloth: str | None = None, overlap=
     return out, {"cards": cards, "distractors": [], "meta": meta}
 
 
+def render_fan(rng, design: synth.Design, n: int, cloth: str | None = None):
+    """One 1280 x 720 frame with a fan of `n` cards -> (RGB image, sidecar): each card
+    turned about one point below the cards, a little more than the one it lies on, so
+    that a wedge of each covered card shows its top-left index, as a hand is fanned
+    out on the table. The wedge at the cards' top edge is 22-60 % of a card wide, and
+    the fan opens 160 degrees at most (long fans show narrower wedges)."""
+    img, cloth_name = synth.cloth(rng, 720, 1280, cloth)
+    keys = [synth.CARDS[int(k)] for k in rng.choice(52, n, replace=False)]
+    face = design.faces[keys[0]]
+    aspect = face.shape[1] / face.shape[0]
+    step_frac = float(rng.uniform(0.22, 0.6))
+    drop = float(rng.uniform(0.05, 0.35))  # the turning point below the cards, in card heights
+    # Arc at the top edge between two cards' corners = step_frac of a card width.
+    theta = min(step_frac * aspect / (1 + drop), np.deg2rad(160) / max(1, n - 1))
+    tilt = np.deg2rad(rng.uniform(-15, 15))
+    # Unit card height first; scaled to the frame below.
+    base = np.array([[-aspect / 2, -1 - drop], [aspect / 2, -1 - drop], [aspect / 2, -drop], [-aspect / 2, -drop]])
+    quads = []
+    for i in range(n):
+        ang = (i - (n - 1) / 2) * theta + tilt
+        rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+        quads.append(base @ rot.T)
+    pts = np.concatenate(quads)
+    lo, hi = pts.min(0), pts.max(0)
+    ch = float(min(rng.uniform(110, 200), 1180 / (hi[0] - lo[0]), 680 / (hi[1] - lo[1])))
+    span = (hi - lo) * ch
+    room = np.array([1280.0, 720.0]) - span
+    origin = rng.uniform(0.2, 0.8, 2) * room - lo * ch
+    cards = []
+    for key, q in zip(keys, quads):
+        q = q * ch + origin
+        if rng.random() < 0.3:  # upside down: its other index shows in the wedge
+            q = np.roll(q, 2, axis=0)
+        q = q.astype(np.float32)
+        synth.paste_rgba(img, design.faces[key], q, rng, shadow=True)
+        cards.append({"card": key, "corners": synth.normalise_corners(q).round(1).tolist()})
+    out = synth.camera(img, rng, strength=float(rng.uniform(0.4, 1.0)), jpeg=False)
+    meta = {"design": design.name, "cloth": cloth_name, "layout": f"fan-{n}",
+            "step": round(float(theta * (1 + drop) / aspect), 3), "size": [1280, 720]}
+    return out, {"cards": cards, "distractors": [], "meta": meta}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--committed", action="store_true", help="write tests/data/spreads/")
@@ -63,6 +106,7 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=90)
     ap.add_argument("--designs", default="heldout", help="split name(s) or design names, comma separated")
     ap.add_argument("--seed", type=int, default=81)
+    ap.add_argument("--fan", action="store_true", help="fans (cards turned about one point) instead of rows")
     a = ap.parse_args()
     committed = {19: "four-colour-white-12", 31: "four-colour-dark-20", 33: "borderless-green-20", 54: "neoclassical-pattern-12", 71: "plastic-wood-20"}
     if a.committed:
@@ -75,9 +119,12 @@ def main() -> None:
     designs = [synth.load_design(n) for n in names]
     rng = np.random.default_rng(a.seed)
     sizes = [3, 5, 8, 12, 16, 20]
-    for k in tqdm(range(a.count), desc="overlapping rows"):
+    if a.fan and a.committed:
+        raise SystemExit("render_spread: --fan has no committed frames")
+    for k in tqdm(range(a.count), desc="fans" if a.fan else "overlapping rows"):
         design = designs[k % len(designs)]
-        img, side = render(rng, design, sizes[k // len(designs) % len(sizes)])
+        size = sizes[k // len(designs) % len(sizes)]
+        img, side = render_fan(rng, design, size) if a.fan else render(rng, design, size)
         if a.committed and k in committed:
             render_scenes.write(a.out, f"{k:04d}-{committed[k]}", img, side, quality=90)
         elif not a.committed:
