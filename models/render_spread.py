@@ -10,6 +10,7 @@ whole card, hidden corners included.
     render_spread.py --out data/spreads --count 90 --designs heldout --seed 81
     render_spread.py --committed     # tests/data/spreads: frames 19, 31, 33, 54 and 71 of that set
     render_spread.py --fan --out data/fans --count 90 --designs heldout --seed 83
+    render_spread.py --fan --committed   # tests/data/fans: frames 24, 31 and 70 of that set
 """
 from __future__ import annotations
 
@@ -101,7 +102,7 @@ def render_fan(rng, design: synth.Design, n: int, cloth: str | None = None):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--committed", action="store_true", help="write tests/data/spreads/")
+    ap.add_argument("--committed", action="store_true", help="write tests/data/spreads/ (with --fan: tests/data/fans/)")
     ap.add_argument("--out", help="output folder for a random set")
     ap.add_argument("--count", type=int, default=90)
     ap.add_argument("--designs", default="heldout", help="split name(s) or design names, comma separated")
@@ -109,8 +110,12 @@ def main() -> None:
     ap.add_argument("--fan", action="store_true", help="fans (cards turned about one point) instead of rows")
     a = ap.parse_args()
     committed = {19: "four-colour-white-12", 31: "four-colour-dark-20", 33: "borderless-green-20", 54: "neoclassical-pattern-12", 71: "plastic-wood-20"}
-    if a.committed:
-        # Three frames of the held-out set above (same seed, same order of draws).
+    if a.committed and a.fan:
+        # Frames 24, 31 and 70 of the held-out fans (seed 83).
+        committed = {24: "neoclassical-white-16", 31: "four-colour-wood-20", 70: "tigullio-white-20"}
+        a.out, a.count, a.designs, a.seed = os.path.join(HERE, "..", "tests", "data", "fans"), max(committed) + 1, "heldout", 83
+    elif a.committed:
+        # Five frames of the held-out set above (same seed, same order of draws).
         a.out, a.count, a.designs, a.seed = os.path.join(HERE, "..", "tests", "data", "spreads"), max(committed) + 1, "heldout", 81
     if not a.out:
         raise SystemExit("render_spread: give --out DIR or --committed")
@@ -119,8 +124,6 @@ def main() -> None:
     designs = [synth.load_design(n) for n in names]
     rng = np.random.default_rng(a.seed)
     sizes = [3, 5, 8, 12, 16, 20]
-    if a.fan and a.committed:
-        raise SystemExit("render_spread: --fan has no committed frames")
     for k in tqdm(range(a.count), desc="fans" if a.fan else "overlapping rows"):
         design = designs[k % len(designs)]
         size = sizes[k // len(designs) % len(sizes)]

@@ -807,6 +807,49 @@ fn touching_cards_of_a_borderless_deck_are_cut_apart_and_read() {
 }
 
 #[test]
+fn a_fanned_hand_is_not_read_but_nothing_is_made_up() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // Fans of 16 and 20 cards of three held-out designs (`render_spread.py --fan
+    // --committed`): the recognizer does not read fans (README, "Limits"), so God
+    // enters the hand; what it does report must be cards of the fan, never a
+    // card that is not there, and each fan's top card, lying whole, is read.
+    let (l, _) = check_folder("tests/data/fans", &[]);
+    let summary = &l.last().unwrap()["summary"];
+    assert_eq!(summary["labelled"].as_u64(), Some(56), "{summary}");
+    assert_eq!(summary["misread"].as_u64(), Some(0), "{summary}");
+    for name in [
+        "0024-neoclassical-white-16.jpg",
+        "0031-four-colour-wood-20.jpg",
+        "0070-tigullio-white-20.jpg",
+    ] {
+        let line = line_of(&l, name);
+        let expected: Vec<&str> = line["check"]["expected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        let read: Vec<&str> = line["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["card"].as_str().unwrap())
+            .collect();
+        for card in &read {
+            assert!(
+                expected.contains(card),
+                "{name}: {card} is not in the fan: {line}"
+            );
+        }
+        let top = expected.last().unwrap();
+        assert!(
+            read.contains(top),
+            "{name}: the top card {top} is not read: {line}"
+        );
+    }
+}
+
+#[test]
 fn a_hand_spread_in_an_overlapping_row_is_read_from_its_uncovered_indices() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
     // Rows of 12 and 20 cards of a held-out design, of 12 of another on a
