@@ -606,6 +606,17 @@
     return out;
   }
 
+  // A correction's row: the event it corrects and what it now records.
+  function correctionRow(c, round) {
+    const what = Object.entries(c.fields || {}).map(([k, x]) =>
+      k.replace(/_/g, " ") + " " + (x === null ? "removed" : Array.isArray(x) ? x.join(" ") : String(x)));
+    const of = "of #" + c.target_seq + (c.target_round !== round ? " (round " + c.target_round + ")" : "");
+    return E.el("tr", { class: "correction", "data-seq": c.seq, "data-event": "correct" },
+      E.el("td", {}, c.seq), E.el("td", {}, (c.at || "").slice(11, 19)),
+      E.el("td", { class: "who" }, E.el("span", { class: "kind kind-correct" }, kindOf("correct")), " " + of),
+      E.el("td", { colspan: LOG_COLUMNS - 3 }, what.join("; ") || "no change"));
+  }
+
   // --- the live view ---
   const LOG_COLUMNS = 6;
   function render(v, fresh) {
@@ -643,7 +654,15 @@
     // Each event on one row, its explanation on a row of its own under it: the log
     // keeps to the width of its column on a tablet.
     log.replaceChildren(E.el("tr", {}, ["#", "time", "event", "cards", "verdict", ""].map((h) => E.el("th", {}, h))));
-    for (const p of (v.plays || []).slice().reverse()) {
+    // Corrections take numbers of their own: each is listed where it was made, so the
+    // numbers run without gaps and God sees when a row above was corrected.
+    const rows = (v.plays || []).concat((v.corrections || []).map((c) => ({ ...c, correction: true })));
+    rows.sort((a, b) => b.seq - a.seq);
+    for (const p of rows) {
+      if (p.correction) {
+        log.append(correctionRow(p, v.round));
+        continue;
+      }
       const o = p.outcome || {};
       const verdict = p.right === true ? E.el("span", { class: "ok" }, "right") : p.right === false ? E.el("span", { class: "bad" }, "wrong") : null;
       const flags = [p.corrected ? E.el("span", { class: "flag" }, "corrected") : null, p.changed ? E.el("span", { class: "flag" }, "verdict changed") : null];

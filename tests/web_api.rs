@@ -392,6 +392,20 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     let sequence = plays.iter().find(|p| p["seq"] == 3).expect("event 3");
     assert_eq!(sequence["right"], false, "{sequence}");
     assert!(sequence["outcome"].get("verdicts").is_none(), "{sequence}");
+    // The round's corrections, each under its own number, for the console's log.
+    let corrections = view["corrections"].as_array().expect("corrections");
+    assert_eq!(corrections.len(), 1, "{corrections:?}");
+    assert_eq!(corrections[0]["target"], "1.1:2", "{corrections:?}");
+    assert_eq!(corrections[0]["target_seq"], 2, "{corrections:?}");
+    assert_eq!(
+        corrections[0]["fields"]["cards"],
+        json!(["8S"]),
+        "{corrections:?}"
+    );
+    assert_eq!(
+        corrections[0]["seq"], fixed["ack"]["seq"],
+        "{corrections:?}"
+    );
     server
         .post("/api/corrections", r#"{"seq":99,"cards":["8S"]}"#)
         .expect(422);

@@ -508,6 +508,24 @@ fn a_correction_is_edited_in_the_log_and_kept_across_live_updates() {
     assert_eq!(flags, "wrong corrected verdict changed", "{flags}");
     let cards: Vec<Value> = plays(&server).iter().map(|p| p["cards"].clone()).collect();
     assert_eq!(cards[0], json!(["5H"]), "{cards:?}");
+    // The correction has a row of its own, under its own number, newest first:
+    // what it corrected and what it gave it.
+    let rows = driver.eval(
+        "return [...document.querySelectorAll('#log tr.event, #log tr.correction')] \
+           .map((r) => [r.className, r.cells[0].textContent, r.innerText.replace(/\\s+/g, ' ').trim()]);",
+    );
+    assert_eq!(rows[0][0], "correction", "{rows}");
+    assert_eq!(
+        rows[0][1], "4",
+        "the round, two plays, then the correction: {rows}"
+    );
+    let text = rows[0][2].as_str().unwrap_or_default().to_lowercase();
+    assert!(
+        text.contains(&format!("of #{seq}")) && text.contains("cards 5h"),
+        "{rows}"
+    );
+    assert_eq!(rows[1][1], "3", "{rows}");
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("god-correction.png"));
 
     // Escape closes the editor and sends nothing.
     open_correction_editor(&driver, "6H");

@@ -189,6 +189,35 @@ pub fn stock_warning(stock: u32, decks: u32, players: usize) -> Option<String> {
     }
 }
 
+/// The corrections recorded during `round`, oldest first: their own number and
+/// time, the event each corrects and the fields it gives it. The log of a round
+/// lists them among its events, so that a God reading it sees when a row was
+/// corrected and why its numbers skip (a correction takes a number of its own).
+fn round_corrections(history: &History, round: RoundRef) -> Vec<Value> {
+    history
+        .entries
+        .iter()
+        .filter(|entry| entry.stored.round == round)
+        .filter_map(|entry| {
+            let EntryKind::Correction(fix) = &entry.kind else {
+                return None;
+            };
+            let mut fields = fix.fields.clone();
+            for key in ANNOTATIONS {
+                fields.remove(key);
+            }
+            Some(json!({
+                "seq": entry.stored.seq,
+                "at": entry.recorded_at().shown,
+                "target": format!("{}:{}", fix.target, fix.seq),
+                "target_round": fix.target.to_string(),
+                "target_seq": fix.seq,
+                "fields": fields,
+            }))
+        })
+        .collect()
+}
+
 /// The view of a correction that is the game's newest event: the event it
 /// corrects, what that event now records, and every play whose decision it changed
 /// (replayed with and without it, as the recorder's acknowledgement counts them),
@@ -299,6 +328,7 @@ pub fn build(
     let mut plays: Vec<Value> = Vec::new();
     let mut columns = Vec::new();
     let mut correction = Value::Null;
+    let mut corrections = Vec::new();
     if let (Some(game), Some(round)) = (game, round) {
         let info = store.round(round).map_err(|e| ApiError::store(e, at))?;
         let reveal = store.revealed(round).map_err(|e| ApiError::store(e, at))?;
@@ -372,6 +402,7 @@ pub fn build(
             }));
         }
         columns = layout(state.main.first().copied(), &round_outcomes, state.laid);
+        corrections = round_corrections(&history, round);
         if let Some(last) = history.entries.last() {
             if let EntryKind::Correction(fix) = &last.kind {
                 correction = correction_view(&history, factory, &effective, &outcomes, last, fix)
@@ -395,6 +426,7 @@ pub fn build(
     );
     public.insert("plays".into(), Value::Array(plays));
     public.insert("correction".into(), correction);
+    public.insert("corrections".into(), Value::Array(corrections));
     public.insert("revealed".into(), json!(revealed));
     let mut god = public.clone();
     god.insert("god_view".into(), json!(true));
