@@ -806,6 +806,87 @@ fn touching_cards_of_a_borderless_deck_are_cut_apart_and_read() {
     assert!(ok);
 }
 
+/// A club checks its own deck: a misread that asked no confirmation makes the
+/// check suggest a stricter threshold, and with it the same read asks God.
+#[test]
+fn a_deck_check_suggests_a_stricter_threshold_that_then_asks_god() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let dir = tempfile::tempdir().expect("dir");
+    let photo = dir.path().join("deck.jpg");
+    std::fs::copy(scene("14-spread20-dark.jpg"), &photo).expect("copy the frame");
+    // The table's notes, with one card written down wrong: the model's sure read
+    // of the 8C now counts as a misread that asked no confirmation.
+    let mut names = scene_cards("14-spread20-dark.json");
+    let at = names.iter().position(|c| c == "8C").expect("the 8C");
+    names[at] = "8S".to_string();
+    write_names(&dir.path().join("deck.json"), &names);
+    let folder = dir.path().to_str().unwrap();
+
+    let out = eleusis(&["recognize", "--check", "--json", folder]);
+    let summary = lines(&out).last().unwrap()["summary"].clone();
+    assert_eq!(summary["misread_confident"], 1, "{summary}");
+    let surest = summary["surest_misread"].as_f64().unwrap();
+    let in_effect = summary["confirm_threshold"].as_f64().unwrap();
+    let suggested = summary["suggested_confirm_threshold"].as_f64().unwrap();
+    assert!(
+        surest >= in_effect && suggested > surest && suggested < 1.0,
+        "{summary}"
+    );
+    let text = eleusis(&["recognize", "--check", folder]);
+    let last = String::from_utf8_lossy(&text.stdout)
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    assert!(
+        last.contains(&format!("run with --confirm-threshold {suggested:.6}")),
+        "{last}"
+    );
+
+    // Run as suggested: the same read asks God, and nothing else changes.
+    let threshold = format!("{suggested}");
+    let out = eleusis(&[
+        "recognize",
+        "--check",
+        "--json",
+        "--confirm-threshold",
+        &threshold,
+        folder,
+    ]);
+    let l = lines(&out);
+    let strict = &l.last().unwrap()["summary"];
+    assert_eq!(strict["misread"], 1, "{strict}");
+    assert_eq!(strict["misread_confident"], 0, "{strict}");
+    assert_eq!(strict["correct"], summary["correct"], "{strict}");
+    assert_eq!(
+        strict["suggested_confirm_threshold"],
+        Value::Null,
+        "{strict}"
+    );
+    let read = &l[0]["cards"][at];
+    assert_eq!(read["card"], "8C", "{read}");
+    assert_eq!(read["needs_confirmation"], true, "{read}");
+
+    // A threshold below the model's own, or no confidence at all, is refused.
+    for (bad, says) in [
+        ("0.5", "below the model's own"),
+        ("1.5", "not a confidence"),
+    ] {
+        let out = eleusis(&[
+            "recognize",
+            "--confirm-threshold",
+            bad,
+            photo.to_str().unwrap(),
+        ]);
+        assert!(!out.status.success(), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--confirm-threshold") && err.contains(says),
+            "{bad}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_fanned_hand_is_not_read_but_nothing_is_made_up() {
     assert!(has_model(), "the committed model models/recognizer.onnx");

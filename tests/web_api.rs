@@ -504,6 +504,51 @@ fn the_table_may_post_only_its_own_events() {
     server.stop();
 }
 
+/// `serve --confirm-threshold`: a table's stricter threshold is named at start; one
+/// below the model's own stops the service before it listens, saying why.
+#[test]
+fn a_serve_process_takes_a_stricter_confirmation_threshold_only() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("threshold.db");
+    let serve = |threshold: &str| {
+        Command::new(env!("CARGO_BIN_EXE_eleusis"))
+            .args([
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+                "--confirm-threshold",
+                threshold,
+            ])
+            .arg("--db")
+            .arg(&db)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn eleusis serve")
+    };
+    let refused = serve("0.5").wait_with_output().expect("wait");
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("--confirm-threshold: 0.5 is below the model's own"),
+        "{err}"
+    );
+
+    let mut child = serve("0.99999");
+    let stdout = child.stdout.take().expect("stdout");
+    let recognizer = BufReader::new(stdout)
+        .lines()
+        .map(|l| l.expect("line"))
+        .find(|l| l.trim().starts_with("recognizer:"))
+        .expect("the recognizer line");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        recognizer.contains("confirmation threshold 0.99999, the table's"),
+        "{recognizer}"
+    );
+}
+
 #[test]
 fn a_serve_process_prints_its_urls_and_stops_cleanly_on_sigterm() {
     let dir = tempfile::tempdir().expect("dir");

@@ -24,7 +24,9 @@ use image::RgbImage;
 use serde_json::{json, Value};
 
 use crate::vision::rectify::rectify;
-use crate::vision::scene::{corner_tolerance, CheckSummary, Labels, SceneScore};
+use crate::vision::scene::{
+    corner_tolerance, suggested_confirm_threshold, CheckSummary, Labels, SceneScore,
+};
 use crate::vision::{
     exposure_warnings, load_frame, locate_cards, reading_frame, small_cards_warning, CameraTurn,
     CardRead, Classifier, FrameRead, FrameWarning, LocaliserConfig, PlayZoneWatcher, Quad,
@@ -85,6 +87,12 @@ pub struct RecognizeArgs {
     /// mirror its picture, which mirrors the cards' indices too.
     #[arg(long)]
     pub mirror: bool,
+    /// Ask God about every read less sure than this, as well as those the model's
+    /// own threshold asks about: stricter only (a number between the model's
+    /// threshold and 1). A `--check` of your own deck suggests one when it finds
+    /// misreads that did not ask.
+    #[arg(long, conflicts_with = "locate_only", value_name = "CONFIDENCE")]
+    pub confirm_threshold: Option<f32>,
 }
 
 /// Parses `--min-accuracy`: a fraction from 0 to 1. A percentage (`95`), a number
@@ -389,7 +397,17 @@ fn check_text(file: &str, s: &SceneScore) -> String {
     )
 }
 
-fn summary_json(sum: &CheckSummary) -> Value {
+/// The threshold to suggest after a check: the one that would have had God confirm
+/// the surest misread, when it is stricter than the one in effect (`None` when no
+/// misread was that sure, or none could be caught).
+fn suggestion(sum: &CheckSummary, in_effect: Option<f32>) -> Option<f64> {
+    let suggested = suggested_confirm_threshold(sum.surest_misread?)?;
+    // Compared as the threshold is held (f32): the suggestion itself, once set,
+    // must not be suggested again.
+    ((suggested as f32) > in_effect.unwrap_or(0.0)).then_some(suggested)
+}
+
+fn summary_json(sum: &CheckSummary, in_effect: Option<f32>) -> Value {
     json!({"summary": {
         "scenes": sum.scenes,
         "scenes_failed": sum.scenes_failed,
@@ -405,6 +423,9 @@ fn summary_json(sum: &CheckSummary) -> Value {
         "accuracy": sum.accuracy().map(|a| round(a, 4)),
         "localisation": sum.localisation().map(|l| round(l, 4)),
         "max_corner_error": round(sum.max_corner_error, 2),
+        "confirm_threshold": in_effect.map(|t| round(f64::from(t), 6)),
+        "surest_misread": sum.surest_misread.map(|c| round(f64::from(c), 6)),
+        "suggested_confirm_threshold": suggestion(sum, in_effect),
     }})
 }
 
@@ -422,7 +443,7 @@ fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-fn summary_text(sum: &CheckSummary) -> String {
+fn summary_text(sum: &CheckSummary, in_effect: Option<f32>) -> String {
     let mut text = format!(
         "cards read right: {}/{} ({}), located {}/{} ({}), misread {} ({} without asking for confirmation), right but asking {}, spurious {}, exact sequences {}/{}, unreadable files {}, worst corner error {:.1} px",
         sum.correct,
@@ -444,6 +465,16 @@ fn summary_text(sum: &CheckSummary) -> String {
     // tools already parse it.
     if sum.scenes_unlabelled > 0 {
         text += &format!(", frames without usable labels {}", sum.scenes_unlabelled);
+    }
+    if let Some(surest) = sum.surest_misread {
+        text += &format!(", surest misread {:.6}", f64::from(surest));
+        if let Some(suggested) = suggestion(sum, in_effect) {
+            text += &format!(
+                "; to have God confirm reads as sure as that, run with --confirm-threshold {suggested:.6}"
+            );
+        } else if suggested_confirm_threshold(surest).is_none() {
+            text += "; no threshold can have God confirm a read that sure";
+        }
     }
     text
 }
@@ -492,7 +523,20 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
                 started.elapsed().as_millis()
             )?;
         }
-        Some(Recognizer::new(classifier))
+        let mut recognizer = Recognizer::new(classifier);
+        if let Some(threshold) = args.confirm_threshold {
+            recognizer
+                .set_table_threshold(threshold)
+                .map_err(|e| anyhow::anyhow!("--confirm-threshold: {e}"))?;
+            if !args.json {
+                writeln!(
+                    out,
+                    "confirmation threshold {threshold} (the table's; the model's own is {})",
+                    recognizer.classifier.settings().confirm_threshold
+                )?;
+            }
+        }
+        Some(recognizer)
     };
     let mut saver = match &args.save_cards {
         Some(dir) => Some(CardSaver::new(dir)?),
@@ -625,10 +669,11 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         writeln!(out, "{plays} plays laid in {} frames", files.len())?;
     }
     if args.check {
+        let in_effect = recognizer.as_ref().map(Recognizer::confirm_threshold);
         if args.json {
-            writeln!(out, "{}", summary_json(&summary))?;
+            writeln!(out, "{}", summary_json(&summary, in_effect))?;
         } else {
-            writeln!(out, "{}", summary_text(&summary))?;
+            writeln!(out, "{}", summary_text(&summary, in_effect))?;
         }
         // Reads asked for no confirmation yet wrong are the failure that matters
         // most; a spurious card would be refereed as a play.

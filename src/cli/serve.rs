@@ -29,6 +29,11 @@ pub struct ServeArgs {
     /// Run without the card recognizer (God types every card).
     #[arg(long, conflicts_with = "models")]
     pub no_recognizer: bool,
+    /// Ask God about every read less sure than this, as well as those the model's
+    /// own threshold asks about: stricter only. For a deck the model misreads
+    /// surely; `eleusis recognize --check` of photos of it suggests one.
+    #[arg(long, conflicts_with = "no_recognizer", value_name = "CONFIDENCE")]
+    pub confirm_threshold: Option<f32>,
     /// The God token (default: a fresh random one each start). Also read from
     /// `ELEUSIS_GOD_TOKEN`.
     #[arg(long)]
@@ -53,6 +58,7 @@ async fn serve(args: &ServeArgs) -> ExitCode {
             .clone()
             .or_else(|| std::env::var("ELEUSIS_GOD_TOKEN").ok()),
         no_recognizer: args.no_recognizer,
+        confirm_threshold: args.confirm_threshold,
     };
     let (service, listener, addr, stop) = match start("serve", &options, args.addr).await {
         Ok(started) => started,

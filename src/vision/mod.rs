@@ -30,7 +30,9 @@ pub use exposure::exposure_warnings;
 pub use frame::{decode_frame, load_frame, FrameError};
 pub use geometry::{Point, Quad};
 pub use localise::{locate, locate_cards, LocaliserConfig, Located};
-pub use recognizer::{reading_frame, CardRead, FrameRead, Recognizer, MAX_READ_SIDE};
+pub use recognizer::{
+    reading_frame, CardRead, FrameRead, Recognizer, TableThresholdError, MAX_READ_SIDE,
+};
 pub use turn::CameraTurn;
 pub use warning::{small_cards_warning, FrameWarning};
 pub use watcher::{Phase, PlayZoneWatcher, Seen, Watch, WatchConfig, Zone};

@@ -97,6 +97,24 @@ pub fn reading_frame(frame: &RgbImage) -> (Cow<'_, RgbImage>, f64) {
 pub struct Recognizer {
     pub classifier: Classifier,
     pub localiser: LocaliserConfig,
+    /// A stricter confirmation threshold set by the table for its own deck
+    /// ([`Recognizer::set_table_threshold`]); `None`: the model's.
+    table_threshold: Option<f32>,
+}
+
+/// Why a table's confirmation threshold was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TableThresholdError {
+    /// Not a number between 0 and 1 (excluded): a confidence can reach neither.
+    #[error("{0} is not a confidence: give a number between 0 and 1, such as 0.999998")]
+    NotAConfidence(f32),
+    /// Below the model's own: a table may only ask God more often, since the
+    /// model's threshold is the least its calibration vouches for.
+    #[error(
+        "{given} is below the model's own confirmation threshold {model}: a table's \
+         threshold can only be stricter (reads under the model's own always ask God)"
+    )]
+    BelowModel { given: f32, model: f32 },
 }
 
 impl Recognizer {
@@ -105,7 +123,37 @@ impl Recognizer {
         Recognizer {
             classifier,
             localiser: LocaliserConfig::default(),
+            table_threshold: None,
         }
+    }
+
+    /// Holds every read to `threshold` as well as to the model's own: a club whose
+    /// deck the model misreads surely (jumbo indices, say: model card, "Check on
+    /// Kennard's cards") checks it with `eleusis recognize --check` and names
+    /// sidecars, and runs with the threshold that check suggests, so that God is
+    /// asked about reads as sure as the misreads it saw. Only what is marked as
+    /// needing confirmation changes: the reading itself (which outlines are read
+    /// again, cut or split) stays the model's.
+    pub fn set_table_threshold(&mut self, threshold: f32) -> Result<(), TableThresholdError> {
+        if !(threshold > 0.0 && threshold < 1.0) {
+            return Err(TableThresholdError::NotAConfidence(threshold));
+        }
+        let model = self.classifier.settings().confirm_threshold;
+        if threshold < model {
+            return Err(TableThresholdError::BelowModel {
+                given: threshold,
+                model,
+            });
+        }
+        self.table_threshold = Some(threshold);
+        Ok(())
+    }
+
+    /// The confirmation threshold reads of whole cards are held to: the model's,
+    /// or the table's when it set a stricter one.
+    pub fn confirm_threshold(&self) -> f32 {
+        let model = self.classifier.settings().confirm_threshold;
+        self.table_threshold.map_or(model, |t| t.max(model))
     }
 
     /// Reads every card in the frame. An outline close to square
@@ -174,7 +222,8 @@ impl Recognizer {
                 self.classifier.settings().one_corner_threshold()
             } else {
                 threshold
-            };
+            }
+            .max(self.table_threshold.unwrap_or(0.0));
             match read.card {
                 Some(card) => out.cards.push(CardRead {
                     card,

@@ -437,6 +437,10 @@ pub struct SceneScore {
     pub misread: usize,
     /// Of those, misreads confident enough not to ask for confirmation.
     pub misread_confident: usize,
+    /// The confidence of the surest misread, if any: what a stricter confirmation
+    /// threshold must reach to have God confirm such a read
+    /// ([`suggested_confirm_threshold`]).
+    pub surest_misread: Option<f32>,
     /// Reads that match no labelled card (a distractor or a bad outline).
     pub spurious: usize,
     /// Whether the read cards, left to right, are exactly the labelled ones.
@@ -463,6 +467,10 @@ impl SceneScore {
         } else {
             self.misread += 1;
             self.misread_confident += usize::from(!read.needs_confirmation);
+            self.surest_misread = Some(
+                self.surest_misread
+                    .map_or(read.confidence, |c| c.max(read.confidence)),
+            );
         }
     }
 }
@@ -522,6 +530,8 @@ pub struct CheckSummary {
     pub correct_unsure: usize,
     pub misread: usize,
     pub misread_confident: usize,
+    /// The surest misread's confidence over every scene, if any.
+    pub surest_misread: Option<f32>,
     pub spurious: usize,
     pub sequences_ok: usize,
     pub max_corner_error: f64,
@@ -537,6 +547,10 @@ impl CheckSummary {
         self.correct_unsure += s.correct_unsure;
         self.misread += s.misread;
         self.misread_confident += s.misread_confident;
+        self.surest_misread = match (self.surest_misread, s.surest_misread) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
         self.spurious += s.spurious;
         self.sequences_ok += usize::from(s.sequence_ok);
         self.max_corner_error = self.max_corner_error.max(s.max_corner_error);
@@ -554,6 +568,32 @@ impl CheckSummary {
     pub fn localisation(&self) -> Option<f64> {
         ratio(self.located, self.labelled)
     }
+}
+
+/// How much less likely to be wrong, in odds, a confident read must be than the
+/// surest misread seen: the margin the model's own threshold was set with
+/// (`models/readout.py`, `ODDS_MARGIN`; model card, "Why this threshold").
+pub const ODDS_MARGIN: f64 = 10.0;
+
+/// The highest threshold a read can be held to: a read surer than this cannot be
+/// told apart (`models/readout.py` caps its thresholds there too).
+pub const MAX_THRESHOLD: f64 = 0.999_999;
+
+/// The confirmation threshold that would have God confirm a read as sure as
+/// `surest_misread`, set the way the model's own was set on its validation designs:
+/// [`ODDS_MARGIN`] on its odds, a step of 1e-6 above it, rounded up to six
+/// decimals (`readout.choose_threshold`). `None` when no
+/// threshold can (a misread surer than [`MAX_THRESHOLD`]). A table that checks its
+/// own deck (`eleusis recognize --check`) and finds confident misreads runs with
+/// this as `--confirm-threshold`.
+pub fn suggested_confirm_threshold(surest_misread: f32) -> Option<f64> {
+    let c = f64::from(surest_misread).clamp(0.0, 1.0);
+    if c >= MAX_THRESHOLD {
+        return None;
+    }
+    let odds = c / (1.0 - c) * ODDS_MARGIN;
+    let target = odds / (1.0 + odds);
+    Some((((target + 1e-6) * 1e6).ceil() / 1e6).min(MAX_THRESHOLD))
 }
 
 fn ratio(a: usize, b: usize) -> Option<f64> {
@@ -582,6 +622,22 @@ mod tests {
             needs_confirmation: unsure,
             overlapped: false,
         }
+    }
+
+    #[test]
+    fn the_suggested_threshold_puts_the_odds_margin_on_the_surest_misread() {
+        // 0.999965 has odds of 28 570 to 1; ten times that is 0.9999965, which
+        // a step of 1e-6 above and rounded up to six decimals gives 0.999998, as
+        // `readout.choose_threshold` does (the model card's QH read as 10H).
+        assert_eq!(suggested_confirm_threshold(0.999_965), Some(0.999_998));
+        // A plain unsure misread: 0.9 -> odds 9 -> 90 -> 0.989011.
+        assert_eq!(suggested_confirm_threshold(0.9), Some(0.989_012));
+        // Rounded up, never down: the misread itself must fall below it.
+        let t = suggested_confirm_threshold(0.996_529).unwrap();
+        assert!(t > 0.996_529 && t <= 0.999_999, "{t}");
+        // Surer than any threshold can tell apart.
+        assert_eq!(suggested_confirm_threshold(0.999_999_9), None);
+        assert_eq!(suggested_confirm_threshold(1.0), None);
     }
 
     #[test]

@@ -248,6 +248,8 @@ pub enum OpenError {
     },
     #[error("the desk thread stopped while opening")]
     Thread,
+    #[error("--confirm-threshold: {0}")]
+    ConfirmThreshold(#[from] crate::vision::TableThresholdError),
 }
 
 /// The handle the web handlers hold.

@@ -26,23 +26,40 @@ pub struct Camera {
 }
 
 impl Camera {
-    /// Loads the recognizer from `dir`, or from the default search path. Without a
-    /// model the service still runs: frames are stored and God types the cards.
-    pub fn load(dir: Option<&Path>) -> Camera {
+    /// Loads the recognizer from `dir`, or from the default search path, holding
+    /// its reads to the table's `threshold` too when one is given
+    /// ([`Recognizer::set_table_threshold`]: a threshold below the model's own is
+    /// refused). Without a model the service still runs: frames are stored and God
+    /// types the cards.
+    pub fn load(
+        dir: Option<&Path>,
+        threshold: Option<f32>,
+    ) -> Result<Camera, crate::vision::TableThresholdError> {
         let loaded = match dir {
             Some(dir) => crate::vision::Classifier::load(dir),
             None => crate::vision::Classifier::load_default(),
         };
-        match loaded {
-            Ok(classifier) => Camera {
-                note: classifier.source.clone(),
-                recognizer: Some(Arc::new(Recognizer::new(classifier))),
-            },
+        Ok(match loaded {
+            Ok(classifier) => {
+                let mut note = classifier.source.clone();
+                let mut recognizer = Recognizer::new(classifier);
+                if let Some(t) = threshold {
+                    recognizer.set_table_threshold(t)?;
+                    note += &format!(
+                        " (confirmation threshold {t}, the table's; the model's own is {})",
+                        recognizer.classifier.settings().confirm_threshold
+                    );
+                }
+                Camera {
+                    note,
+                    recognizer: Some(Arc::new(recognizer)),
+                }
+            }
             Err(e) => Camera {
                 recognizer: None,
                 note: format!("no recognizer: {e}"),
             },
-        }
+        })
     }
 
     /// A camera without a recognizer (tests, or a table without a model).
@@ -228,7 +245,7 @@ impl FrameReply {
 /// has one; without a read (no recognizer, or it failed) the exposure is checked.
 pub fn read_into(reply: &mut FrameReply, image: &RgbImage, camera: &Camera) {
     if let Some(recognizer) = &camera.recognizer {
-        reply.confirm_threshold = Some(recognizer.classifier.settings().confirm_threshold);
+        reply.confirm_threshold = Some(recognizer.confirm_threshold());
         match recognizer.recognise(image) {
             Ok(read) => {
                 reply.recognized = true;

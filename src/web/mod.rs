@@ -56,6 +56,9 @@ pub struct ServiceOptions {
     pub god_token: Option<String>,
     /// Load no recognizer at all (tests).
     pub no_recognizer: bool,
+    /// A stricter confirmation threshold for the table's deck (`serve
+    /// --confirm-threshold`); `None`: the model's own.
+    pub confirm_threshold: Option<f32>,
 }
 
 /// A service ready to be served: its state and router.
@@ -78,7 +81,7 @@ impl Service {
         let camera = if options.no_recognizer {
             Camera::none("no recognizer loaded (--no-recognizer)")
         } else {
-            Camera::load(options.models.as_deref())
+            Camera::load(options.models.as_deref(), options.confirm_threshold)?
         };
         let god_token = options
             .god_token

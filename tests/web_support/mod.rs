@@ -62,6 +62,7 @@ impl Server {
             no_recognizer: models.is_none(),
             models,
             god_token: Some(token.to_string()),
+            confirm_threshold: None,
         })
         .expect("open the service");
         let token = service.state.god_token.clone();

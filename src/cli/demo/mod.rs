@@ -83,6 +83,7 @@ async fn demo(args: &DemoArgs, db: &Path, seed: u64, events: Vec<LogEvent>) -> E
         models: None,
         god_token: None,
         no_recognizer: true,
+        confirm_threshold: None,
     };
     let (service, listener, _, stop) = match super::serve::start("demo", &options, args.addr).await
     {
