@@ -57,9 +57,9 @@ NPM_PACKAGES = {
     "kennard": "@heruka_urgyen/react-playing-cards@0.5.0",
 }
 # Adrian Kennard's cards (CC0) as that package ships them: design name -> folder under
-# package/src/images. One art in four variants: two or four suit colours, and court
-# cards with normal or big indices ("bf", big faces). They share their art, so they stay
-# on one side of the split (synth.SPLITS["check_kennard"]).
+# package/src/images. One art in four variants: two or four suit colours, and every
+# card with the usual index or a big, jumbo one ("bf", big faces). They share their
+# art, so they stay on one side of the split (synth.SPLITS["check_kennard"]).
 KENNARD_VARIANTS = {
     "kennard": "2color",
     "kennard_4_color": "4color",

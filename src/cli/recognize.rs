@@ -91,8 +91,22 @@ pub struct RecognizeArgs {
     /// own threshold asks about: stricter only (a number between the model's
     /// threshold and 1). A `--check` of your own deck suggests one when it finds
     /// misreads that did not ask.
-    #[arg(long, conflicts_with = "locate_only", value_name = "CONFIDENCE")]
+    #[arg(long, conflicts_with = "locate_only", value_parser = parse_confidence, value_name = "CONFIDENCE")]
     pub confirm_threshold: Option<f32>,
+}
+
+/// Parses `--confirm-threshold` (of `recognize` and `serve`): a confidence between
+/// 0 and 1, refused before anything is loaded otherwise. Whether it is at least the
+/// model's own is checked once the model is loaded.
+pub(crate) fn parse_confidence(text: &str) -> Result<f32, String> {
+    let value: f32 = text.trim().parse().map_err(|_| {
+        format!("'{text}' is not a number: give a confidence between 0 and 1, such as 0.999998")
+    })?;
+    if value > 0.0 && value < 1.0 {
+        Ok(value)
+    } else {
+        Err(crate::vision::TableThresholdError::NotAConfidence(value).to_string())
+    }
 }
 
 /// Parses `--min-accuracy`: a fraction from 0 to 1. A percentage (`95`), a number
@@ -397,10 +411,14 @@ fn check_text(file: &str, s: &SceneScore) -> String {
     )
 }
 
-/// The threshold to suggest after a check: the one that would have had God confirm
-/// the surest misread, when it is stricter than the one in effect (`None` when no
-/// misread was that sure, or none could be caught).
+/// The threshold to suggest after a check: when a misread asked God for nothing,
+/// the one that would have had God confirm the surest misread, if it is stricter
+/// than the one in effect (`None` when every misread asked, or none could be
+/// caught).
 fn suggestion(sum: &CheckSummary, in_effect: Option<f32>) -> Option<f64> {
+    if sum.misread_confident == 0 {
+        return None;
+    }
     let suggested = suggested_confirm_threshold(sum.surest_misread?)?;
     // Compared as the threshold is held (f32): the suggestion itself, once set,
     // must not be suggested again.
@@ -472,7 +490,7 @@ fn summary_text(sum: &CheckSummary, in_effect: Option<f32>) -> String {
             text += &format!(
                 "; to have God confirm reads as sure as that, run with --confirm-threshold {suggested:.6}"
             );
-        } else if suggested_confirm_threshold(surest).is_none() {
+        } else if sum.misread_confident > 0 && suggested_confirm_threshold(surest).is_none() {
             text += "; no threshold can have God confirm a read that sure";
         }
     }

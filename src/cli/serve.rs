@@ -32,7 +32,7 @@ pub struct ServeArgs {
     /// Ask God about every read less sure than this, as well as those the model's
     /// own threshold asks about: stricter only. For a deck the model misreads
     /// surely; `eleusis recognize --check` of photos of it suggests one.
-    #[arg(long, conflicts_with = "no_recognizer", value_name = "CONFIDENCE")]
+    #[arg(long, conflicts_with = "no_recognizer", value_parser = super::recognize::parse_confidence, value_name = "CONFIDENCE")]
     pub confirm_threshold: Option<f32>,
     /// The God token (default: a fresh random one each start). Also read from
     /// `ELEUSIS_GOD_TOKEN`.

@@ -593,7 +593,10 @@ pub fn suggested_confirm_threshold(surest_misread: f32) -> Option<f64> {
     }
     let odds = c / (1.0 - c) * ODDS_MARGIN;
     let target = odds / (1.0 + odds);
-    Some((((target + 1e-6) * 1e6).ceil() / 1e6).min(MAX_THRESHOLD))
+    let threshold = (((target + 1e-6) * 1e6).ceil() / 1e6).min(MAX_THRESHOLD);
+    // Thresholds are held as f32: one that rounds to the misread's own confidence
+    // there would not catch it.
+    ((threshold as f32) > surest_misread).then_some(threshold)
 }
 
 fn ratio(a: usize, b: usize) -> Option<f64> {
@@ -630,13 +633,20 @@ mod tests {
         // a step of 1e-6 above and rounded up to six decimals gives 0.999998, as
         // `readout.choose_threshold` does (the model card's QH read as 10H).
         assert_eq!(suggested_confirm_threshold(0.999_965), Some(0.999_998));
-        // A plain unsure misread: 0.9 -> odds 9 -> 90 -> 0.989011.
+        // A plain unsure misread: 0.9 -> odds 9 -> 90 -> 0.989011, a step above
+        // and rounded up.
         assert_eq!(suggested_confirm_threshold(0.9), Some(0.989_012));
         // Rounded up, never down: the misread itself must fall below it.
         let t = suggested_confirm_threshold(0.996_529).unwrap();
         assert!(t > 0.996_529 && t <= 0.999_999, "{t}");
-        // Surer than any threshold can tell apart.
+        // Surer than any threshold can tell apart, or as sure as the highest one
+        // once it is held as f32.
         assert_eq!(suggested_confirm_threshold(0.999_999_9), None);
+        assert_eq!(suggested_confirm_threshold(0.999_999_f32), None);
+        assert_eq!(
+            suggested_confirm_threshold(1.0 - 17.0 * f32::EPSILON / 2.0),
+            None
+        );
         assert_eq!(suggested_confirm_threshold(1.0), None);
     }
 

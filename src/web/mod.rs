@@ -77,12 +77,14 @@ impl Service {
         options: &ServiceOptions,
         factory: RefereeFactory,
     ) -> Result<Service, OpenError> {
-        let table = Table::open(&options.db, factory)?;
+        // The camera first: a confirmation threshold it refuses stops the service
+        // before the store is created.
         let camera = if options.no_recognizer {
             Camera::none("no recognizer loaded (--no-recognizer)")
         } else {
             Camera::load(options.models.as_deref(), options.confirm_threshold)?
         };
+        let table = Table::open(&options.db, factory)?;
         let god_token = options
             .god_token
             .clone()
