@@ -726,3 +726,38 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     }
     Ok(all_ok)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checked(misread_confident: usize, surest: Option<f32>) -> CheckSummary {
+        CheckSummary {
+            misread: misread_confident + 1,
+            misread_confident,
+            surest_misread: surest,
+            ..CheckSummary::default()
+        }
+    }
+
+    #[test]
+    fn a_threshold_is_suggested_only_after_a_misread_that_asked_nothing() {
+        // Every misread asked God: nothing to suggest, however sure it was.
+        assert_eq!(suggestion(&checked(0, Some(0.9995)), Some(0.999_699)), None);
+        // One did not: the model's odds margin on the surest one.
+        assert_eq!(
+            suggestion(&checked(1, Some(0.999_965)), Some(0.999_699)),
+            Some(0.999_998)
+        );
+        // Already held to that: not suggested again.
+        assert_eq!(
+            suggestion(&checked(1, Some(0.999_965)), Some(0.999_998)),
+            None
+        );
+        // Too sure for any threshold: said so in words, not as a number.
+        let sum = checked(1, Some(1.0));
+        assert_eq!(suggestion(&sum, Some(0.999_699)), None);
+        assert!(summary_text(&sum, Some(0.999_699))
+            .ends_with("no threshold can have God confirm a read that sure"));
+    }
+}
