@@ -183,7 +183,9 @@ pub fn parse_correction(
     })
 }
 
-fn strip_annotations(mut object: Map<String, Value>) -> Map<String, Value> {
+/// `object` without the store's [`ANNOTATIONS`]: the table-log fields alone (of an
+/// event, or of what a correction gives it).
+pub fn strip_annotations(mut object: Map<String, Value>) -> Map<String, Value> {
     for key in ANNOTATIONS {
         object.remove(key);
     }

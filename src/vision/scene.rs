@@ -467,10 +467,7 @@ impl SceneScore {
         } else {
             self.misread += 1;
             self.misread_confident += usize::from(!read.needs_confirmation);
-            self.surest_misread = Some(
-                self.surest_misread
-                    .map_or(read.confidence, |c| c.max(read.confidence)),
-            );
+            self.surest_misread = surer(self.surest_misread, Some(read.confidence));
         }
     }
 }
@@ -547,10 +544,7 @@ impl CheckSummary {
         self.correct_unsure += s.correct_unsure;
         self.misread += s.misread;
         self.misread_confident += s.misread_confident;
-        self.surest_misread = match (self.surest_misread, s.surest_misread) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
+        self.surest_misread = surer(self.surest_misread, s.surest_misread);
         self.spurious += s.spurious;
         self.sequences_ok += usize::from(s.sequence_ok);
         self.max_corner_error = self.max_corner_error.max(s.max_corner_error);
@@ -597,6 +591,14 @@ pub fn suggested_confirm_threshold(surest_misread: f32) -> Option<f64> {
     // Thresholds are held as f32: one that rounds to the misread's own confidence
     // there would not catch it.
     ((threshold as f32) > surest_misread).then_some(threshold)
+}
+
+/// The higher of two confidences, either of which may be missing.
+fn surer(a: Option<f32>, b: Option<f32>) -> Option<f32> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 fn ratio(a: usize, b: usize) -> Option<f64> {

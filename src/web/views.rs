@@ -12,8 +12,8 @@ use serde_json::{json, Map, Value};
 use crate::cards::Card;
 use crate::referee::{Game, Outcome, Placement};
 use crate::store::history::{
-    decision, Correction, Effective, Entry, EntryKind, History, HistoryError, RefereeFactory,
-    ANNOTATIONS,
+    decision, strip_annotations, Correction, Effective, Entry, EntryKind, History, HistoryError,
+    RefereeFactory,
 };
 use crate::store::seal::commitment;
 use crate::store::{GameId, RoundRef, Store};
@@ -202,17 +202,13 @@ fn round_corrections(history: &History, round: RoundRef) -> Vec<Value> {
             let EntryKind::Correction(fix) = &entry.kind else {
                 return None;
             };
-            let mut fields = fix.fields.clone();
-            for key in ANNOTATIONS {
-                fields.remove(key);
-            }
             Some(json!({
                 "seq": entry.stored.seq,
                 "at": entry.recorded_at().shown,
                 "target": format!("{}:{}", fix.target, fix.seq),
                 "target_round": fix.target.to_string(),
                 "target_seq": fix.seq,
-                "fields": fields,
+                "fields": strip_annotations(fix.fields.clone()),
             }))
         })
         .collect()
@@ -273,17 +269,13 @@ fn correction_view(
             changed.push(play);
         }
     }
-    let mut fields = fix.fields.clone();
-    for key in ANNOTATIONS {
-        fields.remove(key);
-    }
     Ok(json!({
         "event": format!("{}:{}", entry.stored.round, entry.stored.seq),
         "round": entry.stored.round.to_string(),
         "seq": entry.stored.seq,
         "at": entry.recorded_at().shown,
         "target": target,
-        "fields": fields,
+        "fields": strip_annotations(fix.fields.clone()),
         "changed": changed,
     }))
 }
