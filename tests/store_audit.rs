@@ -684,6 +684,74 @@ fn a_round_row_with_no_chained_event_is_reported() {
     );
 }
 
+/// The `players` table ("everyone who sat at the game's table") is outside the chain:
+/// a game's audit holds it to the names of the chained round events, both ways.
+#[test]
+fn edits_to_the_players_table_are_reported_by_the_game_audit() {
+    let dir = tempfile::tempdir().expect("dir");
+    let clean = dir.path().join("clean.db");
+    record(&clean, &lines(SHORT_GAME), &[]);
+    let (report, code) = audit_json(&clean, "1", &[]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["problems"], Value::Array(Vec::new()), "{report}");
+
+    // SHORT_GAME seats Gil, Ana and Bo in both rounds. A name the table adds, one it
+    // drops, and a renamed God whose new name would forge a line of the text report.
+    let edits: [(&str, &[&str]); 3] = [
+        (
+            "INSERT INTO players (game_id, name) VALUES (1, 'Mallory')",
+            &["game 1: the players table lists \"Mallory\", whom no chained round event names"],
+        ),
+        (
+            "DELETE FROM players WHERE game_id = 1 AND name = 'Bo'",
+            &["game 1: the players table lacks \"Bo\", whom the chained round events of rounds 1.1 and 1.2 name"],
+        ),
+        (
+            "UPDATE players SET name = 'Gil' || char(10) || 'chain: OK' || char(8238)
+             WHERE game_id = 1 AND name = 'Gil'",
+            &[
+                "game 1: the players table lacks \"Gil\", whom the chained round events of rounds 1.1 and 1.2 name",
+                "game 1: the players table lists \"Gil\\nchain: OK\\u{202e}\", whom no chained round event names",
+            ],
+        ),
+    ];
+    for (i, (sql, expected)) in edits.iter().enumerate() {
+        let db = dir.path().join(format!("p{i}.db"));
+        record(&db, &lines(SHORT_GAME), &[]);
+        let conn = rusqlite::Connection::open(&db).expect("raw");
+        conn.execute_batch(sql).expect("tamper");
+        drop(conn);
+
+        let (report, code) = audit_json(&db, "1", &[]);
+        assert_eq!(code, 1, "{sql}: {report}");
+        assert_eq!(report["chain"]["ok"], true, "{sql}: no link is broken");
+        assert_eq!(report["problems"], serde_json::json!(expected), "{sql}");
+
+        let text = eleusis(&["audit", "1", "--db", db.to_str().expect("p")], "");
+        assert_eq!(text.status.code(), Some(1), "{sql}");
+        let text = String::from_utf8_lossy(&text.stdout);
+        let problems: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("problem: "))
+            .collect();
+        assert_eq!(problems, *expected, "{sql}: {text}");
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("chain: OK")).count(),
+            1,
+            "{sql}: no forged chain line: {text}"
+        );
+        assert!(
+            text.starts_with("round 1.1 (basic): God Gil, players Ana, Bo\n"),
+            "{sql}: the chain's names are shown: {text}"
+        );
+    }
+
+    // A round's audit covers the rounds up to it, not the game's table.
+    let db = dir.path().join("p0.db");
+    let (report, code) = audit_json(&db, "1.2", &[]);
+    assert_eq!(code, 0, "{report}");
+}
+
 #[test]
 fn names_that_spreadsheets_would_run_as_formulas_stay_text() {
     let dir = tempfile::tempdir().expect("dir");

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::chain::Break;
 use super::evidence::{counted, Evidence, ReadStatus};
 use super::history::{decision, EntryKind, History, HistoryError, RefereeFactory};
-use super::log::{ChainStatus, RoundInfo};
+use super::log::{players_index_mismatches, ChainStatus, RoundInfo};
 use super::printable::printable;
 use super::seal::commitment;
 use super::{Store, StoreError, Target};
@@ -27,7 +27,8 @@ pub struct AuditReport {
     /// The audited rounds.
     pub rounds: Vec<RoundAudit>,
     pub chain: ChainCheck,
-    /// Everything else found wrong (seal, frames, replay).
+    /// Everything else found wrong (seal, frames, replay, index tables that disagree
+    /// with the chain).
     pub problems: Vec<String>,
 }
 
@@ -252,6 +253,16 @@ pub fn audit(
             }),
         },
     };
+
+    // The players table indexes the whole game, outside the chain: a game's audit
+    // holds it to the names the chained round events state. A round's audit covers
+    // only the rounds up to it, which cannot tell a later round's player from a
+    // forged name, so it leaves the table to the game's.
+    if let Target::Game(_) = target {
+        for mismatch in players_index_mismatches(&store.players_index(game)?, &infos) {
+            problems.push(format!("game {game}: {mismatch}"));
+        }
+    }
 
     // Re-referee the game (the internal view: rules restored) to get the current
     // decisions with corrections applied.

@@ -58,6 +58,12 @@ pub struct RoundInfo {
     /// event could not be read (then the other fields come from the index tables and
     /// are unverified). Empty when everything agrees.
     pub index_mismatches: Vec<String>,
+    /// Whether `variant`, `god`, `players` and `commitment` are the chained `round`
+    /// event's (false when it could not be read: they are then the index tables',
+    /// unverified). Checks of other tables against the chain, such as
+    /// [`players_index_mismatches`], count only chained rounds, so an index value can
+    /// never vouch for another index.
+    pub chained: bool,
 }
 
 /// What a round's chained `round` event states about the round.
@@ -148,6 +154,7 @@ impl ChainedHeader {
                 "the {table} table says {field} {index}, the chained round event {chained}"
             ));
         }
+        info.chained = true;
         info.variant = self.variant;
         info.god = self.god;
         info.players = self.players;
@@ -158,6 +165,67 @@ impl ChainedHeader {
         if let Some(at) = self.at {
             info.started = at;
         }
+    }
+}
+
+/// Each way a game's `players` table (`listed`) differs from the names its chained
+/// `round` events state, God included, in name order: a listed name that no chained
+/// round event names, and a name some chained round event states that the table
+/// lacks (with the rounds that state it).
+///
+/// The `players` table ("everyone who sat at the game's table") is an index outside
+/// the hash chain, like `rounds` and `round_players`: anyone with the file can add or
+/// remove a name without breaking a link, so the audit holds it to the chain. Only
+/// rounds whose `round` event could be read count (see [`RoundInfo::chained`]): a
+/// round shown from the index tables proves nothing. Names are compared exactly and
+/// printed quoted with quotes and control characters escaped, as in the round
+/// tables' mismatches.
+pub fn players_index_mismatches(listed: &[String], rounds: &[RoundInfo]) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut named: BTreeMap<&str, Vec<RoundRef>> = BTreeMap::new();
+    for info in rounds.iter().filter(|info| info.chained) {
+        let names: BTreeSet<&str> = std::iter::once(info.god.as_str())
+            .chain(info.players.iter().map(String::as_str))
+            .collect();
+        for name in names {
+            named.entry(name).or_default().push(info.round);
+        }
+    }
+    let listed: BTreeSet<&str> = listed.iter().map(String::as_str).collect();
+    let everyone: BTreeSet<&str> = listed
+        .iter()
+        .copied()
+        .chain(named.keys().copied())
+        .collect();
+    everyone
+        .into_iter()
+        .filter_map(|name| match named.get(name) {
+            None => Some(format!(
+                "the players table lists {name:?}, whom no chained round event names"
+            )),
+            Some(rounds) if !listed.contains(name) => Some(format!(
+                "the players table lacks {name:?}, whom {} {}",
+                chained_round_events(rounds),
+                if rounds.len() == 1 { "names" } else { "name" }
+            )),
+            Some(_) => None,
+        })
+        .collect()
+}
+
+/// `the chained round event of round 1.1`, `… events of rounds 1.1 and 1.2`,
+/// `… events of rounds 1.1, 1.2 and 1.3`.
+fn chained_round_events(rounds: &[RoundRef]) -> String {
+    match rounds.split_last() {
+        Some((only, [])) => format!("the chained round event of round {only}"),
+        Some((last, before)) => {
+            let before: Vec<String> = before.iter().map(ToString::to_string).collect();
+            format!(
+                "the chained round events of rounds {} and {last}",
+                before.join(", ")
+            )
+        }
+        None => "no chained round event".to_string(),
     }
 }
 
@@ -429,6 +497,7 @@ impl Store {
                         started: format_utc(row.get(5)?),
                         revealed_ms: row.get(6)?,
                         index_mismatches: Vec::new(),
+                        chained: false,
                     },
                 ))
             })
@@ -465,6 +534,23 @@ impl Store {
             out.push(info);
         }
         Ok(out)
+    }
+
+    /// The names in a game's `players` table, in byte order. The table is an index
+    /// outside the hash chain, so these names are not evidence of who played: they
+    /// are read to be checked against the chained `round` events
+    /// ([`players_index_mismatches`], which the audit of a game reports).
+    pub fn players_index(&self, game: GameId) -> Result<Vec<String>, StoreError> {
+        self.game_exists(game)?;
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT name FROM players WHERE game_id = ?1 ORDER BY name")
+            .map_err(|e| self.error("reading the players table", e))?;
+        let names = stmt
+            .query_map([game.0], |row| row.get(0))
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.error("reading the players table", e));
+        names
     }
 
     /// One round's public facts.
@@ -736,6 +822,129 @@ mod tests {
         }
     }
 
+    /// A round's facts as [`Store::rounds`] gives them, for the pure check.
+    fn info(number: u32, god: &str, players: &[&str], chained: bool) -> RoundInfo {
+        RoundInfo {
+            round: RoundRef {
+                game: GameId(1),
+                number,
+            },
+            variant: "basic".into(),
+            god: god.into(),
+            players: players.iter().map(|p| p.to_string()).collect(),
+            commitment: "ab".into(),
+            started: "2024-01-01T00:00:00.000Z".into(),
+            revealed_ms: None,
+            index_mismatches: Vec::new(),
+            chained,
+        }
+    }
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn the_players_table_is_held_to_the_chained_round_events() {
+        let rounds = [
+            info(1, "Gil", &["Ana", "Bo"], true),
+            info(2, "Ana", &["Bo", "Gil"], true),
+            info(3, "Cy", &["Ana", "Bo"], true),
+        ];
+        let all = names(&["Ana", "Bo", "Cy", "Gil"]);
+        assert_eq!(
+            players_index_mismatches(&all, &rounds),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            players_index_mismatches(&names(&["Ana", "Bo", "Cy", "Gil", "Mallory"]), &rounds),
+            ["the players table lists \"Mallory\", whom no chained round event names"]
+        );
+        assert_eq!(
+            players_index_mismatches(&names(&["Bo", "Gil"]), &rounds),
+            [
+                "the players table lacks \"Ana\", whom the chained round events of rounds 1.1, 1.2 and 1.3 name",
+                "the players table lacks \"Cy\", whom the chained round event of round 1.3 names",
+            ]
+        );
+        // Gil is God of one round and a player of another: two rounds, each once.
+        assert_eq!(
+            players_index_mismatches(&names(&["Ana", "Bo", "Cy"]), &rounds),
+            ["the players table lacks \"Gil\", whom the chained round events of rounds 1.1 and 1.2 name"]
+        );
+        // Names are compared exactly and quoted with their escapes.
+        assert_eq!(
+            players_index_mismatches(
+                &names(&["Ana", "Bo", "Cy", "Gil", "gil", "Bo\n\u{202e}"]),
+                &rounds
+            ),
+            [
+                "the players table lists \"Bo\\n\\u{202e}\", whom no chained round event names",
+                "the players table lists \"gil\", whom no chained round event names",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_round_shown_from_the_index_tables_vouches_for_no_name() {
+        let rounds = [
+            info(1, "Gil", &["Ana", "Bo"], true),
+            info(2, "Mallory", &["Zed", "Bo"], false),
+        ];
+        assert_eq!(
+            players_index_mismatches(&names(&["Ana", "Bo", "Gil", "Mallory"]), &rounds),
+            ["the players table lists \"Mallory\", whom no chained round event names"],
+            "Zed, absent from the table, is named by no chained event either"
+        );
+        assert_eq!(
+            players_index_mismatches(&[], &[]),
+            Vec::<String>::new(),
+            "a game with no round has nobody at its table"
+        );
+    }
+
+    #[test]
+    fn the_stored_players_table_agrees_with_the_chain_until_edited() {
+        let (_dir, store, game, _round) = seeded();
+        let listed = store.players_index(game).expect("players");
+        assert_eq!(listed, names(&["Alain", "Jacques", "Pierre"]));
+        let rounds = store.rounds(game).expect("rounds");
+        assert!(rounds.iter().all(|info| info.chained), "{rounds:?}");
+        assert_eq!(
+            players_index_mismatches(&listed, &rounds),
+            Vec::<String>::new()
+        );
+        let edits = [
+            (
+                "INSERT INTO players (game_id, name) VALUES (1, 'Mallory')",
+                "the players table lists \"Mallory\", whom no chained round event names",
+            ),
+            (
+                "DELETE FROM players WHERE name = 'Jacques'",
+                "the players table lacks \"Jacques\", whom the chained round event of round 1.1 names",
+            ),
+        ];
+        for (sql, expected) in edits {
+            store
+                .conn()
+                .execute_batch("SAVEPOINT edit")
+                .expect("savepoint");
+            store.conn().execute_batch(sql).expect(sql);
+            let listed = store.players_index(game).expect("players");
+            store
+                .conn()
+                .execute_batch("ROLLBACK TO edit; RELEASE edit")
+                .expect("rollback");
+            assert_eq!(
+                players_index_mismatches(&listed, &rounds),
+                [expected],
+                "{sql}"
+            );
+        }
+        let err = store.players_index(GameId(game.0 + 1)).unwrap_err();
+        assert!(matches!(err, StoreError::UnknownGame(_)), "{err}");
+    }
+
     #[test]
     fn a_round_without_its_chained_event_is_flagged() {
         let (_dir, store, game, _round) = seeded();
@@ -755,6 +964,7 @@ mod tests {
             .expect("forge");
         let info = store.round(forged).expect("info");
         assert_eq!(info.god, "Mallory", "nothing better to show");
+        assert!(!info.chained);
         assert_eq!(info.index_mismatches.len(), 1);
         assert!(
             info.index_mismatches[0].contains("cannot be checked")
