@@ -70,6 +70,7 @@ step render-touching $PY render_touching.py --out data/touching --count 120 --de
 step render-spreads $PY render_spread.py --out data/spreads --count 90 --designs heldout --seed 81
 step render-dev-spreads $PY render_spread.py --out data/dev-spreads --count 60 --designs val --seed 82
 step render-fans $PY render_spread.py --fan --out data/fans --count 90 --designs heldout --seed 83
+step render-dev-fans $PY render_spread.py --fan --out data/dev-fans --count 60 --designs val --seed 84
 step train $PY train.py --epochs "$EPOCHS" --threads "$THREADS" --device "$DEVICE"
 step train-card $PY train_card.py --epochs "$CARD_EPOCHS" --threads "$THREADS" --device "$DEVICE"
 step calibrate $PY calibrate.py --scenes data/val-scenes

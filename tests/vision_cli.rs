@@ -888,12 +888,13 @@ fn a_deck_check_suggests_a_stricter_threshold_that_then_asks_god() {
 }
 
 #[test]
-fn a_fanned_hand_is_not_read_but_nothing_is_made_up() {
+fn a_fanned_hand_is_read_from_its_wedges_and_nothing_is_made_up() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
     // Fans of 16 and 20 cards of three held-out designs (`render_spread.py --fan
-    // --committed`): the recognizer does not read fans (README, "Limits"), so God
-    // enters the hand; what it does report must be cards of the fan, never a
-    // card that is not there, and each fan's top card, lying whole, is read.
+    // --committed`): each covered card is read from the index in its wedge
+    // (README, "Recognizing cards", step 8), not every one of them; what is
+    // reported must be cards of the fan, never a card that is not there, and each
+    // fan's top card, lying whole, is read.
     let (l, _) = check_folder("tests/data/fans", &[]);
     let summary = &l.last().unwrap()["summary"];
     assert_eq!(summary["labelled"].as_u64(), Some(56), "{summary}");
@@ -910,12 +911,8 @@ fn a_fanned_hand_is_not_read_but_nothing_is_made_up() {
             .iter()
             .map(|c| c.as_str().unwrap())
             .collect();
-        let read: Vec<&str> = line["cards"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["card"].as_str().unwrap())
-            .collect();
+        let cards = line["cards"].as_array().unwrap();
+        let read: Vec<&str> = cards.iter().map(|c| c["card"].as_str().unwrap()).collect();
         for card in &read {
             assert!(
                 expected.contains(card),
@@ -926,6 +923,21 @@ fn a_fanned_hand_is_not_read_but_nothing_is_made_up() {
         assert!(
             read.contains(top),
             "{name}: the top card {top} is not read: {line}"
+        );
+        // Before fans were read, these frames gave 5, 1 and 3 covered cards.
+        let covered = cards
+            .iter()
+            .filter(|c| c["overlapped"].as_bool() == Some(true))
+            .count();
+        assert!(covered >= 6, "{name}: {covered} covered cards read: {line}");
+        // A card read from one corner always asks God.
+        assert!(
+            cards
+                .iter()
+                .filter(|c| c["overlapped"].as_bool() == Some(true))
+                .all(|c| c["needs_confirmation"].as_bool() == Some(true)
+                    || c["confidence"].as_f64() >= Some(0.999932)),
+            "{name}: {line}"
         );
     }
 }

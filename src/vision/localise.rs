@@ -28,6 +28,7 @@
 
 use image::RgbImage;
 
+use super::fan::{self, FanCard};
 use super::geometry::{
     convex_hull_of_sorted, max_area_quad, signed_area, Line, Point, Quad, Segment,
 };
@@ -700,12 +701,9 @@ fn fit_sides(hull: &[Point]) -> Option<[Point; 4]> {
     Some(corners)
 }
 
-/// Tests one blob; returns its quad when it looks like a card.
-fn card_candidate<F: Fn(usize) -> bool>(
-    mask: &Mask<F>,
-    runs: &[Run],
-    cfg: &LocaliserConfig,
-) -> Option<Candidate> {
+/// The convex hull of a blob, in working pixels; `None` when the blob touches the
+/// frame's edge (a card cut by it cannot be read reliably).
+fn blob_hull<F: Fn(usize) -> bool>(mask: &Mask<F>, runs: &[Run]) -> Option<Vec<Point>> {
     let (w, h) = (mask.w as u32, mask.h as u32);
     // The hull only needs each row's outermost run ends (runs come row by row).
     let mut rows: Vec<(u32, u32, u32)> = Vec::with_capacity(runs.len());
@@ -741,9 +739,17 @@ fn card_candidate<F: Fn(usize) -> bool>(
             *at += 2;
         }
     }
-    let hull = convex_hull_of_sorted(pts);
-    let quad = Quad::from_cyclic(fit_sides(&hull)?);
-    let hull_area = signed_area(&hull).abs();
+    Some(convex_hull_of_sorted(pts))
+}
+
+/// Tests one blob by its convex hull; returns its quad when it looks like a card.
+fn card_candidate<F: Fn(usize) -> bool>(
+    mask: &Mask<F>,
+    hull: &[Point],
+    cfg: &LocaliserConfig,
+) -> Option<Candidate> {
+    let quad = Quad::from_cyclic(fit_sides(hull)?);
+    let hull_area = signed_area(hull).abs();
     let area = quad.area();
     let frame_area = (mask.w * mask.h) as f64;
     if area < cfg.min_area_frac * frame_area || area > cfg.max_area_frac * frame_area {
@@ -892,12 +898,51 @@ fn candidates<F: Fn(usize) -> bool>(
     cfg: &LocaliserConfig,
     (min_px, max_px): (u32, u32),
     out: &mut Vec<Candidate>,
+    fans: &mut Vec<Vec<FanCard>>,
 ) {
+    let frame_area = (mask.w * mask.h) as f64;
     for blob in blobs(mask, min_px, max_px) {
-        if let Some(c) = card_candidate(mask, &blob, cfg) {
+        let Some(hull) = blob_hull(mask, &blob) else {
+            continue;
+        };
+        if let Some(c) = card_candidate(mask, &hull, cfg) {
             out.push(c);
+        } else if signed_area(&hull).abs() >= FAN_MIN_CARDS * cfg.min_area_frac * frame_area {
+            let fan = fan::fan_cards(&hull);
+            if !fan.is_empty() {
+                fans.push(fan);
+            }
         }
     }
+}
+
+/// A blob is tried as a fan when its hull is at least this many of the smallest
+/// cards large.
+const FAN_MIN_CARDS: f64 = 2.0;
+
+/// One fan per group of fans found in several masks: the one with the most cards
+/// (a mask that cuts the fan short or adds its shadow finds fewer corners on one
+/// circle), in full-frame pixels.
+fn choose_fans(mut fans: Vec<Vec<FanCard>>, scale: f64) -> Vec<Vec<FanCard>> {
+    fans.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    let mut out: Vec<Vec<FanCard>> = Vec::new();
+    for fan in fans {
+        let same = |o: &Vec<FanCard>| {
+            o.iter()
+                .any(|c| fan.iter().any(|d| c.quad.overlaps(&d.quad.scaled(scale))))
+        };
+        if !out.iter().any(same) {
+            out.push(
+                fan.into_iter()
+                    .map(|c| FanCard {
+                        quad: c.quad.scaled(scale),
+                        visible: c.visible,
+                    })
+                    .collect(),
+            );
+        }
+    }
+    out
 }
 
 /// Finds the cards in a frame: their quads in full-frame pixels, in the contract's
@@ -924,6 +969,10 @@ pub struct Located {
     /// row may come with its strips, found on their own. Corners clockwise from
     /// the one nearest the frame's top-left; left to right by centre.
     pub rows: Vec<Quad>,
+    /// Fans of cards ([`super::fan`]): blobs that are neither a card nor a row whose
+    /// hull holds an arc of card corners, each card from the bottom one to the top
+    /// one, in full-frame pixels.
+    pub fans: Vec<Vec<FanCard>>,
 }
 
 /// Finds the cards in a frame, and the rows of overlapping cards ([`Located`]).
@@ -941,11 +990,18 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     let min_px = (cfg.min_area_frac * frame_area * 0.3) as u32;
     let max_px = (cfg.max_area_frac * frame_area * 1.1) as u32;
     let mut cands = Vec::new();
+    let mut fans = Vec::new();
     let (w, h) = (work.w, work.h);
     let data = &work.data;
     for &level in &cfg.levels {
         let on = move |i: usize| data[i] >= level;
-        candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
+        candidates(
+            &Mask { w, h, on },
+            cfg,
+            (min_px, max_px),
+            &mut cands,
+            &mut fans,
+        );
     }
     // The neutral-paper and enclosed-outline masks cost time, and on a dark or
     // coloured cloth the other masks already find every card they would.
@@ -955,7 +1011,13 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         let mean = work.local_mean(r);
         for &m in &cfg.local_margins {
             let on = |i: usize| data[i] >= mean[i].saturating_add(m);
-            candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
+            candidates(
+                &Mask { w, h, on },
+                cfg,
+                (min_px, max_px),
+                &mut cands,
+                &mut fans,
+            );
         }
         if !cfg.neutral_spreads.is_empty() && light {
             let rgb = &work.rgb;
@@ -966,7 +1028,13 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
                     r.max(g).max(b) - r.min(g).min(b) <= s
                         && data[i] >= mean[i].saturating_add(margin)
                 };
-                candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
+                candidates(
+                    &Mask { w, h, on },
+                    cfg,
+                    (min_px, max_px),
+                    &mut cands,
+                    &mut fans,
+                );
             }
         }
     }
@@ -985,7 +1053,13 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         for &d in &cfg.cloth_distances {
             let on = |i: usize| dist[i] >= d;
             let first = cands.len();
-            candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut cands);
+            candidates(
+                &Mask { w, h, on },
+                cfg,
+                (min_px, max_px),
+                &mut cands,
+                &mut fans,
+            );
             for c in cands[first..].iter_mut().filter(|_| wide) {
                 c.slack = cfg.outline_slack * c.quad.area().sqrt();
             }
@@ -1020,7 +1094,13 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             let inside = work.enclosed(&steps, step);
             let on = |i: usize| inside[i];
             let mut found = Vec::new();
-            candidates(&Mask { w, h, on }, cfg, (min_px, max_px), &mut found);
+            candidates(
+                &Mask { w, h, on },
+                cfg,
+                (min_px, max_px),
+                &mut found,
+                &mut fans,
+            );
             for mut c in found {
                 if c.row && !light {
                     continue;
@@ -1135,7 +1215,8 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     // it on their own may hold a card found in no mask alone.
     cards.extend(touching::fill_gaps(&outlines, &cards));
     cards.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
-    Located { cards, rows }
+    let fans = choose_fans(fans, work.scale);
+    Located { cards, rows, fans }
 }
 
 /// The outlines fitted on a colour axis, with their axes.

@@ -13,6 +13,7 @@
 
 pub mod classify;
 pub mod exposure;
+pub mod fan;
 pub mod frame;
 pub mod geometry;
 pub mod localise;

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::classify::{ClassRead, Classifier, ModelError};
 use super::exposure::exposure_warnings;
+use super::fan::FanCard;
 use super::geometry::{Point, Quad};
 use super::localise::{locate, LocaliserConfig};
 use super::rectify::{
@@ -206,7 +207,9 @@ impl Recognizer {
         let threshold = self.classifier.settings().confirm_threshold;
         let mut best = self.read_both_ways(frame, &quads, threshold)?;
         let parts = self.cut_touching(frame, &quads, &mut best, threshold)?;
-        let spread = self.read_spreads(frame, &located.rows, &quads, &mut best, threshold)?;
+        let mut spread = self.read_spreads(frame, &located.rows, &quads, &mut best, threshold)?;
+        let fans = self.read_fans(frame, &located.fans, &best, &spread)?;
+        spread.extend(fans);
         self.second_look(frame, &mut best, threshold)?;
         let mut out = FrameRead {
             width: frame.width(),
@@ -517,6 +520,90 @@ impl Recognizer {
         Ok(out)
     }
 
+    /// Reads the cards of fans ([`super::fan`]): each covered card from its one
+    /// index corner ([`SPREAD_SHIFTS`] cuts, as a covered card of a row), the top
+    /// card whole. Only reads of a card are kept, a covered one above even odds
+    /// ([`plausible`]). A corner on or inside the outline of a card already read
+    /// (a whole card or a row's) is that card's, or hidden under it, and is not
+    /// read: cards laid apart make hulls with arcs of corners too, and each of
+    /// those corners is a card already read.
+    fn read_fans(
+        &self,
+        frame: &RgbImage,
+        fans: &[Vec<FanCard>],
+        best: &[Option<(Quad, ClassRead)>],
+        spread: &[(Quad, ClassRead, bool)],
+    ) -> Result<Vec<(Quad, ClassRead, bool)>, ModelError> {
+        let read: Vec<Quad> = best
+            .iter()
+            .flatten()
+            .map(|(q, r)| (q, r))
+            .chain(spread.iter().map(|(q, r, _)| (q, r)))
+            .filter(|(_, r)| r.card.is_some())
+            .map(|(q, _)| scaled(q, FAN_READ_MARGIN))
+            .collect();
+        let known = |p: Point| read.iter().any(|q| q.contains(p));
+        let looks = SPREAD_SHIFTS.len();
+        let mut corners = Vec::new();
+        // Per covered card cut: its fan and outline.
+        let mut covered: Vec<(usize, Quad)> = Vec::new();
+        let mut tops: Vec<(usize, Quad)> = Vec::new();
+        for (f, fan) in fans.iter().enumerate() {
+            for card in fan.iter().filter(|c| !known(c.quad.0[0])) {
+                if card.visible >= 1.0 {
+                    tops.push((f, card.quad));
+                    continue;
+                }
+                let at = corners.len();
+                if cut_covered(frame, &card.quad, FAN_VISIBLE, &mut corners) {
+                    covered.push((f, card.quad));
+                } else {
+                    corners.truncate(at);
+                }
+            }
+        }
+        let covered_reads = self
+            .classifier
+            .read_one_corner(&corners, covered.len(), looks)?;
+        let top_quads: Vec<Quad> = tops.iter().map(|(_, q)| *q).collect();
+        let top_reads = self.read_quads(frame, &top_quads)?;
+        // The same card read again within a card's height or so of a card already
+        // read is that card, read from another corner of the blob.
+        let earlier: Vec<(Card, Point, f64)> = best
+            .iter()
+            .flatten()
+            .map(|(q, r)| (q, r))
+            .chain(spread.iter().map(|(q, r, _)| (q, r)))
+            .filter_map(|(q, r)| Some((r.card?, q.centre(), q.longest_side())))
+            .collect();
+        let new = |q: &Quad, r: &ClassRead| {
+            !earlier.iter().any(|(card, c, h)| {
+                r.card == Some(*card) && q.centre().dist(*c) < FAN_SAME_CARD * h
+            })
+        };
+        let mut per_fan: Vec<Vec<(Quad, ClassRead, bool)>> = vec![Vec::new(); fans.len()];
+        for ((f, quad), read) in covered.iter().zip(covered_reads) {
+            if read.card.is_some() && read.confidence >= FAN_MIN_CONFIDENCE && new(quad, &read) {
+                per_fan[*f].push((Quad::from_cyclic(quad.0), read, true));
+            }
+        }
+        // A blob of cards laid apart or touching may show a corner or two that no
+        // card holds, whose crop catches some card's art: a fan is taken only when
+        // enough of its covered cards read as new cards.
+        let taken: Vec<bool> = per_fan.iter().map(|r| r.len() >= FAN_MIN_COVERED).collect();
+        for ((f, quad), read) in tops.iter().zip(top_reads) {
+            if let Some(read) = read.filter(|r| plausible(r, true) && new(quad, r)) {
+                per_fan[*f].push((Quad::from_cyclic(quad.0), read, false));
+            }
+        }
+        Ok(per_fan
+            .into_iter()
+            .zip(taken)
+            .filter(|(_, t)| *t)
+            .flat_map(|(r, _)| r)
+            .collect())
+    }
+
     /// Reads outlines as the uncovered strips of covered cards: the card reaches
     /// past the strip's right side (its index at the strip's top-left) or, turned,
     /// past its left side; both are read from the index corner alone
@@ -736,6 +823,31 @@ fn cut_covered(frame: &RgbImage, quad: &Quad, visible: f64, out: &mut Vec<f32>) 
     }
     ok
 }
+
+/// The share of a fan's covered card taken to show when its index corner is cut:
+/// the crop is a quarter of a card wide, so nothing of it is painted over. The next
+/// corner along a fan's arc may be another card's top-right corner poking out, not
+/// the edge of the card above, so the chord to it does not say how much shows.
+const FAN_VISIBLE: f64 = 1.0;
+
+/// A card already read holds a fan corner that lies within its outline grown by
+/// this factor about its centre (a hull's corner is a pixel or two outside the
+/// fitted outline, on the card's rounded corner).
+const FAN_READ_MARGIN: f64 = 1.06;
+
+/// The fewest covered cards of a fan that must read as cards for its reads to
+/// be taken.
+const FAN_MIN_COVERED: usize = 2;
+
+/// Two reads of the same card whose centres are closer than this many card
+/// heights are one card.
+const FAN_SAME_CARD: f64 = 1.5;
+
+/// The least confidence at which a fan's covered card is taken as read (it still
+/// asks God below the one-corner threshold). Chosen on fans of the validation
+/// designs (models/README.md, "Fans"): at 0.5, 0.8 and 0.9, 271, 263 and 245 of
+/// their 576 cards named, with 4, 2 and 1 cards named that the fan does not hold.
+const FAN_MIN_CONFIDENCE: f32 = 0.9;
 
 /// Drops the less confident of two reads of one card: a covered card can be found
 /// both in its row and as a strip of its own (or with its neighbour's strip), and

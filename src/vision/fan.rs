@@ -1,0 +1,395 @@
+//! Fans: a hand fanned out on the table, each card turned about one point below the
+//! cards a little further than the card it lies on, so that a wedge of each covered
+//! card shows its top-left index.
+//!
+//! A fan's outline is neither a card nor a row, but its convex hull says where the
+//! cards are. Every card's two top corners lie on one circle about the point the
+//! cards turn on, and no card reaches past that circle anywhere else (a card's top
+//! edge is a chord of it), so every top corner, covered card or not, is a vertex of
+//! the hull: the hull's top is an arc of corners. Walked clockwise on screen, the
+//! arc starts at the bottom card's top-left corner, where its index is, and ends at
+//! the top card's top-right corner; between them lie the other cards' top-left
+//! corners and the top-right corners poking out past the cards above them. Each
+//! corner of the arc is taken as a card's top-left corner: the card's top edge is
+//! the chord of one card's width that starts there, its side a card's height long
+//! and square to it. A top-right corner taken that way puts an index crop on the
+//! cards above it, which read as no card (or, where another card's index lies
+//! under it, as that card, which the recognizer's duplicate merge drops); the
+//! recognizer keeps only what reads as a card.
+//!
+//! The card's height is the longest of the hull's sides beside the arc's two ends
+//! (the bottom card's left side, the top card's right side), its width the arc's
+//! last chord (the top card's top edge), or a poker card's share of the height
+//! where that chord is not a card's width.
+
+use super::geometry::{signed_area, Point, Quad};
+
+/// A card's width over its height, where the fan shows no whole top edge to
+/// measure it (a poker card; a bridge card is 0.64).
+const CARD_ASPECT: f64 = 0.71;
+/// The narrowest and widest card the top card's top edge may show, over its
+/// height (a bridge card is 0.64, a poker card 0.71).
+const MIN_ASPECT: f64 = 0.6;
+const MAX_ASPECT: f64 = 0.8;
+/// The hull is simplified to within this fraction of the square root of its area
+/// (merging the points of each rounded corner into one vertex).
+const SIMPLIFY: f64 = 0.012;
+/// A vertex lies on the arc when its distance from the circle is within this
+/// fraction of the square root of the hull's area.
+const ON_ARC: f64 = 0.02;
+/// The fewest corners the arc must hold: two cards' top-left corners and the top
+/// card's top-right corner, and one more, so that three points do not make an arc
+/// of any three corners of a lone blob.
+const MIN_ARC: usize = 4;
+/// The widest a fan may open (degrees) from the bottom card's top-left corner to
+/// the top card's top-right corner, seen from the point the cards turn on.
+const MAX_OPEN: f64 = 200.0;
+
+/// One card of a fan, as it lies in the frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FanCard {
+    /// The whole card's outline `[TL, TR, BR, BL]`, clockwise on screen, its top-left
+    /// corner the arc's corner whose index shows.
+    pub quad: Quad,
+    /// The share of the card's width that shows along its top edge (the chord to
+    /// the arc's next corner over the card's width), 1 for the top card.
+    pub visible: f64,
+}
+
+/// The cards of a fan whose convex hull (any orientation) is `hull`, from the bottom
+/// card to the top one; empty when the hull has no arc of corners.
+pub fn fan_cards(hull: &[Point]) -> Vec<FanCard> {
+    let mut hull = hull.to_vec();
+    if signed_area(&hull) < 0.0 {
+        hull.reverse();
+    }
+    let area = signed_area(&hull);
+    if area <= 0.0 {
+        return Vec::new();
+    }
+    let size = area.sqrt();
+    let poly = simplify_closed(&hull, SIMPLIFY * size);
+    let n = poly.len();
+    // Four corners of the arc and at least two other sides (the outer sides).
+    if n < MIN_ARC + 2 {
+        return Vec::new();
+    }
+    let Some(chain) = arc_chain(&poly, ON_ARC * size) else {
+        return Vec::new();
+    };
+    let arc: Vec<Point> = chain.iter().map(|&i| poly[i]).collect();
+    let Some((centre, radius)) = fit_circle(&arc) else {
+        return Vec::new();
+    };
+    let first = chain[0];
+    let last = chain[chain.len() - 1];
+    let before = poly[(first + n - 1) % n].dist(poly[first]);
+    let after = poly[last].dist(poly[(last + 1) % n]);
+    let height = before.max(after);
+    // The top card's whole top edge is the arc's last chord.
+    let top_edge = arc[arc.len() - 2].dist(arc[arc.len() - 1]);
+    let width = if (MIN_ASPECT * height..=MAX_ASPECT * height).contains(&top_edge) {
+        top_edge
+    } else {
+        CARD_ASPECT * height
+    };
+    if width >= 1.9 * radius || height <= 0.0 {
+        return Vec::new();
+    }
+    let angle = |p: Point| (p.y - centre.y).atan2(p.x - centre.x);
+    // The hull runs clockwise on screen, and so does the arc along it: the angle
+    // about the centre grows from the bottom card's corner to the top card's.
+    let mut open = 0.0;
+    for w in arc.windows(2) {
+        let mut d = angle(w[1]) - angle(w[0]);
+        while d < 0.0 {
+            d += std::f64::consts::TAU;
+        }
+        open += d;
+    }
+    if open.to_degrees() > MAX_OPEN {
+        return Vec::new();
+    }
+    // A chord of one card's width spans this angle of the circle.
+    let span = 2.0 * (width / (2.0 * radius)).min(1.0).asin();
+    let mut cards = Vec::with_capacity(arc.len() - 1);
+    for (i, pair) in arc.windows(2).enumerate() {
+        let tl = pair[0];
+        let a = angle(tl) + span;
+        let tr = if i + 2 == arc.len() {
+            // The top card's top edge is the arc's last chord.
+            pair[1]
+        } else {
+            Point::new(centre.x + radius * a.cos(), centre.y + radius * a.sin())
+        };
+        let along = tl.dist(tr);
+        if along <= 0.0 {
+            return Vec::new();
+        }
+        let (ux, uy) = ((tr.x - tl.x) / along, (tr.y - tl.y) / along);
+        // Square to the top edge, towards the centre (clockwise on screen).
+        let (nx, ny) = (-uy, ux);
+        let down = |p: Point| Point::new(p.x + nx * height, p.y + ny * height);
+        cards.push(FanCard {
+            quad: Quad([tl, tr, down(tr), down(tl)]),
+            visible: (pair[0].dist(pair[1]) / width).min(1.0),
+        });
+    }
+    if let Some(top) = cards.last_mut() {
+        top.visible = 1.0;
+    }
+    cards
+}
+
+/// The longest run of consecutive vertices of a closed polygon that lie on one
+/// circle (within `tol`), as vertex indices in order; `None` when no run holds
+/// [`MIN_ARC`] vertices. Each vertex's circle through its two neighbours is grown
+/// both ways while the next vertex lies on it.
+fn arc_chain(poly: &[Point], tol: f64) -> Option<Vec<usize>> {
+    let n = poly.len();
+    let mut best: Option<Vec<usize>> = None;
+    for i in 0..n {
+        let (prev, next) = ((i + n - 1) % n, (i + 1) % n);
+        let Some((c, r)) = circle_through(poly[prev], poly[i], poly[next]) else {
+            continue;
+        };
+        let on = |k: usize| (poly[k].dist(c) - r).abs() <= tol;
+        let mut run = std::collections::VecDeque::from([prev, i, next]);
+        while run.len() < n {
+            let k = (run[run.len() - 1] + 1) % n;
+            if !on(k) {
+                break;
+            }
+            run.push_back(k);
+        }
+        while run.len() < n {
+            let k = (run[0] + n - 1) % n;
+            if !on(k) {
+                break;
+            }
+            run.push_front(k);
+        }
+        if best.as_ref().map_or(true, |b| run.len() > b.len()) {
+            best = Some(run.into());
+        }
+    }
+    // A whole polygon on one circle is a disc (a coaster), not a fan.
+    best.filter(|b| b.len() >= MIN_ARC && b.len() < n)
+}
+
+/// The circle through three points; `None` when they lie on a line.
+fn circle_through(a: Point, b: Point, c: Point) -> Option<(Point, f64)> {
+    let d = 2.0 * (a.x * (b.y - c.y) + b.x * (c.y - a.y) + c.x * (a.y - b.y));
+    if d.abs() < 1e-9 {
+        return None;
+    }
+    let sq = |p: Point| p.x * p.x + p.y * p.y;
+    let x = (sq(a) * (b.y - c.y) + sq(b) * (c.y - a.y) + sq(c) * (a.y - b.y)) / d;
+    let y = (sq(a) * (c.x - b.x) + sq(b) * (a.x - c.x) + sq(c) * (b.x - a.x)) / d;
+    let centre = Point::new(x, y);
+    Some((centre, centre.dist(a)))
+}
+
+/// The least-squares circle through points (Kåsa's fit: linear in the centre and
+/// `r² − |c|²`); `None` for fewer than three points or points on a line.
+fn fit_circle(pts: &[Point]) -> Option<(Point, f64)> {
+    if pts.len() < 3 {
+        return None;
+    }
+    // Centred on the points' mean for conditioning.
+    let k = pts.len() as f64;
+    let (mx, my) = pts
+        .iter()
+        .fold((0.0, 0.0), |(x, y), p| (x + p.x / k, y + p.y / k));
+    // Normal equations of [2x 2y 1] · [cx cy e] = x² + y².
+    let mut m = [[0.0f64; 4]; 3];
+    for p in pts {
+        let (x, y) = (p.x - mx, p.y - my);
+        let row = [2.0 * x, 2.0 * y, 1.0];
+        let rhs = x * x + y * y;
+        for i in 0..3 {
+            for j in 0..3 {
+                m[i][j] += row[i] * row[j];
+            }
+            m[i][3] += row[i] * rhs;
+        }
+    }
+    let [cx, cy, e] = solve3(m)?;
+    let r2 = e + cx * cx + cy * cy;
+    (r2 > 0.0).then(|| (Point::new(cx + mx, cy + my), r2.sqrt()))
+}
+
+/// Solves a 3 × 3 system given as its augmented matrix (Gaussian elimination with
+/// partial pivoting); `None` when it is singular.
+fn solve3(mut m: [[f64; 4]; 3]) -> Option<[f64; 3]> {
+    for col in 0..3 {
+        let pivot = (col..3).max_by(|&a, &b| m[a][col].abs().total_cmp(&m[b][col].abs()))?;
+        if m[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        m.swap(col, pivot);
+        let lead = m[col];
+        for (r, row) in m.iter_mut().enumerate() {
+            if r != col {
+                let f = row[col] / lead[col];
+                for (x, l) in row.iter_mut().zip(lead).skip(col) {
+                    *x -= f * l;
+                }
+            }
+        }
+    }
+    Some([m[0][3] / m[0][0], m[1][3] / m[1][1], m[2][3] / m[2][2]])
+}
+
+/// A closed polygon simplified to within `tol` (Douglas and Peucker's algorithm),
+/// split at its first vertex and the vertex farthest from it.
+fn simplify_closed(poly: &[Point], tol: f64) -> Vec<Point> {
+    let n = poly.len();
+    if n < 4 {
+        return poly.to_vec();
+    }
+    let far = (1..n)
+        .max_by(|&a, &b| poly[0].dist(poly[a]).total_cmp(&poly[0].dist(poly[b])))
+        .unwrap_or(1);
+    let mut keep = vec![false; n];
+    keep[0] = true;
+    keep[far] = true;
+    let ring: Vec<usize> = (0..=n).map(|i| i % n).collect();
+    douglas_peucker(poly, &ring[..=far], tol, &mut keep);
+    douglas_peucker(poly, &ring[far..], tol, &mut keep);
+    (0..n).filter(|&i| keep[i]).map(|i| poly[i]).collect()
+}
+
+/// Marks in `keep` the vertices of the open chain `idx` (indices into `poly`) that
+/// its simplification to within `tol` keeps, its ends aside.
+fn douglas_peucker(poly: &[Point], idx: &[usize], tol: f64, keep: &mut [bool]) {
+    let mut stack = vec![(0usize, idx.len() - 1)];
+    while let Some((s, e)) = stack.pop() {
+        if e <= s + 1 {
+            continue;
+        }
+        let (a, b) = (poly[idx[s]], poly[idx[e]]);
+        let len = a.dist(b);
+        let dist = |p: Point| {
+            if len < 1e-9 {
+                p.dist(a)
+            } else {
+                ((b.x - a.x) * (a.y - p.y) - (a.x - p.x) * (b.y - a.y)).abs() / len
+            }
+        };
+        let (k, d) = (s + 1..e)
+            .map(|k| (k, dist(poly[idx[k]])))
+            .fold((s, -1.0), |best, x| if x.1 > best.1 { x } else { best });
+        if d > tol {
+            keep[idx[k]] = true;
+            stack.push((s, k));
+            stack.push((k, e));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::geometry::convex_hull;
+
+    /// The corners of a fan as `render_spread.py --fan` lays it out: `n` cards of
+    /// height `h` turned by `step` radians each about a point `drop` card heights
+    /// below them, centred on `at`; the bottom card first.
+    fn fan(n: usize, h: f64, step: f64, drop: f64, at: Point) -> Vec<[Point; 4]> {
+        let w = CARD_ASPECT * h;
+        let base = [
+            (-w / 2.0, -h - drop * h),
+            (w / 2.0, -h - drop * h),
+            (w / 2.0, -drop * h),
+            (-w / 2.0, -drop * h),
+        ];
+        (0..n)
+            .map(|i| {
+                let a = (i as f64 - (n as f64 - 1.0) / 2.0) * step;
+                let (s, c) = a.sin_cos();
+                base.map(|(x, y)| Point::new(at.x + x * c - y * s, at.y + x * s + y * c))
+            })
+            .collect()
+    }
+
+    fn hull_of(cards: &[[Point; 4]]) -> Vec<Point> {
+        convex_hull(cards.iter().flatten().copied().collect())
+    }
+
+    /// Checks what `fan_cards` found on the hull of `cards`: every card it offers
+    /// starts at a top corner of the fan; those at a card's top-left corner have
+    /// that card's whole outline; at least `min` cards are found that way;
+    /// returns how many.
+    fn check(cards: &[[Point; 4]], min: usize) -> usize {
+        let found = fan_cards(&hull_of(cards));
+        let top_corner = |p: Point| {
+            cards
+                .iter()
+                .any(|c| c[0].dist(p) < 2.0 || c[1].dist(p) < 2.0)
+        };
+        assert!(found.iter().all(|f| top_corner(f.quad.0[0])), "{found:?}");
+        let mut hits = 0;
+        for (i, card) in cards.iter().enumerate() {
+            let Some(f) = found.iter().find(|f| f.quad.0[0].dist(card[0]) < 2.0) else {
+                continue;
+            };
+            hits += 1;
+            for (k, corner) in card.iter().enumerate() {
+                assert!(
+                    f.quad.0[k].dist(*corner) < 4.0,
+                    "card {i} corner {k}: {:?} vs {:?}",
+                    f.quad.0[k],
+                    corner
+                );
+            }
+            assert!(f.visible > 0.0 && f.visible <= 1.0, "card {i}");
+        }
+        assert!(hits >= min, "{hits} of {} cards found", cards.len());
+        hits
+    }
+
+    #[test]
+    fn the_cards_of_a_fan_get_their_index_corners() {
+        // Wide wedges.
+        let wide = fan(4, 180.0, 0.3, 0.1, Point::new(640.0, 600.0));
+        check(&wide, 2);
+        // Narrow wedges: the simplified hull keeps some of their corners.
+        check(&fan(12, 180.0, 0.12, 0.2, Point::new(640.0, 600.0)), 3);
+    }
+
+    #[test]
+    fn a_fan_turned_upside_down_reads_the_same_way_round() {
+        // Seen from across the table: the same fan turned by 180°.
+        let cards: Vec<[Point; 4]> = fan(4, 150.0, 0.3, 0.1, Point::new(0.0, 0.0))
+            .into_iter()
+            .map(|q| q.map(|p| Point::new(700.0 - p.x, 200.0 - p.y)))
+            .collect();
+        check(&cards, 2);
+    }
+
+    #[test]
+    fn a_card_a_row_and_a_disc_are_not_fans() {
+        let card = [
+            Point::new(100.0, 100.0),
+            Point::new(228.0, 100.0),
+            Point::new(228.0, 280.0),
+            Point::new(100.0, 280.0),
+        ];
+        assert!(fan_cards(&card).is_empty());
+        let row = [
+            Point::new(100.0, 100.0),
+            Point::new(700.0, 100.0),
+            Point::new(700.0, 280.0),
+            Point::new(100.0, 280.0),
+        ];
+        assert!(fan_cards(&row).is_empty());
+        let disc: Vec<Point> = (0..64)
+            .map(|k| {
+                let a = f64::from(k) * std::f64::consts::TAU / 64.0;
+                Point::new(300.0 + 80.0 * a.cos(), 300.0 + 80.0 * a.sin())
+            })
+            .collect();
+        assert!(fan_cards(&disc).is_empty());
+    }
+}
