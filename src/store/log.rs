@@ -795,16 +795,7 @@ mod tests {
             ),
         ];
         for (sql, expected) in edits {
-            store
-                .conn()
-                .execute_batch("SAVEPOINT edit")
-                .expect("savepoint");
-            store.conn().execute_batch(sql).expect(sql);
-            let info = store.round(round).expect("info");
-            store
-                .conn()
-                .execute_batch("ROLLBACK TO edit; RELEASE edit")
-                .expect("rollback");
+            let info = with_edit(&store, sql, |store| store.round(round).expect("info"));
             assert_eq!(info.god, "Pierre", "{sql}");
             assert_eq!(info.variant, "basic", "{sql}");
             assert_eq!(info.players, players(), "{sql}");
@@ -838,6 +829,21 @@ mod tests {
             index_mismatches: Vec::new(),
             chained,
         }
+    }
+
+    /// What `read` finds in the store with `sql` applied, the edit undone after.
+    fn with_edit<T>(store: &Store, sql: &str, read: impl FnOnce(&Store) -> T) -> T {
+        store
+            .conn()
+            .execute_batch("SAVEPOINT edit")
+            .expect("savepoint");
+        store.conn().execute_batch(sql).expect(sql);
+        let found = read(store);
+        store
+            .conn()
+            .execute_batch("ROLLBACK TO edit; RELEASE edit")
+            .expect("rollback");
+        found
     }
 
     fn names(list: &[&str]) -> Vec<String> {
@@ -925,16 +931,9 @@ mod tests {
             ),
         ];
         for (sql, expected) in edits {
-            store
-                .conn()
-                .execute_batch("SAVEPOINT edit")
-                .expect("savepoint");
-            store.conn().execute_batch(sql).expect(sql);
-            let listed = store.players_index(game).expect("players");
-            store
-                .conn()
-                .execute_batch("ROLLBACK TO edit; RELEASE edit")
-                .expect("rollback");
+            let listed = with_edit(&store, sql, |store| {
+                store.players_index(game).expect("players")
+            });
             assert_eq!(
                 players_index_mismatches(&listed, &rounds),
                 [expected],

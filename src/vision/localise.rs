@@ -927,19 +927,19 @@ fn choose_fans(mut fans: Vec<Vec<FanCard>>, scale: f64) -> Vec<Vec<FanCard>> {
     fans.sort_by_key(|f| std::cmp::Reverse(f.len()));
     let mut out: Vec<Vec<FanCard>> = Vec::new();
     for fan in fans {
+        let fan: Vec<FanCard> = fan
+            .into_iter()
+            .map(|c| FanCard {
+                quad: c.quad.scaled(scale),
+                visible: c.visible,
+            })
+            .collect();
         let same = |o: &Vec<FanCard>| {
             o.iter()
-                .any(|c| fan.iter().any(|d| c.quad.overlaps(&d.quad.scaled(scale))))
+                .any(|c| fan.iter().any(|d| c.quad.overlaps(&d.quad)))
         };
         if !out.iter().any(same) {
-            out.push(
-                fan.into_iter()
-                    .map(|c| FanCard {
-                        quad: c.quad.scaled(scale),
-                        visible: c.visible,
-                    })
-                    .collect(),
-            );
+            out.push(fan);
         }
     }
     out

@@ -534,12 +534,17 @@ impl Recognizer {
         best: &[Option<(Quad, ClassRead)>],
         spread: &[(Quad, ClassRead, bool)],
     ) -> Result<Vec<(Quad, ClassRead, bool)>, ModelError> {
-        let read: Vec<Quad> = best
+        // The cards already read (a whole card or a row's): their outlines and
+        // what they read as.
+        let earlier: Vec<(&Quad, Card)> = best
             .iter()
             .flatten()
             .map(|(q, r)| (q, r))
             .chain(spread.iter().map(|(q, r, _)| (q, r)))
-            .filter(|(_, r)| r.card.is_some())
+            .filter_map(|(q, r)| Some((q, r.card?)))
+            .collect();
+        let read: Vec<Quad> = earlier
+            .iter()
             .map(|(q, _)| scaled(q, FAN_READ_MARGIN))
             .collect();
         let known = |p: Point| read.iter().any(|q| q.contains(p));
@@ -569,16 +574,10 @@ impl Recognizer {
         let top_reads = self.read_quads(frame, &top_quads)?;
         // The same card read again within a card's height or so of a card already
         // read is that card, read from another corner of the blob.
-        let earlier: Vec<(Card, Point, f64)> = best
-            .iter()
-            .flatten()
-            .map(|(q, r)| (q, r))
-            .chain(spread.iter().map(|(q, r, _)| (q, r)))
-            .filter_map(|(q, r)| Some((r.card?, q.centre(), q.longest_side())))
-            .collect();
         let new = |q: &Quad, r: &ClassRead| {
-            !earlier.iter().any(|(card, c, h)| {
-                r.card == Some(*card) && q.centre().dist(*c) < FAN_SAME_CARD * h
+            !earlier.iter().any(|(e, card)| {
+                r.card == Some(*card)
+                    && q.centre().dist(e.centre()) < FAN_SAME_CARD * e.longest_side()
             })
         };
         let mut per_fan: Vec<Vec<(Quad, ClassRead, bool)>> = vec![Vec::new(); fans.len()];
