@@ -8,6 +8,7 @@
 //! whole read of a 4-card frame where one card's first read is unsure and gets the
 //! second look (`10-seq4-white`). And the same 4-card frame enlarged to 1920 ×
 //! 1080, the size the God console asks a webcam for: decoding and the whole read.
+//! And the whole read of an overlapping row of 12 and of a fanned hand of 16.
 //!
 //! Run: `cargo bench --bench recognize` (the model benches are skipped, with a
 //! note, when `models/recognizer.onnx` is not there).
@@ -161,6 +162,23 @@ fn bench(c: &mut Criterion) {
                 .recognise(black_box(&spread))
                 .map(|r| r.cards.len())
         })
+    });
+
+    // A fanned hand of 16 on a white cloth: the fan's blob tried as a fan (step 8),
+    // each corner of its arc read from one corner (three cuts), the top card whole.
+    let fan = decode_frame(
+        &scene("fans/0024-neoclassical-white-16.jpg"),
+        "0024-neoclassical-white-16.jpg",
+    )
+    .expect("scene decodes");
+    let read = recognizer.recognise(&fan).expect("model runs");
+    assert!(
+        read.cards.len() >= 6,
+        "the fan's covered cards are read ({} cards)",
+        read.cards.len()
+    );
+    c.bench_function("recognise a fan of 16", |b| {
+        b.iter(|| recognizer.recognise(black_box(&fan)).map(|r| r.cards.len()))
     });
 }
 

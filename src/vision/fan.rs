@@ -17,10 +17,10 @@
 //! under it, as that card, which the recognizer's duplicate merge drops); the
 //! recognizer keeps only what reads as a card.
 //!
-//! The card's height is the longest of the hull's sides beside the arc's two ends
-//! (the bottom card's left side, the top card's right side), its width the arc's
-//! last chord (the top card's top edge), or a poker card's share of the height
-//! where that chord is not a card's width.
+//! The card's height is the longer of the card sides beside the arc's two ends
+//! (the bottom card's left side, the top card's right side: `side_length`), its
+//! width the arc's last chord (the top card's top edge), or a poker card's share of
+//! the height where that chord is not a card's width.
 
 use super::geometry::{signed_area, Point, Quad};
 
@@ -51,9 +51,10 @@ pub struct FanCard {
     /// The whole card's outline `[TL, TR, BR, BL]`, clockwise on screen, its top-left
     /// corner the arc's corner whose index shows.
     pub quad: Quad,
-    /// The share of the card's width that shows along its top edge (the chord to
-    /// the arc's next corner over the card's width), 1 for the top card.
-    pub visible: f64,
+    /// Whether this is the top card, the one card of the fan that shows whole. How
+    /// much of a covered card shows is not known: the arc's next corner may be the
+    /// next card's top-left corner or another card's top-right corner poking out.
+    pub on_top: bool,
 }
 
 /// The cards of a fan whose convex hull (any orientation) is `hull`, from the bottom
@@ -83,9 +84,9 @@ pub fn fan_cards(hull: &[Point]) -> Vec<FanCard> {
     };
     let first = chain[0];
     let last = chain[chain.len() - 1];
-    let before = poly[(first + n - 1) % n].dist(poly[first]);
-    let after = poly[last].dist(poly[(last + 1) % n]);
-    let height = before.max(after);
+    let min_side = SIDE_MIN * size;
+    let height = side_length(&poly, first, false, centre, min_side)
+        .max(side_length(&poly, last, true, centre, min_side));
     // The top card's whole top edge is the arc's last chord.
     let top_edge = arc[arc.len() - 2].dist(arc[arc.len() - 1]);
     let width = if (MIN_ASPECT * height..=MAX_ASPECT * height).contains(&top_edge) {
@@ -132,14 +133,46 @@ pub fn fan_cards(hull: &[Point]) -> Vec<FanCard> {
         let down = |p: Point| Point::new(p.x + nx * height, p.y + ny * height);
         cards.push(FanCard {
             quad: Quad([tl, tr, down(tr), down(tl)]),
-            visible: (pair[0].dist(pair[1]) / width).min(1.0),
+            on_top: i + 2 == arc.len(),
         });
-    }
-    if let Some(top) = cards.last_mut() {
-        top.visible = 1.0;
     }
     cards
 }
+
+/// How far the polygon's side runs from the arc's end `end` (a vertex index),
+/// walking away from the arc (`forward`: to the following vertices, else to the
+/// preceding ones): a card's side from its top corner towards the point the cards
+/// turn on (`centre`). The simplified hull may leave a vertex or two on the card's
+/// rounded corner before the side, so the side is the first of the next few sides
+/// at least `min_len` long that heads towards the centre (within 45°), and the
+/// length is the distance from the end to its far vertex.
+fn side_length(poly: &[Point], end: usize, forward: bool, centre: Point, min_len: f64) -> f64 {
+    let n = poly.len();
+    let at = |k: usize| {
+        let i = if forward {
+            (end + k) % n
+        } else {
+            (end + n - k % n) % n
+        };
+        poly[i]
+    };
+    let e = at(0);
+    let (cx, cy) = (centre.x - e.x, centre.y - e.y);
+    let inward = |a: Point, b: Point| {
+        let (dx, dy) = (b.x - a.x, b.y - a.y);
+        let len = (dx * dx + dy * dy).sqrt() * (cx * cx + cy * cy).sqrt();
+        len > 0.0 && (dx * cx + dy * cy) / len >= std::f64::consts::FRAC_1_SQRT_2
+    };
+    (1..=SIDE_STEPS.min(n - 1))
+        .find(|&k| at(k - 1).dist(at(k)) >= min_len && inward(at(k - 1), at(k)))
+        .map_or(0.0, |k| e.dist(at(k)))
+}
+
+/// How many sides beyond each end of the arc are searched for the card's side.
+const SIDE_STEPS: usize = 3;
+/// The shortest a card's side may be, over the square root of the hull's area
+/// (a rounded corner's sides are much shorter).
+const SIDE_MIN: f64 = 0.25;
 
 /// The longest run of consecutive vertices of a closed polygon that lie on one
 /// circle (within `tol`), as vertex indices in order; `None` when no run holds
@@ -343,8 +376,9 @@ mod tests {
                     corner
                 );
             }
-            assert!(f.visible > 0.0 && f.visible <= 1.0, "card {i}");
+            assert_eq!(f.on_top, i + 1 == cards.len(), "card {i}");
         }
+        assert_eq!(found.iter().filter(|f| f.on_top).count(), 1, "one top card");
         assert!(hits >= min, "{hits} of {} cards found", cards.len());
         hits
     }
@@ -356,6 +390,43 @@ mod tests {
         check(&wide, 2);
         // Narrow wedges: the simplified hull keeps some of their corners.
         check(&fan(12, 180.0, 0.12, 0.2, Point::new(640.0, 600.0)), 3);
+    }
+
+    #[test]
+    fn a_bent_side_does_not_shorten_the_cards() {
+        // A blob's outer sides are rarely straight (a lens bends them, a shadow or
+        // a blurred corner bulges them): the simplified hull may keep a vertex a
+        // little way down a side, and the side beside the arc's end is then only a
+        // piece of the card's side.
+        let (h, n) = (180.0, 5);
+        let cards = fan(n, h, 0.3, 0.1, Point::new(640.0, 600.0));
+        let mut points: Vec<Point> = cards.iter().flatten().copied().collect();
+        for (top, bottom) in [
+            (cards[0][0], cards[0][3]),
+            (cards[n - 1][1], cards[n - 1][2]),
+        ] {
+            let (dx, dy) = ((bottom.x - top.x) / h, (bottom.y - top.y) / h);
+            // A fifth of the way down, 4 px out (the outward normal of a side
+            // walked downwards on the left is (-dy, dx); on the right, (dy, -dx)).
+            let out = if top == cards[0][0] {
+                (-dy, dx)
+            } else {
+                (dy, -dx)
+            };
+            points.push(Point::new(
+                top.x + 0.2 * h * dx + 4.0 * out.0,
+                top.y + 0.2 * h * dy + 4.0 * out.1,
+            ));
+        }
+        let found = fan_cards(&convex_hull(points));
+        assert!(found.len() >= n, "{found:?}");
+        for f in &found {
+            let side = f.quad.0[0].dist(f.quad.0[3]);
+            assert!(
+                (side - h).abs() < 0.05 * h,
+                "a card {side:.1} px tall, not {h}"
+            );
+        }
     }
 
     #[test]

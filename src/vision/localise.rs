@@ -931,7 +931,7 @@ fn choose_fans(mut fans: Vec<Vec<FanCard>>, scale: f64) -> Vec<Vec<FanCard>> {
             .into_iter()
             .map(|c| FanCard {
                 quad: c.quad.scaled(scale),
-                visible: c.visible,
+                on_top: c.on_top,
             })
             .collect();
         let same = |o: &Vec<FanCard>| {

@@ -554,9 +554,11 @@ impl Recognizer {
         let mut covered: Vec<(usize, Quad)> = Vec::new();
         let mut tops: Vec<(usize, Quad)> = Vec::new();
         for (f, fan) in fans.iter().enumerate() {
+            let (start, cut) = (corners.len(), covered.len());
+            let mut top = None;
             for card in fan.iter().filter(|c| !known(c.quad.0[0])) {
-                if card.visible >= 1.0 {
-                    tops.push((f, card.quad));
+                if card.on_top {
+                    top = Some((f, card.quad));
                     continue;
                 }
                 let at = corners.len();
@@ -565,6 +567,15 @@ impl Recognizer {
                 } else {
                     corners.truncate(at);
                 }
+            }
+            // A fan with too few covered cards left to read can never be taken
+            // (below): reading it would only cost time (a tract batch or two on
+            // frames of cards laid apart, whose blobs make short arcs).
+            if covered.len() - cut < FAN_MIN_COVERED {
+                corners.truncate(start);
+                covered.truncate(cut);
+            } else {
+                tops.extend(top);
             }
         }
         let covered_reads = self
