@@ -152,7 +152,7 @@ fn side_length(poly: &[Point], end: usize, forward: bool, centre: Point, min_len
         let i = if forward {
             (end + k) % n
         } else {
-            (end + n - k % n) % n
+            (end + n - k) % n
         };
         poly[i]
     };
@@ -230,10 +230,7 @@ fn fit_circle(pts: &[Point]) -> Option<(Point, f64)> {
         return None;
     }
     // Centred on the points' mean for conditioning.
-    let k = pts.len() as f64;
-    let (mx, my) = pts
-        .iter()
-        .fold((0.0, 0.0), |(x, y), p| (x + p.x / k, y + p.y / k));
+    let Point { x: mx, y: my } = Point::mean(pts);
     // Normal equations of [2x 2y 1] · [cx cy e] = x² + y².
     let mut m = [[0.0f64; 4]; 3];
     for p in pts {

@@ -28,6 +28,16 @@ impl Point {
         Point::new((self.x + other.x) / 2.0, (self.y + other.y) / 2.0)
     }
 
+    /// The mean of `pts` (the origin for none): where fits centre their points
+    /// for conditioning.
+    pub fn mean(pts: &[Point]) -> Point {
+        let n = pts.len() as f64;
+        let (x, y) = pts
+            .iter()
+            .fold((0.0, 0.0), |(x, y), p| (x + p.x / n, y + p.y / n));
+        Point::new(x, y)
+    }
+
     fn sub(self, o: Point) -> Point {
         Point::new(self.x - o.x, self.y - o.y)
     }
@@ -406,10 +416,7 @@ impl Line {
         if pts.len() < 2 {
             return None;
         }
-        let n = pts.len() as f64;
-        let (mx, my) = pts
-            .iter()
-            .fold((0.0, 0.0), |(x, y), p| (x + p.x / n, y + p.y / n));
+        let Point { x: mx, y: my } = Point::mean(pts);
         let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
         for p in pts {
             let (dx, dy) = (p.x - mx, p.y - my);

@@ -892,25 +892,33 @@ fn choose_rows(rows: Vec<Refined>) -> Vec<Quad> {
     out
 }
 
-/// Adds the card-like blobs of one mask to `out`.
-fn candidates<F: Fn(usize) -> bool>(
-    mask: &Mask<F>,
-    cfg: &LocaliserConfig,
-    (min_px, max_px): (u32, u32),
-    out: &mut Vec<Candidate>,
-    fans: &mut Vec<Vec<FanCard>>,
-) {
-    let frame_area = (mask.w * mask.h) as f64;
-    for blob in blobs(mask, min_px, max_px) {
-        let Some(hull) = blob_hull(mask, &blob) else {
-            continue;
-        };
-        if let Some(c) = card_candidate(mask, &hull, cfg) {
-            out.push(c);
-        } else if signed_area(&hull).abs() >= FAN_MIN_CARDS * cfg.min_area_frac * frame_area {
-            let fan = fan::fan_cards(&hull);
-            if !fan.is_empty() {
-                fans.push(fan);
+/// The search of mask after mask for blobs: the bounds every mask shares, and the
+/// fans found so far (card outlines go where each mask's caller says: some masks'
+/// outlines are adjusted or filtered before they are kept).
+struct BlobSearch<'a> {
+    cfg: &'a LocaliserConfig,
+    /// The fewest and most pixels of a blob worth testing.
+    sizes: (u32, u32),
+    fans: Vec<Vec<FanCard>>,
+}
+
+impl BlobSearch<'_> {
+    /// Adds the card-like blobs of one mask to `out`, and to the fans those that
+    /// are neither a card nor too small and whose hull holds an arc of corners.
+    fn candidates<F: Fn(usize) -> bool>(&mut self, mask: &Mask<F>, out: &mut Vec<Candidate>) {
+        let cfg = self.cfg;
+        let frame_area = (mask.w * mask.h) as f64;
+        for blob in blobs(mask, self.sizes.0, self.sizes.1) {
+            let Some(hull) = blob_hull(mask, &blob) else {
+                continue;
+            };
+            if let Some(c) = card_candidate(mask, &hull, cfg) {
+                out.push(c);
+            } else if signed_area(&hull).abs() >= FAN_MIN_CARDS * cfg.min_area_frac * frame_area {
+                let fan = fan::fan_cards(&hull);
+                if !fan.is_empty() {
+                    self.fans.push(fan);
+                }
             }
         }
     }
@@ -990,18 +998,16 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     let min_px = (cfg.min_area_frac * frame_area * 0.3) as u32;
     let max_px = (cfg.max_area_frac * frame_area * 1.1) as u32;
     let mut cands = Vec::new();
-    let mut fans = Vec::new();
+    let mut search = BlobSearch {
+        cfg,
+        sizes: (min_px, max_px),
+        fans: Vec::new(),
+    };
     let (w, h) = (work.w, work.h);
     let data = &work.data;
     for &level in &cfg.levels {
         let on = move |i: usize| data[i] >= level;
-        candidates(
-            &Mask { w, h, on },
-            cfg,
-            (min_px, max_px),
-            &mut cands,
-            &mut fans,
-        );
+        search.candidates(&Mask { w, h, on }, &mut cands);
     }
     // The neutral-paper and enclosed-outline masks cost time, and on a dark or
     // coloured cloth the other masks already find every card they would.
@@ -1011,13 +1017,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         let mean = work.local_mean(r);
         for &m in &cfg.local_margins {
             let on = |i: usize| data[i] >= mean[i].saturating_add(m);
-            candidates(
-                &Mask { w, h, on },
-                cfg,
-                (min_px, max_px),
-                &mut cands,
-                &mut fans,
-            );
+            search.candidates(&Mask { w, h, on }, &mut cands);
         }
         if !cfg.neutral_spreads.is_empty() && light {
             let rgb = &work.rgb;
@@ -1028,13 +1028,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
                     r.max(g).max(b) - r.min(g).min(b) <= s
                         && data[i] >= mean[i].saturating_add(margin)
                 };
-                candidates(
-                    &Mask { w, h, on },
-                    cfg,
-                    (min_px, max_px),
-                    &mut cands,
-                    &mut fans,
-                );
+                search.candidates(&Mask { w, h, on }, &mut cands);
             }
         }
     }
@@ -1053,13 +1047,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         for &d in &cfg.cloth_distances {
             let on = |i: usize| dist[i] >= d;
             let first = cands.len();
-            candidates(
-                &Mask { w, h, on },
-                cfg,
-                (min_px, max_px),
-                &mut cands,
-                &mut fans,
-            );
+            search.candidates(&Mask { w, h, on }, &mut cands);
             for c in cands[first..].iter_mut().filter(|_| wide) {
                 c.slack = cfg.outline_slack * c.quad.area().sqrt();
             }
@@ -1094,13 +1082,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             let inside = work.enclosed(&steps, step);
             let on = |i: usize| inside[i];
             let mut found = Vec::new();
-            candidates(
-                &Mask { w, h, on },
-                cfg,
-                (min_px, max_px),
-                &mut found,
-                &mut fans,
-            );
+            search.candidates(&Mask { w, h, on }, &mut found);
             for mut c in found {
                 if c.row && !light {
                     continue;
@@ -1215,7 +1197,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     // it on their own may hold a card found in no mask alone.
     cards.extend(touching::fill_gaps(&outlines, &cards));
     cards.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
-    let fans = choose_fans(fans, work.scale);
+    let fans = choose_fans(search.fans, work.scale);
     Located { cards, rows, fans }
 }
 
