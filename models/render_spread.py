@@ -8,7 +8,9 @@ goes through the shared camera model. A card's labelled corners are those of the
 whole card, hidden corners included.
 
     render_spread.py --out data/spreads --count 90 --designs heldout --seed 81
-    render_spread.py --committed     # tests/data/spreads: frames 19, 31, 33, 54 and 71 of that set
+    render_spread.py --out data/dev-spreads --count 60 --designs val --seed 82
+    render_spread.py --committed     # tests/data/spreads: frames 19, 31, 33, 54 and 71 of the
+                                     # first set, frame 17 of the validation set (val-0017-…)
     render_spread.py --fan --out data/fans --count 90 --designs heldout --seed 83
     render_spread.py --fan --committed   # tests/data/fans: frames 24, 31 and 70 of that set
 """
@@ -119,19 +121,29 @@ def main() -> None:
         a.out, a.count, a.designs, a.seed = os.path.join(HERE, "..", "tests", "data", "spreads"), max(committed) + 1, "heldout", 81
     if not a.out:
         raise SystemExit("render_spread: give --out DIR or --committed")
-    os.makedirs(a.out, exist_ok=True)
-    names = [n for s in a.designs.split(",") for n in synth.SPLITS.get(s, [s])]
-    designs = [synth.load_design(n) for n in names]
-    rng = np.random.default_rng(a.seed)
+    render_set(a.out, a.count, a.designs, a.seed, a.fan, committed if a.committed else None)
+    if a.committed and not a.fan:
+        # Frame 17 of the validation rows (seed 82): a tight row of 16 on a dark
+        # cloth whose masks give groups of strips, found whole only as a short row.
+        render_set(a.out, 18, "val", 82, False, {17: "gnomangelo-bitmap-dark-16"}, prefix="val-")
+
+
+def render_set(out: str, count: int, designs: str, seed: int, fan: bool, committed: dict | None, prefix: str = "") -> None:
+    """Renders `count` frames into `out`; with `committed`, only the frames it names
+    (`{index: name}`), as `<prefix><index>-<name>`."""
+    os.makedirs(out, exist_ok=True)
+    names = [n for s in designs.split(",") for n in synth.SPLITS.get(s, [s])]
+    loaded = [synth.load_design(n) for n in names]
+    rng = np.random.default_rng(seed)
     sizes = [3, 5, 8, 12, 16, 20]
-    for k in tqdm(range(a.count), desc="fans" if a.fan else "overlapping rows"):
-        design = designs[k % len(designs)]
-        size = sizes[k // len(designs) % len(sizes)]
-        img, side = render_fan(rng, design, size) if a.fan else render(rng, design, size)
-        if a.committed and k in committed:
-            render_scenes.write(a.out, f"{k:04d}-{committed[k]}", img, side, quality=90)
-        elif not a.committed:
-            render_scenes.write(a.out, f"{k:04d}", img, side, quality=90)
+    for k in tqdm(range(count), desc="fans" if fan else "overlapping rows"):
+        design = loaded[k % len(loaded)]
+        size = sizes[k // len(loaded) % len(sizes)]
+        img, side = render_fan(rng, design, size) if fan else render(rng, design, size)
+        if committed is not None and k in committed:
+            render_scenes.write(out, f"{prefix}{k:04d}-{committed[k]}", img, side, quality=90)
+        elif committed is None:
+            render_scenes.write(out, f"{k:04d}", img, side, quality=90)
 
 
 if __name__ == "__main__":

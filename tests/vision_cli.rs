@@ -946,13 +946,13 @@ fn a_fanned_hand_is_read_from_its_wedges_and_nothing_is_made_up() {
 fn a_hand_spread_in_an_overlapping_row_is_read_from_its_uncovered_indices() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
     // Rows of 12 and 20 cards of a held-out design, of 12 of another on a
-    // patterned cloth and of 20 of two more (one borderless), each card covering
-    // most of the one before it: all but the top card show only a strip with
-    // their index.
+    // patterned cloth and of 20 of two more (one borderless), and a row of 16 of
+    // a validation design, each card covering most of the one before it: all but
+    // the top card show only a strip with their index.
     let (l, _) = check_folder("tests/data/spreads", &[]);
     let summary = &l.last().unwrap()["summary"];
-    assert_eq!(summary["labelled"].as_u64(), Some(84), "{summary}");
-    assert!(summary["correct"].as_u64().unwrap() >= 78, "{summary}");
+    assert_eq!(summary["labelled"].as_u64(), Some(100), "{summary}");
+    assert!(summary["correct"].as_u64().unwrap() >= 92, "{summary}");
     assert_eq!(summary["misread"].as_u64(), Some(0), "{summary}");
     assert!(summary["spurious"].as_u64().unwrap() <= 1, "{summary}");
     // The borderless row: the masks cut it into strips, and it is read only when
@@ -971,6 +971,12 @@ fn a_hand_spread_in_an_overlapping_row_is_read_from_its_uncovered_indices() {
         plastic["check"]["correct"].as_u64().unwrap() >= 18,
         "{plastic}"
     );
+    // The tight row of 16 on a dark cloth: the masks give it only as groups of
+    // strips of a whole card's proportions and, whole, as an outline of a card's
+    // proportions that swallows them, which was taken for cards merged through
+    // their gaps until it was kept as a short row (2 of 16 cards read before).
+    let short = line_of(&l, "val-0017-gnomangelo-bitmap-dark-16.jpg");
+    assert!(short["check"]["correct"].as_u64().unwrap() >= 14, "{short}");
     // The row on a patterned cloth: scored only in the bands near the cards'
     // ends, where the strokes of an index reach too, its edges were found wrong;
     // the row's middle, which only the cards' edges cross, is now scored too (6

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use eleusis::vision::scene::SceneLabels;
-use eleusis::vision::{load_frame, locate_cards, LocaliserConfig, Quad};
+use eleusis::vision::{load_frame, locate, locate_cards, LocaliserConfig, Quad};
 
 fn scenes() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes");
@@ -239,5 +239,44 @@ fn cream_cards_on_a_pale_green_cloth_are_found_by_their_colour_outline() {
     assert!(
         missed >= 9,
         "only {missed} of 12 cards missed without the colour-outline masks: pick a harder frame"
+    );
+}
+
+#[test]
+fn a_tight_row_given_whole_only_beside_its_groups_of_strips_is_a_short_row() {
+    // Sixteen cards spread tightly on a dark cloth: the masks cut the row into
+    // groups of strips with a whole card's proportions, and the outline of the
+    // whole row, a card's proportions too (short/long 0.35), swallows them. Taken
+    // for cards merged through their gaps, it used to be dropped; it is returned
+    // as a short row, for the recognizer to tell.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/spreads/val-0017-gnomangelo-bitmap-dark-16.jpg");
+    let labels = SceneLabels::for_image(&path).unwrap();
+    let frame = load_frame(&path).unwrap();
+    let located = locate(&frame, &LocaliserConfig::default());
+    let ends: Vec<&Quad> = vec![&labels.cards[0].corners, &labels.cards[15].corners];
+    // Each corner of the row's outline is a corner of its first or last card.
+    let near = |q: &Quad, card: &Quad| {
+        q.0.iter()
+            .filter(|p| card.0.iter().any(|c| c.dist(**p) <= 8.0))
+            .count()
+    };
+    assert!(
+        located
+            .short_rows
+            .iter()
+            .any(|q| near(q, ends[0]) == 2 && near(q, ends[1]) == 2),
+        "short rows {:?}, row ends {ends:?}",
+        located.short_rows
+    );
+    // Without the short rows, no outline of the whole row is found.
+    assert!(
+        !located
+            .rows
+            .iter()
+            .chain(&located.cards)
+            .any(|q| near(q, ends[0]) == 2 && near(q, ends[1]) == 2),
+        "{:?}",
+        located.rows
     );
 }

@@ -824,23 +824,7 @@ struct Refined {
 /// a bright gap) go first; then the best-supported outline of each overlapping
 /// group wins (larger on a tie).
 fn choose(mut cands: Vec<Refined>) -> Vec<Quad> {
-    let merged: Vec<bool> = cands
-        .iter()
-        .map(|c| {
-            let inner: Vec<&Refined> = cands
-                .iter()
-                .filter(|o| {
-                    o.quad.area() < 0.7 * c.quad.area()
-                        && o.support >= 0.95 * c.support
-                        && c.quad.contains(o.quad.centre())
-                })
-                .collect();
-            inner
-                .iter()
-                .enumerate()
-                .any(|(i, a)| inner[i + 1..].iter().any(|b| !a.quad.overlaps(&b.quad)))
-        })
-        .collect();
+    let merged = swallowing(&cands);
     let mut keep: Vec<Refined> = cands
         .drain(..)
         .zip(merged)
@@ -859,6 +843,29 @@ fn choose(mut cands: Vec<Refined>) -> Vec<Quad> {
         }
     }
     out
+}
+
+/// Which outlines swallow two or more smaller, separate outlines that are at least
+/// as well supported: neighbouring cards merged through a bright gap, or a short
+/// row of overlapping cards whose strips the masks also cut out.
+fn swallowing(cands: &[Refined]) -> Vec<bool> {
+    cands
+        .iter()
+        .map(|c| {
+            let inner: Vec<&Refined> = cands
+                .iter()
+                .filter(|o| {
+                    o.quad.area() < 0.7 * c.quad.area()
+                        && o.support >= 0.95 * c.support
+                        && c.quad.contains(o.quad.centre())
+                })
+                .collect();
+            inner
+                .iter()
+                .enumerate()
+                .any(|(i, a)| inner[i + 1..].iter().any(|b| !a.quad.overlaps(&b.quad)))
+        })
+        .collect()
 }
 
 /// Keeps the row outlines: those [`choose`] keeps (a covered card's strip that the
@@ -977,6 +984,14 @@ pub struct Located {
     /// row may come with its strips, found on their own. Corners clockwise from
     /// the one nearest the frame's top-left; left to right by centre.
     pub rows: Vec<Quad>,
+    /// Outlines of a card's proportions, but no wider than [`ROW_WHOLE_ASPECT`],
+    /// that hold two or more separate, well-supported smaller outlines, and that no
+    /// card or row outline as large overlaps: either a short row of overlapping
+    /// cards (groups of its strips and the card on top are the smaller outlines)
+    /// or separate cards merged through the gaps between them. The localiser
+    /// cannot tell them apart; the recognizer can, by how surely the smaller
+    /// outlines read. Corner order and sorting as `rows`.
+    pub short_rows: Vec<Quad>,
     /// Fans of cards ([`super::fan`]): blobs that are neither a card nor a row whose
     /// hull holds an arc of card corners, each card from the bottom one to the top
     /// one, in full-frame pixels.
@@ -1163,6 +1178,12 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         }
     };
     let outlines: Vec<Quad> = refined.iter().map(|r| r.quad).collect();
+    let short_rows: Vec<Quad> = refined
+        .iter()
+        .zip(swallowing(&refined))
+        .filter(|(r, merged)| *merged && r.quad.aspect() < ROW_WHOLE_ASPECT)
+        .map(|(r, _)| settle(r.quad, &axes))
+        .collect();
     let mut cards: Vec<Quad> = choose(refined)
         .into_iter()
         .map(|q| settle(q, &axes))
@@ -1192,13 +1213,32 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         }
     }
     rows.retain(|r| !merged_cards(r, &cards));
+    // An outline of a card's proportions overlapping a row or card outline as
+    // large is part of that row (a group of its strips with the card on top), or
+    // that outline itself (a kept outline of nearly the same corners).
+    let mut short_rows: Vec<Quad> = short_rows
+        .into_iter()
+        .filter(|q| {
+            cfg.min_row_aspect > 0.0
+                && !rows
+                    .iter()
+                    .chain(&cards)
+                    .any(|r| r.area() >= SHORT_ROW_PART * q.area() && r.overlaps(q))
+        })
+        .collect();
+    short_rows.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     rows.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     // A row of touching cards whose outline was dropped for the cards found in
     // it on their own may hold a card found in no mask alone.
     cards.extend(touching::fill_gaps(&outlines, &cards));
     cards.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     let fans = choose_fans(search.fans, work.scale);
-    Located { cards, rows, fans }
+    Located {
+        cards,
+        rows,
+        short_rows,
+        fans,
+    }
 }
 
 /// The outlines fitted on a colour axis, with their axes.
@@ -1208,6 +1248,10 @@ fn colour_axes(refined: &[Refined]) -> Vec<(Quad, ColourAxis)> {
         .filter_map(|r| r.axis.map(|a| (r.quad, a)))
         .collect()
 }
+
+/// A row outline at least this share of a short row's area that overlaps it
+/// holds it (the short row is a part of the row) or is the same row.
+const SHORT_ROW_PART: f64 = 0.7;
 
 /// Two row outlines whose corners all lie within this fraction of the row's
 /// height of each other are one row.

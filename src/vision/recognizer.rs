@@ -10,7 +10,7 @@ use super::classify::{ClassRead, Classifier, ModelError};
 use super::exposure::exposure_warnings;
 use super::fan::FanCard;
 use super::geometry::{Point, Quad};
-use super::localise::{locate, LocaliserConfig};
+use super::localise::{locate, LocaliserConfig, Located};
 use super::rectify::{
     card_to_frame, index_crops, top_left_crop, whole_card, CARD_H, CARD_W, CROP_LEN, WHOLE_LEN,
 };
@@ -203,11 +203,12 @@ impl Recognizer {
     /// [`Recognizer::recognise`] on a frame of a size the localiser reads as it is.
     fn recognise_as_is(&self, frame: &RgbImage) -> Result<FrameRead, ModelError> {
         let located = locate(frame, &self.localiser);
-        let quads = located.cards;
+        let quads = &located.cards;
         let threshold = self.classifier.settings().confirm_threshold;
-        let mut best = self.read_both_ways(frame, &quads, threshold)?;
-        let parts = self.cut_touching(frame, &quads, &mut best, threshold)?;
-        let mut spread = self.read_spreads(frame, &located.rows, &quads, &mut best, threshold)?;
+        let mut best = self.read_both_ways(frame, quads, threshold)?;
+        let parts = self.cut_touching(frame, quads, &mut best, threshold)?;
+        let rows = spread_rows(&located, &best, &parts);
+        let mut spread = self.read_spreads(frame, &rows, quads, &mut best, threshold)?;
         let fans = self.read_fans(frame, &located.fans, &best, &spread)?;
         spread.extend(fans);
         self.second_look(frame, &mut best, threshold)?;
@@ -986,6 +987,32 @@ fn plausible(read: &ClassRead, on_top: bool) -> bool {
     read.card.is_some() && (on_top || read.confidence > 0.5)
 }
 
+/// The localiser's row outlines, and those of its short rows
+/// ([`super::localise::Located::short_rows`]) that are not separate cards merged
+/// through the gaps between them: a short row holding two or more outlines read
+/// as cards (on their own, or cut from touching cards), however surely, is such
+/// cards. In a spread only the card on top reads as a card on its own outline;
+/// the masks' groups of strips read as "not a card" (their two index corners
+/// belong to different cards).
+fn spread_rows(
+    located: &Located,
+    best: &[Option<(Quad, ClassRead)>],
+    parts: &[(Quad, ClassRead)],
+) -> Vec<Quad> {
+    let cards: Vec<Point> = best
+        .iter()
+        .flatten()
+        .chain(parts)
+        .filter(|(_, read)| read.card.is_some())
+        .map(|(q, _)| q.centre())
+        .collect();
+    let short_rows = located
+        .short_rows
+        .iter()
+        .filter(|r| cards.iter().filter(|c| r.contains(**c)).count() < 2);
+    located.rows.iter().chain(short_rows).copied().collect()
+}
+
 /// A lone uncovered strip is taken as a card only when read this surely: a thin
 /// pale outline may be anything (a covered card's strip still asks God below the
 /// one-corner threshold).
@@ -1317,5 +1344,42 @@ mod tests {
         assert!(!better(&none, &card("QH", 0.4)));
         assert!(better(&card("QH", 0.9), &card("KH", 0.6)));
         assert!(!better(&card("QH", 0.5), &card("KH", 0.6)));
+    }
+
+    #[test]
+    fn a_short_row_holding_two_cards_is_those_cards_not_a_spread() {
+        let read = |card: Option<&str>, confidence: f32| ClassRead {
+            card: card.map(|c| c.parse().unwrap()),
+            confidence,
+            score: [0.0; crate::vision::classify::CLASSES],
+            whole: [0.0; crate::vision::classify::CLASSES],
+        };
+        let rect = |x0: f64, x1: f64| quad([(x0, 0.0), (x1, 0.0), (x1, 140.0), (x0, 140.0)]);
+        let long_row = quad([(0.0, 0.0), (400.0, 0.0), (400.0, 60.0), (0.0, 60.0)]);
+        // A short spread: a group of its strips (its two index corners those of
+        // different cards) reads as no card, the card on top as one.
+        let spread = rect(500.0, 800.0);
+        // Two cards laid apart, merged through the gap between them: one read
+        // unsure on its own outline, the other cut from touching cards.
+        let merged = rect(900.0, 1200.0);
+        let located = Located {
+            cards: Vec::new(),
+            rows: vec![long_row],
+            short_rows: vec![spread, merged],
+            fans: Vec::new(),
+        };
+        let best = vec![
+            Some((rect(500.0, 600.0), read(None, 0.99))),
+            Some((rect(700.0, 800.0), read(Some("3C"), 1.0))),
+            Some((rect(900.0, 1000.0), read(Some("JS"), 0.94))),
+            None,
+        ];
+        let parts = vec![(rect(1100.0, 1200.0), read(Some("9H"), 1.0))];
+        assert_eq!(spread_rows(&located, &best, &parts), vec![long_row, spread]);
+        // With one card in it, the merged outline may be a short spread.
+        assert_eq!(
+            spread_rows(&located, &best, &[]),
+            vec![long_row, spread, merged]
+        );
     }
 }
