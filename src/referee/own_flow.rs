@@ -1,7 +1,7 @@
 //! The variants with their own flow, `eleusis-1959` (RULES.md section 6, seed 004) and
 //! `delphos` (section 7, seed 003): no hands of the section 2–5 kind, no Prophet, no
-//! sudden death. [`OwnFlowRound`] is what [`super::Game`] holds for such a round; it
-//! dispatches each table-log event to [`OriginalRound`] or [`DelphosRound`] and fills
+//! sudden death. `OwnFlowRound` is what [`super::Game`] holds for such a round; it
+//! dispatches each table-log event to `OriginalRound` or `DelphosRound` and fills
 //! the state JSON (the TABLE-LOG.md fields plus the variant's own object).
 
 use thiserror::Error;

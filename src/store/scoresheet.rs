@@ -102,7 +102,7 @@ impl ScoreSheet {
     }
 
     /// The sheet as CSV: a header, one row per round, the bonus row and the totals.
-    /// Names go through [`csv_text`] (no spreadsheet formulas, no control
+    /// Names go through `csv_text` (no spreadsheet formulas, no control
     /// characters); numbers are written as numbers.
     pub fn to_csv(&self) -> String {
         let mut out = String::new();

@@ -984,13 +984,13 @@ pub struct Located {
     /// row may come with its strips, found on their own. Corners clockwise from
     /// the one nearest the frame's top-left; left to right by centre.
     pub rows: Vec<Quad>,
-    /// Outlines of a card's proportions, but no wider than [`ROW_WHOLE_ASPECT`],
-    /// that hold two or more separate, well-supported smaller outlines, and that no
-    /// card or row outline as large overlaps: either a short row of overlapping
-    /// cards (groups of its strips and the card on top are the smaller outlines)
-    /// or separate cards merged through the gaps between them. The localiser
-    /// cannot tell them apart; the recognizer can, by how surely the smaller
-    /// outlines read. Corner order and sorting as `rows`.
+    /// Outlines of a card's proportions (short/long side ratio from `aspect.0` up
+    /// to 0.6) that hold two or more separate, well-supported
+    /// smaller outlines, and that no card or row outline as large overlaps: either
+    /// a short row of overlapping cards (groups of its strips and the card on top
+    /// are the smaller outlines) or separate cards merged through the gaps between
+    /// them. The localiser cannot tell them apart; the recognizer can, by whether
+    /// the smaller outlines read as cards. Corner order and sorting as `rows`.
     pub short_rows: Vec<Quad>,
     /// Fans of cards ([`super::fan`]): blobs that are neither a card nor a row whose
     /// hull holds an arc of card corners, each card from the bottom one to the top

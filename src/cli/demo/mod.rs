@@ -1,5 +1,5 @@
 //! `eleusis demo`: the product without cards or camera. It starts the real service
-//! (the same [`Service`] as `eleusis serve`, on a fresh database) and plays a whole
+//! (the same `Service` as `eleusis serve`, on a fresh database) and plays a whole
 //! simulated New Eleusis round into it, one event every `--pace-ms`, through the
 //! desk's recorder — the gate every God-console event goes through — so the tablet,
 //! the God console and the audit pages fill up exactly as at a real table.
