@@ -821,14 +821,13 @@ struct Refined {
 
 /// Keeps one outline per card. Outlines that swallow two or more smaller, separate
 /// outlines that are at least as well supported (neighbouring cards merged through
-/// a bright gap) go first; then the best-supported outline of each overlapping
-/// group wins (larger on a tie).
-fn choose(mut cands: Vec<Refined>) -> Vec<Quad> {
-    let merged = swallowing(&cands);
+/// a bright gap; `merged`, from [`swallowing`]) go first; then the best-supported
+/// outline of each overlapping group wins (larger on a tie).
+fn choose(mut cands: Vec<Refined>, merged: &[bool]) -> Vec<Quad> {
     let mut keep: Vec<Refined> = cands
         .drain(..)
         .zip(merged)
-        .filter(|(_, m)| !m)
+        .filter(|(_, m)| !**m)
         .map(|(c, _)| c)
         .collect();
     keep.sort_by(|a, b| {
@@ -884,7 +883,8 @@ fn choose_rows(rows: Vec<Refined>) -> Vec<Quad> {
         .map(|c| c.quad)
         .collect();
     wholes.sort_by(|a, b| b.area().total_cmp(&a.area()));
-    let mut out = choose(rows);
+    let merged = swallowing(&rows);
+    let mut out = choose(rows, &merged);
     let mut kept: Vec<Quad> = Vec::new();
     for q in wholes {
         if !kept.iter().any(|k| k.overlaps(&q)) {
@@ -1178,13 +1178,14 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         }
     };
     let outlines: Vec<Quad> = refined.iter().map(|r| r.quad).collect();
+    let merged = swallowing(&refined);
     let short_rows: Vec<Quad> = refined
         .iter()
-        .zip(swallowing(&refined))
-        .filter(|(r, merged)| *merged && r.quad.aspect() < ROW_WHOLE_ASPECT)
+        .zip(&merged)
+        .filter(|(r, m)| cfg.min_row_aspect > 0.0 && **m && r.quad.aspect() < ROW_WHOLE_ASPECT)
         .map(|(r, _)| settle(r.quad, &axes))
         .collect();
-    let mut cards: Vec<Quad> = choose(refined)
+    let mut cards: Vec<Quad> = choose(refined, &merged)
         .into_iter()
         .map(|q| settle(q, &axes))
         .collect();
@@ -1219,11 +1220,10 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     let mut short_rows: Vec<Quad> = short_rows
         .into_iter()
         .filter(|q| {
-            cfg.min_row_aspect > 0.0
-                && !rows
-                    .iter()
-                    .chain(&cards)
-                    .any(|r| r.area() >= SHORT_ROW_PART * q.area() && r.overlaps(q))
+            !rows
+                .iter()
+                .chain(&cards)
+                .any(|r| r.area() >= SHORT_ROW_PART * q.area() && r.overlaps(q))
         })
         .collect();
     short_rows.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
@@ -1763,7 +1763,7 @@ mod tests {
         let mut cands = strips.to_vec();
         cands.push(row.clone());
         // `choose` takes the row for separate outlines merged and keeps the strips.
-        let chosen = choose(cands.clone());
+        let chosen = choose(cands.clone(), &swallowing(&cands));
         assert_eq!(chosen.len(), 3);
         assert!(!chosen.contains(&row.quad));
         let rows = choose_rows(cands);
