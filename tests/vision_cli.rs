@@ -1007,6 +1007,31 @@ fn a_hand_spread_in_an_overlapping_row_is_read_from_its_uncovered_indices() {
 }
 
 #[test]
+fn court_cards_whose_art_runs_to_their_edges_are_read() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    // Cards of the paris deck, whose court art runs to the cards' edges: a row of
+    // four on a dark cloth, and nineteen cards on a dotted green cloth.
+    let (l, _) = check_folder("tests/data/courts", &[]);
+    let summary = &l.last().unwrap()["summary"];
+    assert_eq!(summary["labelled"].as_u64(), Some(23), "{summary}");
+    assert_eq!(summary["misread"].as_u64(), Some(0), "{summary}");
+    // The jack of spades on the dark cloth is fitted on the colour axis from the
+    // cloth to the paper (the row lost him before).
+    let row = line_of(&l, "dark-seq4-paris.jpg");
+    assert_eq!(row["check"]["sequence_ok"].as_bool(), Some(true), "{row}");
+    assert_eq!(row["check"]["correct"].as_u64(), Some(4), "{row}");
+    // On the dotted cloth the jack of spades is found in the opened cloth-distance
+    // mask, and the jack of clubs, whose art the masks cut into two halves that
+    // read as no card, from the outline around them (15 of 19 before).
+    let dotted = line_of(&l, "dotted-spread19-paris.jpg");
+    assert!(
+        dotted["check"]["correct"].as_u64().unwrap() >= 17,
+        "{dotted}"
+    );
+    assert!(read_names(dotted).contains(&"JC".to_string()), "{dotted}");
+}
+
+#[test]
 fn cards_that_look_landscape_at_a_strong_slant_are_turned_and_read() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
     // A camera far off vertical squashes the table: four portrait cards, squashed to

@@ -280,3 +280,74 @@ fn a_tight_row_given_whole_only_beside_its_groups_of_strips_is_a_short_row() {
         located.rows
     );
 }
+
+#[test]
+fn a_court_card_on_a_dark_cloth_is_fitted_on_its_colour_axis() {
+    // Four cards of the paris deck on a dark cloth: the jack of spades' art, red
+    // and blue, runs to his edges, where whiteness scores it as low as the cloth,
+    // so his sides cannot be fitted on whiteness; on the colour axis from the
+    // cloth to the paper they can.
+    let without = LocaliserConfig {
+        refit_on_colour: false,
+        ..LocaliserConfig::default()
+    };
+    assert_found_only_with(
+        "tests/data/courts/dark-seq4-paris.jpg",
+        without,
+        "colour-axis",
+    );
+}
+
+#[test]
+fn court_cards_on_a_dotted_cloth_are_found_opened_or_around_their_art() {
+    // Nineteen cards of the paris deck on a green cloth with brown dots, four of
+    // them court cards whose art runs to their edges. In the cloth-distance masks
+    // the dots touching a card make its sides ragged; the mask opened (the dots
+    // taken away) gives the jack of spades whole. The jack of clubs' art is cut
+    // into two halves of a card's shape, which win over the card's own outline:
+    // the card comes back as an enclosing outline, for the recognizer to read when
+    // the halves read as no card.
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/courts/dotted-spread19-paris.jpg");
+    let labels = SceneLabels::for_image(&path).unwrap();
+    let frame = load_frame(&path).unwrap();
+    let near = |found: &[Quad], tolerance: f64| {
+        labels
+            .cards
+            .iter()
+            .filter(|l| {
+                found
+                    .iter()
+                    .any(|q| q.corner_error(&l.corners) <= tolerance)
+            })
+            .count()
+    };
+    let located = locate(&frame, &LocaliserConfig::default());
+    let unopened = locate(
+        &frame,
+        &LocaliserConfig {
+            opening_radius: 0,
+            ..LocaliserConfig::default()
+        },
+    );
+    let (with, without) = (near(&located.cards, 8.0), near(&unopened.cards, 8.0));
+    assert!(
+        with > without,
+        "cards located: opened {with}, not opened {without}"
+    );
+    // The jack of clubs: no card outline, but an enclosing one.
+    let jack = &labels.cards[4];
+    assert_eq!(jack.card.to_string(), "JC");
+    let nearest = |found: &[Quad]| {
+        found
+            .iter()
+            .map(|q| q.corner_error(&jack.corners))
+            .fold(f64::INFINITY, f64::min)
+    };
+    assert!(nearest(&located.cards) > 8.0, "{:?}", located.cards);
+    assert!(
+        nearest(&located.enclosing) <= 6.0,
+        "{:?}",
+        located.enclosing
+    );
+}

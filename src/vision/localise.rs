@@ -62,6 +62,14 @@ pub struct LocaliserConfig {
     /// Colour distances from the surrounding cloth tried (sum over R, G, B): finds
     /// court cards whose art reaches their edge.
     pub cloth_distances: Vec<i16>,
+    /// Colour distances from the cloth tried once more on the mask opened by a
+    /// square of side `2 × opening_radius + 1`, for card outlines only: on a dotted
+    /// or speckled cloth the specks that touch a card join its blob, and its sides
+    /// come out too ragged for a card's; opened, the specks are gone and the card
+    /// keeps its shape.
+    pub opened_cloth_distances: Vec<i16>,
+    /// Half the side of the opening's square, in working pixels (0: no opening).
+    pub opening_radius: usize,
     /// On a light cloth, the whiteness steps (across two working pixels) that
     /// count as an outline for the enclosed-outline masks, tried in turn: in a
     /// lamp's glare the cloth is as white as the paper, and only the card's edge
@@ -77,10 +85,14 @@ pub struct LocaliserConfig {
     /// turn: a cream or ivory card on a pale tinted cloth (cream on pale green,
     /// ivory on pink) is barely whiter than it, but differs in hue all round.
     pub outline_colour_steps: Vec<i16>,
-    /// On a light cloth, fit the sides of an outline that whiteness cannot fit
-    /// again on the colour axis from the cloth's colour to the paper's (the
-    /// median colours just outside and just inside it): the sides of a cream
-    /// card on a pale green cloth are a step in colour, hardly in whiteness.
+    /// Fit the sides of an outline that whiteness cannot fit again on the colour
+    /// axis from the cloth's colour to the paper's (the median colours just
+    /// outside and just inside it): the sides of a cream card on a pale green
+    /// cloth are a step in colour, hardly in whiteness, and so are those of a
+    /// court card on a dark cloth where its art, red or blue, reaches the edge.
+    /// On a cloth that is not light such an outline is kept only where no outline
+    /// fitted on whiteness overlaps it: there it stands in for a card whiteness
+    /// missed, and never moves one whiteness found.
     pub refit_on_colour: bool,
     /// How far inside an enclosed outline's quad the card's edge is searched for,
     /// as a fraction of the quad's size (square root of its area): the enclosed
@@ -124,6 +136,8 @@ impl Default for LocaliserConfig {
             neutral_spreads: vec![10],
             light_cloth_whiteness: 80,
             cloth_distances: vec![35, 50, 90],
+            opened_cloth_distances: vec![90],
+            opening_radius: 1,
             outline_steps: vec![20, 40],
             other_cloth_outline_steps: vec![40],
             outline_colour_steps: vec![45, 70],
@@ -646,6 +660,70 @@ struct Candidate {
     row: bool,
 }
 
+/// A mask opened by a square of side `2r + 1` (eroded, then dilated): specks and
+/// threads narrower than the square go, and so do specks of a dotted cloth that
+/// touch a card's edge; what is wider keeps its shape, its corners a little
+/// rounded. Out of the frame counts as out of the mask. The square is `r` steps of
+/// 3 × 3, each done on rows packed 64 pixels to a word.
+fn opened(mask: &[bool], w: usize, h: usize, r: usize) -> Vec<bool> {
+    let words = w.div_ceil(64);
+    let mut flags = vec![0u8; words * 64];
+    let mut bits = vec![0u64; words * h];
+    for (row, out) in mask.chunks_exact(w).zip(bits.chunks_exact_mut(words)) {
+        flags[..w]
+            .iter_mut()
+            .zip(row)
+            .for_each(|(f, &m)| *f = u8::from(m));
+        pack_bits(&flags, out);
+    }
+    for _ in 0..r {
+        bits = square_step(&bits, w, words, false);
+    }
+    for _ in 0..r {
+        bits = square_step(&bits, w, words, true);
+    }
+    let mut out = vec![false; w * h];
+    for (row, packed) in out.chunks_exact_mut(w).zip(bits.chunks_exact(words)) {
+        for (x, px) in row.iter_mut().enumerate() {
+            *px = (packed[x / 64] >> (x % 64)) & 1 == 1;
+        }
+    }
+    out
+}
+
+/// One 3 × 3 step of [`opened`] on packed rows (`words` per row, bits past a
+/// row's end clear): with `grow` a pixel is set when any of its 3 × 3
+/// neighbourhood is (dilation), otherwise when all of it is, out of the frame
+/// counting as clear (erosion).
+fn square_step(bits: &[u64], w: usize, words: usize, grow: bool) -> Vec<u64> {
+    let combine = |a: u64, b: u64| if grow { a | b } else { a & b };
+    let mut across = vec![0u64; bits.len()];
+    for (row, out) in bits.chunks_exact(words).zip(across.chunks_exact_mut(words)) {
+        for k in 0..words {
+            let prev = if k > 0 { row[k - 1] } else { 0 };
+            let next = row.get(k + 1).copied().unwrap_or(0);
+            let left = (row[k] << 1) | (prev >> 63);
+            let right = (row[k] >> 1) | (next << 63);
+            out[k] = combine(combine(row[k], left), right);
+        }
+        // Growing may set the bit just past the row's end: clear it again.
+        if w % 64 != 0 {
+            out[words - 1] &= (1u64 << (w % 64)) - 1;
+        }
+    }
+    let h = bits.len() / words;
+    let mut out = vec![0u64; bits.len()];
+    for y in 0..h {
+        for k in 0..words {
+            let at = |yy: usize| across[yy * words + k];
+            let above = if y > 0 { at(y - 1) } else { 0 };
+            let below = if y + 1 < h { at(y + 1) } else { 0 };
+            out[y * words + k] = combine(combine(at(y), above), below);
+        }
+    }
+    out
+}
+
 /// The quad of a convex hull's four straight sides: the hull is split at the
 /// corners of its largest inscribed quad, a line is fitted to the middle of each
 /// part (points every pixel along its edges, rounded corners left out), and
@@ -844,6 +922,43 @@ fn choose(mut cands: Vec<Refined>, merged: &[bool]) -> Vec<Quad> {
     out
 }
 
+/// An outline holding the centre of another counts it as a part of itself when
+/// the other has less than this share of its area: two neighbours merged through a
+/// gap each have about half of it.
+const PART_SHARE: f64 = 0.7;
+
+/// The card outlines [`choose`] dropped (`kept`: those it kept) that hold the centre
+/// of a kept part ([`PART_SHARE`]), one of each overlapping group (the best
+/// supported, then the larger); short rows (`merged` outlines of a row's
+/// proportions) are read as rows and left out.
+fn enclosing(cands: &[Refined], merged: &[bool], kept: &[Quad]) -> Vec<Quad> {
+    let mut dropped: Vec<&Refined> = cands
+        .iter()
+        .zip(merged)
+        .filter(|(c, m)| {
+            let short_row = **m && c.quad.aspect() < ROW_WHOLE_ASPECT;
+            !short_row && !kept.contains(&c.quad)
+        })
+        .map(|(c, _)| c)
+        .filter(|c| {
+            kept.iter()
+                .any(|k| k.area() < PART_SHARE * c.quad.area() && c.quad.contains(k.centre()))
+        })
+        .collect();
+    dropped.sort_by(|a, b| {
+        b.support
+            .total_cmp(&a.support)
+            .then(b.quad.area().total_cmp(&a.quad.area()))
+    });
+    let mut out: Vec<Quad> = Vec::new();
+    for c in dropped {
+        if !out.iter().any(|q| q.overlaps(&c.quad)) {
+            out.push(c.quad);
+        }
+    }
+    out
+}
+
 /// Which outlines swallow two or more smaller, separate outlines that are at least
 /// as well supported: neighbouring cards merged through a bright gap, or a short
 /// row of overlapping cards whose strips the masks also cut out.
@@ -854,7 +969,7 @@ fn swallowing(cands: &[Refined]) -> Vec<bool> {
             let inner: Vec<&Refined> = cands
                 .iter()
                 .filter(|o| {
-                    o.quad.area() < 0.7 * c.quad.area()
+                    o.quad.area() < PART_SHARE * c.quad.area()
                         && o.support >= 0.95 * c.support
                         && c.quad.contains(o.quad.centre())
                 })
@@ -876,7 +991,9 @@ fn choose_rows(rows: Vec<Refined>) -> Vec<Quad> {
         .iter()
         .filter(|c| {
             rows.iter()
-                .filter(|o| o.quad.area() < 0.7 * c.quad.area() && c.quad.contains(o.quad.centre()))
+                .filter(|o| {
+                    o.quad.area() < PART_SHARE * c.quad.area() && c.quad.contains(o.quad.centre())
+                })
                 .count()
                 >= 2
         })
@@ -996,6 +1113,15 @@ pub struct Located {
     /// hull holds an arc of card corners, each card from the bottom one to the top
     /// one, in full-frame pixels.
     pub fans: Vec<Vec<FanCard>>,
+    /// Card outlines dropped for smaller outlines inside them: a court card whose
+    /// art the masks cut into pieces of a card's shape (each better supported than
+    /// the card's own edge, or two of them taken for merged neighbours), or
+    /// neighbours merged through a gap, or a sheet of paper with a card on it. The
+    /// localiser cannot tell these apart; the recognizer reads one only when every
+    /// outline inside it reads as no card. One of each overlapping group (the best
+    /// supported, then the larger); short rows are not among them. Corner order
+    /// as `cards`.
+    pub enclosing: Vec<Quad>,
 }
 
 /// Finds the cards in a frame, and the rows of overlapping cards ([`Located`]).
@@ -1066,6 +1192,30 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             for c in cands[first..].iter_mut().filter(|_| wide) {
                 c.slack = cfg.outline_slack * c.quad.area().sqrt();
             }
+        }
+        if wide || cfg.opening_radius == 0 {
+            continue;
+        }
+        for &d in &cfg.opened_cloth_distances {
+            let open = opened(
+                &dist.iter().map(|&v| v >= d).collect::<Vec<bool>>(),
+                w,
+                h,
+                cfg.opening_radius,
+            );
+            let on = |i: usize| open[i];
+            let mut found = Vec::new();
+            search.candidates(&Mask { w, h, on }, &mut found);
+            // A card the other masks gave already comes out within the opening's
+            // reach of its outline there: it is not re-fitted again.
+            let reach = cfg.opening_radius as f64 + 1.0;
+            let known = |c: &Candidate| {
+                cands
+                    .iter()
+                    .any(|o| !o.row && o.quad.corner_error(&c.quad) <= reach)
+            };
+            let new: Vec<Candidate> = found.into_iter().filter(|c| !c.row && !known(c)).collect();
+            cands.extend(new);
         }
     }
     // Enclosed outlines on any cloth: on a light one whole rows too; on others
@@ -1151,16 +1301,25 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         let s = work.scale;
         let coarse = c.quad.scaled(s);
         let found = fit_on(&by_whiteness, &coarse, slack);
-        if found.is_some() || !light || !cfg.refit_on_colour {
+        if found.is_some() || !cfg.refit_on_colour {
             return found;
         }
-        // On a light cloth a card may be barely whiter than the cloth (cream on
-        // pale green, ivory on pink): its sides are fitted again on the colour
-        // axis from the cloth to its paper.
+        // A card may be barely whiter than the cloth (cream on pale green, ivory
+        // on pink), or its art may reach its edge in a colour whiteness scores as
+        // low as a dark cloth: its sides are fitted again on the colour axis from
+        // the cloth to its paper.
         let axis = by_whiteness.colour_axis(&coarse, edge_reach(s, slack * s))?;
         fit_on(&axis, &coarse, slack)
     };
-    let refined: Vec<Refined> = distinct.iter().filter_map(|c| fit(c, c.slack)).collect();
+    let mut refined: Vec<Refined> = distinct.iter().filter_map(|c| fit(c, c.slack)).collect();
+    if !light {
+        let on_whiteness: Vec<Quad> = refined
+            .iter()
+            .filter(|r| r.axis.is_none())
+            .map(|r| r.quad)
+            .collect();
+        refined.retain(|r| r.axis.is_none() || !on_whiteness.iter().any(|q| q.overlaps(&r.quad)));
+    }
     // A second, narrower pass from the refined outline settles corners that the
     // coarse working scale left a few pixels off, on the signal the outline was
     // fitted on.
@@ -1185,10 +1344,12 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         .filter(|(r, m)| cfg.min_row_aspect > 0.0 && **m && r.quad.aspect() < ROW_WHOLE_ASPECT)
         .map(|(r, _)| settle(r.quad, &axes))
         .collect();
-    let mut cards: Vec<Quad> = choose(refined, &merged)
+    let kept = choose(refined.clone(), &merged);
+    let enclosing: Vec<Quad> = enclosing(&refined, &merged, &kept)
         .into_iter()
         .map(|q| settle(q, &axes))
         .collect();
+    let mut cards: Vec<Quad> = kept.into_iter().map(|q| settle(q, &axes)).collect();
     cards.sort_by(|a, b| a.centre().x.total_cmp(&b.centre().x));
     // Rows are re-fitted without the enclosed outlines' slack (they are not
     // given any), but with the wide cloth window's.
@@ -1238,6 +1399,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         rows,
         short_rows,
         fans,
+        enclosing,
     }
 }
 
@@ -1772,6 +1934,139 @@ mod tests {
         // A row holding one strip is no whole row: `choose` decides alone.
         let rows = choose_rows(vec![strips[0].clone(), rect(100.0, 290.0)]);
         assert_eq!(rows.len(), 1);
+    }
+
+    #[test]
+    fn a_card_dropped_for_pieces_of_its_art_is_an_enclosing_outline() {
+        let refined = |quad: Quad, support: f64| Refined {
+            quad,
+            support,
+            inside_light: 1.0,
+            axis: None,
+        };
+        // A court card 100 × 140 whose art the masks cut into two halves, each a
+        // better fit than the card's own edge.
+        let card = refined(rect_quad(100.0, 200.0, 100.0, 240.0), 0.64);
+        let halves = [
+            refined(rect_quad(105.0, 148.0, 105.0, 235.0), 0.7),
+            refined(rect_quad(152.0, 195.0, 105.0, 235.0), 0.68),
+        ];
+        // A card lying elsewhere, found whole.
+        let other = refined(rect_quad(400.0, 500.0, 100.0, 240.0), 0.9);
+        let cands = vec![
+            card.clone(),
+            halves[0].clone(),
+            halves[1].clone(),
+            other.clone(),
+        ];
+        let merged = swallowing(&cands);
+        let kept = choose(cands.clone(), &merged);
+        assert!(
+            !kept.contains(&card.quad),
+            "the halves win, as merged cards would"
+        );
+        assert_eq!(enclosing(&cands, &merged, &kept), vec![card.quad]);
+        // One piece inside is enough: a card outline beaten by a piece of its art.
+        let cands = vec![card.clone(), halves[0].clone(), other];
+        let merged = swallowing(&cands);
+        let kept = choose(cands.clone(), &merged);
+        assert_eq!(enclosing(&cands, &merged, &kept), vec![card.quad]);
+        // A short row (a row's proportions, holding pieces) is read as a row.
+        let row = refined(rect_quad(100.0, 400.0, 100.0, 240.0), 0.64);
+        let strips: Vec<Refined> = (0..6)
+            .map(|k| {
+                let x0 = 100.0 + 50.0 * f64::from(k);
+                refined(rect_quad(x0, x0 + 48.0, 100.0, 240.0), 0.8)
+            })
+            .collect();
+        let mut cands = strips;
+        cands.push(row);
+        let merged = swallowing(&cands);
+        let kept = choose(cands.clone(), &merged);
+        assert!(enclosing(&cands, &merged, &kept).is_empty());
+        // Nothing dropped, nothing enclosing.
+        let cands = vec![halves[0].clone()];
+        assert!(enclosing(&cands, &swallowing(&cands), &[halves[0].quad]).is_empty());
+    }
+
+    #[test]
+    fn opening_takes_away_specks_even_where_they_touch_a_card() {
+        let (w, h) = (40, 30);
+        let mut mask = vec![false; w * h];
+        let mut set = |x: usize, y: usize| mask[y * w + x] = true;
+        for y in 5..20 {
+            for x in 10..22 {
+                set(x, y);
+            }
+        }
+        // Specks of a dotted cloth: alone, and two touching the card's sides.
+        for (x, y) in [
+            (30, 10),
+            (31, 10),
+            (30, 11),
+            (3, 25),
+            (22, 8),
+            (23, 8),
+            (22, 9),
+            (23, 9),
+        ] {
+            set(x, y);
+        }
+        set(15, 20);
+        let open = opened(&mask, w, h, 1);
+        let card = |x: usize, y: usize| (10..22).contains(&x) && (5..20).contains(&y);
+        for y in 0..h {
+            for x in 0..w {
+                assert_eq!(open[y * w + x], card(x, y), "pixel ({x}, {y})");
+            }
+        }
+        // Radius 0 is the mask itself.
+        assert_eq!(opened(&mask, w, h, 0), mask);
+    }
+
+    #[test]
+    fn opening_on_packed_rows_is_the_opening_by_a_square() {
+        // A pseudo-random mask wider than a word (not a multiple of 64), against
+        // erosion and dilation by the square straight from their definitions.
+        let (w, h) = (70, 33);
+        let mut state = 7u64;
+        let mask: Vec<bool> = (0..w * h)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (state >> 33) % 100 < 93
+            })
+            .collect();
+        for r in [1usize, 2] {
+            let window = |src: &[bool], x: usize, y: usize, all: bool| {
+                let mut seen = (0, 0);
+                for yy in y as i64 - r as i64..=(y + r) as i64 {
+                    for xx in x as i64 - r as i64..=(x + r) as i64 {
+                        let inside = (0..w as i64).contains(&xx) && (0..h as i64).contains(&yy);
+                        let on = inside && src[yy as usize * w + xx as usize];
+                        seen.0 += usize::from(on);
+                        seen.1 += 1;
+                    }
+                }
+                if all {
+                    seen.0 == seen.1
+                } else {
+                    seen.0 > 0
+                }
+            };
+            let eroded: Vec<bool> = (0..w * h)
+                .map(|i| window(&mask, i % w, i / w, true))
+                .collect();
+            let want: Vec<bool> = (0..w * h)
+                .map(|i| window(&eroded, i % w, i / w, false))
+                .collect();
+            assert!(
+                want.iter().any(|&b| b) && want != mask,
+                "a mask the opening changes"
+            );
+            assert_eq!(opened(&mask, w, h, r), want, "radius {r}");
+        }
     }
 
     /// An upright rectangle from `x0` to `x1` and `y0` to `y1`, clockwise.

@@ -203,12 +203,13 @@ impl Recognizer {
     /// [`Recognizer::recognise`] on a frame of a size the localiser reads as it is.
     fn recognise_as_is(&self, frame: &RgbImage) -> Result<FrameRead, ModelError> {
         let located = locate(frame, &self.localiser);
-        let quads = &located.cards;
+        let mut quads = located.cards.clone();
         let threshold = self.classifier.settings().confirm_threshold;
-        let mut best = self.read_both_ways(frame, quads, threshold)?;
-        let parts = self.cut_touching(frame, quads, &mut best, threshold)?;
+        let mut best = self.read_both_ways(frame, &quads, threshold)?;
+        let parts = self.cut_touching(frame, &quads, &mut best, threshold)?;
+        self.read_enclosing(frame, &located, &mut quads, &mut best, &parts, threshold)?;
         let rows = spread_rows(&located, &best, &parts);
-        let mut spread = self.read_spreads(frame, &rows, quads, &mut best, threshold)?;
+        let mut spread = self.read_spreads(frame, &rows, &quads, &mut best, threshold)?;
         let fans = self.read_fans(frame, &located.fans, &best, &spread)?;
         spread.extend(fans);
         self.second_look(frame, &mut best, threshold)?;
@@ -316,6 +317,60 @@ impl Recognizer {
             }
         }
         Ok(parts)
+    }
+
+    /// The outlines the localiser dropped for smaller ones inside them
+    /// ([`Located::enclosing`]) where nothing inside reads as a card: every card
+    /// outline whose centre lies in one read as no card, and no cut of touching
+    /// cards lies there. Those are pieces of a court card's art that the masks cut
+    /// out in a card's shape, and the enclosing outline is read instead (both ways
+    /// up, as any card); when it reads as a card it takes the first piece's place
+    /// in `quads` and `best`, and is looked at again like any other card. Where
+    /// the pieces read as cards (neighbours merged through a gap, a card on a
+    /// sheet of paper) it is never read; nor where a row outline overlaps it: in
+    /// a spread hand the pieces are strips, read as the row's covered cards.
+    fn read_enclosing(
+        &self,
+        frame: &RgbImage,
+        located: &Located,
+        quads: &mut [Quad],
+        best: &mut [Option<(Quad, ClassRead)>],
+        parts: &[(Quad, ClassRead)],
+        threshold: f32,
+    ) -> Result<(), ModelError> {
+        let in_row = |outer: &Quad| {
+            located
+                .rows
+                .iter()
+                .chain(&located.short_rows)
+                .any(|r| r.overlaps(outer))
+        };
+        let mut places = Vec::new();
+        let mut outlines = Vec::new();
+        for outer in located.enclosing.iter().filter(|o| !in_row(o)) {
+            let inside: Vec<usize> = (0..quads.len())
+                .filter(|&i| outer.contains(quads[i].centre()))
+                .collect();
+            let no_card = inside
+                .iter()
+                .all(|&i| best[i].as_ref().map_or(true, |(_, r)| r.card.is_none()));
+            let no_part = !parts.iter().any(|(q, _)| outer.contains(q.centre()));
+            if let (Some(&first), true, true) = (inside.first(), no_card, no_part) {
+                places.push(first);
+                outlines.push(*outer);
+            }
+        }
+        if outlines.is_empty() {
+            return Ok(());
+        }
+        let reads = self.read_both_ways(frame, &outlines, threshold)?;
+        for ((i, outer), read) in places.into_iter().zip(outlines).zip(reads) {
+            if let Some((quad, read)) = read.filter(|(_, r)| r.card.is_some()) {
+                quads[i] = outer;
+                best[i] = Some((quad, read));
+            }
+        }
+        Ok(())
     }
 
     /// Overlapping rows: each row outline of the localiser that does not read as a
@@ -1367,6 +1422,7 @@ mod tests {
             rows: vec![long_row],
             short_rows: vec![spread, merged],
             fans: Vec::new(),
+            enclosing: Vec::new(),
         };
         let best = vec![
             Some((rect(500.0, 600.0), read(None, 0.99))),
