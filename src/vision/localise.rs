@@ -901,20 +901,26 @@ struct Refined {
 /// outlines that are at least as well supported (neighbouring cards merged through
 /// a bright gap; `merged`, from [`swallowing`]) go first; then the best-supported
 /// outline of each overlapping group wins (larger on a tie).
-fn choose(mut cands: Vec<Refined>, merged: &[bool]) -> Vec<Quad> {
-    let mut keep: Vec<Refined> = cands
-        .drain(..)
+fn choose(cands: &[Refined], merged: &[bool]) -> Vec<Quad> {
+    let keep: Vec<&Refined> = cands
+        .iter()
         .zip(merged)
         .filter(|(_, m)| !**m)
         .map(|(c, _)| c)
         .collect();
-    keep.sort_by(|a, b| {
+    best_of_each_overlap(keep)
+}
+
+/// One outline of each group of overlapping ones: the best supported, then the
+/// larger.
+fn best_of_each_overlap(mut cands: Vec<&Refined>) -> Vec<Quad> {
+    cands.sort_by(|a, b| {
         b.support
             .total_cmp(&a.support)
             .then(b.quad.area().total_cmp(&a.quad.area()))
     });
     let mut out: Vec<Quad> = Vec::new();
-    for c in keep {
+    for c in cands {
         if !out.iter().any(|q| q.overlaps(&c.quad)) {
             out.push(c.quad);
         }
@@ -932,7 +938,7 @@ const PART_SHARE: f64 = 0.7;
 /// supported, then the larger); short rows (`merged` outlines of a row's
 /// proportions) are read as rows and left out.
 fn enclosing(cands: &[Refined], merged: &[bool], kept: &[Quad]) -> Vec<Quad> {
-    let mut dropped: Vec<&Refined> = cands
+    let dropped: Vec<&Refined> = cands
         .iter()
         .zip(merged)
         .filter(|(c, m)| {
@@ -945,18 +951,7 @@ fn enclosing(cands: &[Refined], merged: &[bool], kept: &[Quad]) -> Vec<Quad> {
                 .any(|k| k.area() < PART_SHARE * c.quad.area() && c.quad.contains(k.centre()))
         })
         .collect();
-    dropped.sort_by(|a, b| {
-        b.support
-            .total_cmp(&a.support)
-            .then(b.quad.area().total_cmp(&a.quad.area()))
-    });
-    let mut out: Vec<Quad> = Vec::new();
-    for c in dropped {
-        if !out.iter().any(|q| q.overlaps(&c.quad)) {
-            out.push(c.quad);
-        }
-    }
-    out
+    best_of_each_overlap(dropped)
 }
 
 /// Which outlines swallow two or more smaller, separate outlines that are at least
@@ -1001,7 +996,7 @@ fn choose_rows(rows: Vec<Refined>) -> Vec<Quad> {
         .collect();
     wholes.sort_by(|a, b| b.area().total_cmp(&a.area()));
     let merged = swallowing(&rows);
-    let mut out = choose(rows, &merged);
+    let mut out = choose(&rows, &merged);
     let mut kept: Vec<Quad> = Vec::new();
     for q in wholes {
         if !kept.iter().any(|k| k.overlaps(&q)) {
@@ -1344,7 +1339,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
         .filter(|(r, m)| cfg.min_row_aspect > 0.0 && **m && r.quad.aspect() < ROW_WHOLE_ASPECT)
         .map(|(r, _)| settle(r.quad, &axes))
         .collect();
-    let kept = choose(refined.clone(), &merged);
+    let kept = choose(&refined, &merged);
     let enclosing: Vec<Quad> = enclosing(&refined, &merged, &kept)
         .into_iter()
         .map(|q| settle(q, &axes))
@@ -1925,7 +1920,7 @@ mod tests {
         let mut cands = strips.to_vec();
         cands.push(row.clone());
         // `choose` takes the row for separate outlines merged and keeps the strips.
-        let chosen = choose(cands.clone(), &swallowing(&cands));
+        let chosen = choose(&cands, &swallowing(&cands));
         assert_eq!(chosen.len(), 3);
         assert!(!chosen.contains(&row.quad));
         let rows = choose_rows(cands);
@@ -1960,7 +1955,7 @@ mod tests {
             other.clone(),
         ];
         let merged = swallowing(&cands);
-        let kept = choose(cands.clone(), &merged);
+        let kept = choose(&cands, &merged);
         assert!(
             !kept.contains(&card.quad),
             "the halves win, as merged cards would"
@@ -1969,7 +1964,7 @@ mod tests {
         // One piece inside is enough: a card outline beaten by a piece of its art.
         let cands = vec![card.clone(), halves[0].clone(), other];
         let merged = swallowing(&cands);
-        let kept = choose(cands.clone(), &merged);
+        let kept = choose(&cands, &merged);
         assert_eq!(enclosing(&cands, &merged, &kept), vec![card.quad]);
         // A short row (a row's proportions, holding pieces) is read as a row.
         let row = refined(rect_quad(100.0, 400.0, 100.0, 240.0), 0.64);
@@ -1982,7 +1977,7 @@ mod tests {
         let mut cands = strips;
         cands.push(row);
         let merged = swallowing(&cands);
-        let kept = choose(cands.clone(), &merged);
+        let kept = choose(&cands, &merged);
         assert!(enclosing(&cands, &merged, &kept).is_empty());
         // Nothing dropped, nothing enclosing.
         let cands = vec![halves[0].clone()];
