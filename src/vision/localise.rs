@@ -557,12 +557,7 @@ fn blobs<F: Fn(usize) -> bool>(mask: &Mask<F>, min_px: u32, max_px: u32) -> Vec<
     let mut flags = vec![0u8; w.div_ceil(64) * 64];
     let mut bits = vec![0u64; w.div_ceil(64)];
     for y in 0..mask.h {
-        let row = y * w;
-        flags[..w]
-            .iter_mut()
-            .enumerate()
-            .for_each(|(x, b)| *b = u8::from((mask.on)(row + x)));
-        pack_bits(&flags, &mut bits);
+        pack_row(mask, y, &mut flags, &mut bits);
         let start = runs.len();
         let mut x = 0;
         while let Some(x0) = next_bit(&bits, x, true) {
@@ -621,6 +616,18 @@ fn blobs<F: Fn(usize) -> bool>(mask: &Mask<F>, min_px: u32, max_px: u32) -> Vec<
     out
 }
 
+/// Packs row `y` of the mask into `bits` (bit `x % 64` of word `x / 64`; bits past
+/// the row's end clear), through `flags`, a byte per pixel rounded up to whole
+/// words: the test is evaluated in a straight loop the compiler vectorises.
+fn pack_row<F: Fn(usize) -> bool>(mask: &Mask<F>, y: usize, flags: &mut [u8], bits: &mut [u64]) {
+    let row = y * mask.w;
+    flags[..mask.w]
+        .iter_mut()
+        .enumerate()
+        .for_each(|(x, b)| *b = u8::from((mask.on)(row + x)));
+    pack_bits(flags, bits);
+}
+
 /// Packs 0/1 bytes into bits, eight bytes per multiply (bit `i` of a word is byte
 /// `i` of its 64).
 fn pack_bits(flags: &[u8], bits: &mut [u64]) {
@@ -665,16 +672,13 @@ struct Candidate {
 /// touch a card's edge; what is wider keeps its shape, its corners a little
 /// rounded. Out of the frame counts as out of the mask. The square is `r` steps of
 /// 3 × 3, each done on rows packed 64 pixels to a word.
-fn opened(mask: &[bool], w: usize, h: usize, r: usize) -> Vec<bool> {
+fn opened<F: Fn(usize) -> bool>(mask: &Mask<F>, r: usize) -> Vec<bool> {
+    let (w, h) = (mask.w, mask.h);
     let words = w.div_ceil(64);
     let mut flags = vec![0u8; words * 64];
     let mut bits = vec![0u64; words * h];
-    for (row, out) in mask.chunks_exact(w).zip(bits.chunks_exact_mut(words)) {
-        flags[..w]
-            .iter_mut()
-            .zip(row)
-            .for_each(|(f, &m)| *f = u8::from(m));
-        pack_bits(&flags, out);
+    for (y, out) in bits.chunks_exact_mut(words).enumerate() {
+        pack_row(mask, y, &mut flags, out);
     }
     for _ in 0..r {
         bits = square_step(&bits, w, words, false);
@@ -909,6 +913,15 @@ fn choose(cands: &[Refined], merged: &[bool]) -> Vec<Quad> {
         .map(|(c, _)| c)
         .collect();
     best_of_each_overlap(keep)
+}
+
+/// Whether a card candidate (not a row) already lies within `reach` working pixels
+/// of `quad` at every corner: a mask tried after the others finds most of their
+/// cards again, and each re-fit costs time.
+fn found_already(cands: &[Candidate], quad: &Quad, reach: f64) -> bool {
+    cands
+        .iter()
+        .any(|o| !o.row && o.quad.corner_error(quad) <= reach)
 }
 
 /// One outline of each group of overlapping ones: the best supported, then the
@@ -1192,24 +1205,18 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             continue;
         }
         for &d in &cfg.opened_cloth_distances {
-            let open = opened(
-                &dist.iter().map(|&v| v >= d).collect::<Vec<bool>>(),
-                w,
-                h,
-                cfg.opening_radius,
-            );
+            let far = |i: usize| dist[i] >= d;
+            let open = opened(&Mask { w, h, on: far }, cfg.opening_radius);
             let on = |i: usize| open[i];
             let mut found = Vec::new();
             search.candidates(&Mask { w, h, on }, &mut found);
             // A card the other masks gave already comes out within the opening's
             // reach of its outline there: it is not re-fitted again.
             let reach = cfg.opening_radius as f64 + 1.0;
-            let known = |c: &Candidate| {
-                cands
-                    .iter()
-                    .any(|o| !o.row && o.quad.corner_error(&c.quad) <= reach)
-            };
-            let new: Vec<Candidate> = found.into_iter().filter(|c| !c.row && !known(c)).collect();
+            let new: Vec<Candidate> = found
+                .into_iter()
+                .filter(|c| !c.row && !found_already(&cands, &c.quad, reach))
+                .collect();
             cands.extend(new);
         }
     }
@@ -1254,10 +1261,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
                 // card already: an outline that differs from one of theirs by
                 // no more than its shadow is not re-fitted again (a wide re-fit
                 // costs about a fifth of a millisecond).
-                let known = !light
-                    && cands
-                        .iter()
-                        .any(|o| !o.row && o.quad.corner_error(&c.quad) <= c.slack + 1.0);
+                let known = !light && found_already(&cands, &c.quad, c.slack + 1.0);
                 if !known {
                     cands.push(c);
                 }
@@ -2008,7 +2012,8 @@ mod tests {
             set(x, y);
         }
         set(15, 20);
-        let open = opened(&mask, w, h, 1);
+        let on = |i: usize| mask[i];
+        let open = opened(&Mask { w, h, on }, 1);
         let card = |x: usize, y: usize| (10..22).contains(&x) && (5..20).contains(&y);
         for y in 0..h {
             for x in 0..w {
@@ -2016,7 +2021,7 @@ mod tests {
             }
         }
         // Radius 0 is the mask itself.
-        assert_eq!(opened(&mask, w, h, 0), mask);
+        assert_eq!(opened(&Mask { w, h, on }, 0), mask);
     }
 
     #[test]
@@ -2060,7 +2065,8 @@ mod tests {
                 want.iter().any(|&b| b) && want != mask,
                 "a mask the opening changes"
             );
-            assert_eq!(opened(&mask, w, h, r), want, "radius {r}");
+            let on = |i: usize| mask[i];
+            assert_eq!(opened(&Mask { w, h, on }, r), want, "radius {r}");
         }
     }
 
