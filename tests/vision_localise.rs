@@ -351,3 +351,42 @@ fn court_cards_on_a_dotted_cloth_are_found_opened_or_around_their_art() {
         located.enclosing
     );
 }
+
+#[test]
+fn a_court_card_close_beside_another_is_fitted_on_its_own_edge() {
+    // Three cards of the paris deck on a cream cloth, the king of diamonds and the
+    // jack of clubs a few pixels apart. The jack's art runs to his sides, so his
+    // outline comes only from a flood that stops at edges, and that outline holds
+    // his soft shadow: his sides are searched for further in than the outline.
+    // They must not be searched for further out: there the king's border, a dark
+    // line with pale cloth beyond, is a step of the same sign as the jack's edge,
+    // and his left side was fitted on it, 20 px off.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/courts/cream-seq3-paris.jpg");
+    let labels = SceneLabels::for_image(&path).unwrap();
+    let frame = load_frame(&path).unwrap();
+    let jack = &labels.cards[2];
+    assert_eq!(jack.card.to_string(), "JC");
+    let located = locate(&frame, &LocaliserConfig::default());
+    let nearest = located
+        .cards
+        .iter()
+        .chain(&located.enclosing)
+        .map(|q| q.corner_error(&jack.corners))
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        nearest <= 6.0,
+        "nearest outline {nearest:.1} px off: cards {:?}, enclosing {:?}",
+        located.cards,
+        located.enclosing
+    );
+    // The outline around all three (a short row) overlaps the jack: the
+    // recognizer must read his outline all the same (`tests/vision_cli.rs`).
+    assert!(
+        located
+            .short_rows
+            .iter()
+            .any(|r| r.contains(jack.corners.centre())),
+        "{:?}",
+        located.short_rows
+    );
+}

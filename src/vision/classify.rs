@@ -687,6 +687,37 @@ impl Classifier {
             })
             .collect())
     }
+
+    /// [`Classifier::read_one_corner`] for cards of which one look was read
+    /// already (`read`, one look each, in card order; it is look number `at` of
+    /// `looks`): `crops` holds each card's other looks, in order. Reading a crop
+    /// once for a quick first read and again with the others would cost it twice.
+    pub fn read_one_corner_adding(
+        &self,
+        crops: &[f32],
+        looks: usize,
+        read: &[ClassRead],
+        at: usize,
+    ) -> Result<Vec<ClassRead>, ModelError> {
+        let others = looks.saturating_sub(1);
+        if others == 0 {
+            return Ok(read.to_vec());
+        }
+        let logits = self.logits(crops, others * read.len())?;
+        let temperature = self.settings.temperature;
+        Ok(logits
+            .chunks_exact(CLASSES * others)
+            .zip(read)
+            .map(|(card, first)| {
+                let mut scores: Vec<Vec<f32>> = card
+                    .chunks_exact(CLASSES)
+                    .map(|z| log_softmax(z, temperature))
+                    .collect();
+                scores.insert(at.min(others), first.score.to_vec());
+                mean_read(scores.into_iter(), [0.0; CLASSES])
+            })
+            .collect())
+    }
 }
 
 /// Where the model is looked for, in order: `$ELEUSIS_MODEL` (a directory or
@@ -997,6 +1028,39 @@ mod tests {
         assert!(cache.contains_key(&2) && cache.contains_key(&3));
         assert!(cache.contains_key(&MAX_SIZED_BATCH) && cache.contains_key(&6));
         assert!(!cache.contains_key(&70));
+    }
+
+    #[test]
+    fn a_look_read_already_counts_as_one_of_a_cards_looks() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        let c = Classifier::load(&dir).expect("the committed model loads");
+        // Two cards of three looks each; the middle looks are read first, alone.
+        let looks: Vec<Vec<f32>> = (0..6)
+            .map(|k| {
+                (0..CROP_LEN)
+                    .map(|i| 0.5 + 0.4 * ((i % (389 + 97 * k)) as f32 * 0.017).sin())
+                    .collect()
+            })
+            .collect();
+        let all: Vec<f32> = looks.concat();
+        let whole = c.read_one_corner(&all, 2, 3).unwrap();
+        let middles: Vec<f32> = [&looks[1], &looks[4]].map(|l| l.to_vec()).concat();
+        let first = c.read_one_corner(&middles, 2, 1).unwrap();
+        let others: Vec<f32> = [&looks[0], &looks[2], &looks[3], &looks[5]]
+            .map(|l| l.to_vec())
+            .concat();
+        let added = c.read_one_corner_adding(&others, 3, &first, 1).unwrap();
+        assert_eq!(added.len(), 2);
+        for (a, w) in added.iter().zip(&whole) {
+            assert_eq!(a.card, w.card);
+            let diff = a
+                .score
+                .iter()
+                .zip(&w.score)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0f32, f32::max);
+            assert!(diff < 1e-3, "scores differ by {diff}");
+        }
     }
 
     #[test]

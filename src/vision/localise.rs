@@ -1687,10 +1687,15 @@ impl<'a> EdgeSignal<'a> {
 /// points, and takes the corners where neighbouring lines cross. A side that cannot
 /// be re-fitted keeps its coarse line; a corner that moves implausibly far keeps its
 /// coarse position. The support is the fraction of probes on the fitted lines.
-/// `slack` (full-frame pixels) widens the search and the corners' leeway, for a
-/// coarse quad known to lie outside the card by up to that much.
+/// `slack` (full-frame pixels) widens the search inwards and the corners' leeway,
+/// for a coarse quad known to lie outside the card by up to that much.
 fn refine(signal: &EdgeSignal<'_>, coarse: &Quad, scale: f64, slack: f64) -> Refined {
     let reach = edge_reach(scale, slack);
+    // The slack says how far outside the card the coarse quad may lie: the edge
+    // is searched for that much further in, never further out, where the border
+    // of a card lying close beside it (a dark line with pale cloth beyond) is a
+    // step of the card edge's sign.
+    let outward = edge_reach(scale, 0.0);
     let step = 0.5;
     // Steps over two pixels (four half-pixel samples) in the wide first search,
     // over one in the narrow final one.
@@ -1719,7 +1724,7 @@ fn refine(signal: &EdgeSignal<'_>, coarse: &Quad, scale: f64, slack: f64) -> Ref
                 signal,
                 (bx, by),
                 (nx, ny),
-                reach,
+                (reach, outward),
                 step,
                 half_base,
                 slack > 0.0,
@@ -1785,8 +1790,8 @@ fn edge_reach(scale: f64, slack: f64) -> f64 {
     2.5 * scale + 2.0 + slack
 }
 
-/// The offset along the normal (from `-reach` to `reach`) of the strongest grey-level
-/// step, with sub-sample precision.
+/// The offset along the normal (from `-reach`, inside, to `outward`, outside) of the
+/// strongest grey-level step, with sub-sample precision.
 ///
 /// A cheap webcam's frame is noisy and often out of focus: each profile sample is
 /// the mean of three taps spread along the edge (a pixel apart), and the step is
@@ -1797,12 +1802,12 @@ fn edge_offset(
     signal: &EdgeSignal<'_>,
     base: (f64, f64),
     normal: (f64, f64),
-    reach: f64,
+    (reach, outward): (f64, f64),
     step: f64,
     half_base: usize,
     outermost: bool,
 ) -> Option<f64> {
-    let n = (2.0 * reach / step) as usize + 1;
+    let n = ((reach + outward) / step) as usize + 1;
     if n < 2 * half_base + 3 {
         return None;
     }

@@ -328,7 +328,10 @@ impl Recognizer {
     /// in `quads` and `best`, and is looked at again like any other card. Where
     /// the pieces read as cards (neighbours merged through a gap, a card on a
     /// sheet of paper) it is never read; nor where a row outline overlaps it: in
-    /// a spread hand the pieces are strips, read as the row's covered cards.
+    /// a spread hand the pieces are strips, read as the row's covered cards. A
+    /// short row ([`Located::short_rows`]) does not count: on a pale cloth the
+    /// outline around a few cards laid close together is one, and it must not
+    /// hide a court card among them.
     fn read_enclosing(
         &self,
         frame: &RgbImage,
@@ -338,13 +341,7 @@ impl Recognizer {
         parts: &[(Quad, ClassRead)],
         threshold: f32,
     ) -> Result<(), ModelError> {
-        let in_row = |outer: &Quad| {
-            located
-                .rows
-                .iter()
-                .chain(&located.short_rows)
-                .any(|r| r.overlaps(outer))
-        };
+        let in_row = |outer: &Quad| located.rows.iter().any(|r| r.overlaps(outer));
         let mut places = Vec::new();
         let mut outlines = Vec::new();
         for outer in located.enclosing.iter().filter(|o| !in_row(o)) {
@@ -605,40 +602,68 @@ impl Recognizer {
             .collect();
         let known = |p: Point| read.iter().any(|q| q.contains(p));
         let looks = SPREAD_SHIFTS.len();
-        let mut corners = Vec::new();
-        // Per covered card cut: its fan and outline.
-        let mut covered: Vec<(usize, Quad)> = Vec::new();
+        // Each covered card's middle cut, and per such card its fan and outline.
+        let middle = SPREAD_SHIFTS[SPREAD_SHIFTS.len() / 2];
+        let mut screen = Vec::new();
+        let mut candidates: Vec<(usize, Quad)> = Vec::new();
         let mut tops: Vec<(usize, Quad)> = Vec::new();
         for (f, fan) in fans.iter().enumerate() {
-            let (start, cut) = (corners.len(), covered.len());
+            let (start, cut) = (screen.len(), candidates.len());
             let mut top = None;
             for card in fan.iter().filter(|c| !known(c.quad.0[0])) {
                 if card.on_top {
                     top = Some((f, card.quad));
                     continue;
                 }
-                let at = corners.len();
-                if cut_covered(frame, &card.quad, FAN_VISIBLE, &mut corners) {
-                    covered.push((f, card.quad));
+                let at = screen.len();
+                if cut_covered_at(frame, &card.quad, FAN_VISIBLE, middle, &mut screen) {
+                    candidates.push((f, card.quad));
                 } else {
-                    corners.truncate(at);
+                    screen.truncate(at);
                 }
             }
             // A fan with too few covered cards left to read can never be taken
             // (below): reading it would only cost time (a tract batch or two on
             // frames of cards laid apart, whose blobs make short arcs).
-            if covered.len() - cut < FAN_MIN_COVERED {
-                corners.truncate(start);
-                covered.truncate(cut);
+            if candidates.len() - cut < FAN_MIN_COVERED {
+                screen.truncate(start);
+                candidates.truncate(cut);
             } else {
                 tops.extend(top);
             }
         }
-        let covered_reads = self
+        // A light or speckled cloth makes many blobs whose hulls hold short arcs
+        // of corners, each a "fan" of a few cards, and cutting and reading every
+        // cut of all of them cost a 3-card frame on such a cloth a quarter of a
+        // second. Each covered card is first read from its middle cut alone (one
+        // crop); only the fans with enough of them read as any card are cut and
+        // read in every cut, as a row's covered cards are.
+        let screened = self
             .classifier
-            .read_one_corner(&corners, covered.len(), looks)?;
-        let top_quads: Vec<Quad> = tops.iter().map(|(_, q)| *q).collect();
-        let top_reads = self.read_quads(frame, &top_quads)?;
+            .read_one_corner(&screen, candidates.len(), 1)?;
+        let worth = fans_worth_reading(fans.len(), candidates.iter().map(|(f, _)| *f), &screened);
+        // The middle cut's read is one of the looks: the other cuts are added.
+        let mut corners = Vec::new();
+        let mut covered: Vec<(usize, Quad)> = Vec::new();
+        let mut middle_reads = Vec::new();
+        let candidates = candidates.into_iter().zip(screened);
+        for ((f, quad), read) in candidates.filter(|((f, _), _)| worth[*f]) {
+            let at = corners.len();
+            let mut others = SPREAD_SHIFTS.iter().filter(|&&du| du != middle);
+            // A cut that cannot be made drops the card (its crops are taken back).
+            if others.all(|&du| cut_covered_at(frame, &quad, FAN_VISIBLE, du, &mut corners)) {
+                covered.push((f, quad));
+                middle_reads.push(read);
+            } else {
+                corners.truncate(at);
+            }
+        }
+        let covered_reads = self.classifier.read_one_corner_adding(
+            &corners,
+            looks,
+            &middle_reads,
+            SPREAD_SHIFTS.len() / 2,
+        )?;
         // The same card read again within a card's height or so of a card already
         // read is that card, read from another corner of the blob.
         let new = |q: &Quad, r: &ClassRead| {
@@ -657,6 +682,10 @@ impl Recognizer {
         // card holds, whose crop catches some card's art: a fan is taken only when
         // enough of its covered cards read as new cards.
         let taken: Vec<bool> = per_fan.iter().map(|r| r.len() >= FAN_MIN_COVERED).collect();
+        // Only a taken fan's top card can be kept: no other is read.
+        tops.retain(|(f, _)| taken[*f]);
+        let top_quads: Vec<Quad> = tops.iter().map(|(_, q)| *q).collect();
+        let top_reads = self.read_quads(frame, &top_quads)?;
         for ((f, quad), read) in tops.iter().zip(top_reads) {
             if let Some(read) = read.filter(|r| plausible(r, true) && new(quad, r)) {
                 per_fan[*f].push((Quad::from_cyclic(quad.0), read, false));
@@ -882,11 +911,24 @@ pub const SPREAD_SHIFTS: [f64; 3] = [-0.025, 0.0, 0.025];
 fn cut_covered(frame: &RgbImage, quad: &Quad, visible: f64, out: &mut Vec<f32>) -> bool {
     let mut ok = true;
     for du in SPREAD_SHIFTS {
-        let mut crop = vec![0.0f32; CROP_LEN];
-        ok &= top_left_crop(frame, &shifted(quad, du, 0.0), &mut crop);
-        cover_beyond(&mut crop, visible - du);
-        out.extend(crop);
+        ok &= cut_covered_at(frame, quad, visible, du, out);
     }
+    ok
+}
+
+/// Appends to `out` one cut of [`cut_covered`], moved by `du` of the card's width;
+/// `false` when its crop cannot be made (its place in `out` is filled all the same).
+fn cut_covered_at(
+    frame: &RgbImage,
+    quad: &Quad,
+    visible: f64,
+    du: f64,
+    out: &mut Vec<f32>,
+) -> bool {
+    let mut crop = vec![0.0f32; CROP_LEN];
+    let ok = top_left_crop(frame, &shifted(quad, du, 0.0), &mut crop);
+    cover_beyond(&mut crop, visible - du);
+    out.extend(crop);
     ok
 }
 
@@ -1033,6 +1075,21 @@ fn beats(new: &Reading, held: Option<&Reading>) -> bool {
             .then(new.total.total_cmp(&held.total))
             .is_gt()
     })
+}
+
+/// Per fan, whether it is worth reading in every cut: at least
+/// [`FAN_MIN_COVERED`] of its covered cards (`fan_of` gives each card's fan, in
+/// the order of `screened`) read from one cut as any card.
+fn fans_worth_reading(
+    n_fans: usize,
+    fan_of: impl Iterator<Item = usize>,
+    screened: &[ClassRead],
+) -> Vec<bool> {
+    let mut cards = vec![0usize; n_fans];
+    for (f, read) in fan_of.zip(screened) {
+        cards[f] += usize::from(read.card.is_some());
+    }
+    cards.into_iter().map(|n| n >= FAN_MIN_COVERED).collect()
 }
 
 /// A part of an overlapping row is kept as a card when read as one, a covered
@@ -1198,6 +1255,29 @@ fn better(a: &ClassRead, b: &ClassRead) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_fans_with_two_covered_cards_read_as_cards_are_read_in_every_cut() {
+        let as_read = |card: Option<&str>| ClassRead {
+            card: card.map(|c| c.parse().unwrap()),
+            confidence: 0.6,
+            score: [0.0; super::super::classify::CLASSES],
+            whole: [0.0; super::super::classify::CLASSES],
+        };
+        // Fan 0: two cards and a blank; fan 1: one card; fan 2: no covered card.
+        let fan_of = [0, 1, 0, 0, 1];
+        let screened = [
+            as_read(Some("QH")),
+            as_read(None),
+            as_read(None),
+            as_read(Some("3C")),
+            as_read(Some("9S")),
+        ];
+        assert_eq!(
+            fans_worth_reading(3, fan_of.into_iter(), &screened),
+            [true, false, false]
+        );
+    }
 
     fn quad(pts: [(f64, f64); 4]) -> Quad {
         Quad(pts.map(|(x, y)| Point::new(x, y)))
