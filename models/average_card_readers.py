@@ -2,9 +2,12 @@
 given card readers' logits (each trained with `train_card.py --seed N --out DIR`), so
 that the service reads the average as it reads one card reader (same input, same
 output, the `card_reader` contract of the model card), at the cost of running every
-member on each card it reads.
+member on each card it reads. Index models (`recognizer.onnx`, from `train.py`) are
+averaged the same way into one index model; they are checked on the validation
+designs' top-left index crops instead of their whole cards.
 
     average_card_readers.py OUT.onnx card_reader.onnx /tmp/s1/card_reader.onnx …
+    average_card_readers.py DIR/recognizer.onnx recognizer.onnx data/gpu-B-s0/recognizer.onnx
 
 It checks the written file: onnxruntime's logits on the validation cards must equal
 the mean of the members' to 1e-4. Then calibrate the model folder holding OUT as
@@ -18,9 +21,11 @@ import os
 
 import numpy as np
 import onnx
+import torch
 import onnxruntime as ort
 from onnx import helper, numpy_helper
 
+import synth
 from train import to_float
 from train_card import load_cards
 
@@ -60,7 +65,8 @@ def average(files: list[str]) -> onnx.ModelProto:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", help="the averaged card reader's file")
-    ap.add_argument("members", nargs="+", help="card reader files (train_card.py's card_reader.onnx)")
+    ap.add_argument("members", nargs="+", help="card reader files (train_card.py's card_reader.onnx), "
+                    "or index model files (train.py's recognizer.onnx), all of one kind")
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
     a = ap.parse_args()
     if len(a.members) < 2:
@@ -68,8 +74,15 @@ def main() -> None:
     for path in a.members:
         if not os.path.exists(path):
             raise SystemExit(f"average_card_readers: no card reader at {path}")
-    onnx.save(average(a.members), a.out)
-    x, y = load_cards([os.path.join(a.data, "val.npz")])
+    model = average(a.members)
+    onnx.save(model, a.out)
+    height = model.graph.input[0].type.tensor_type.shape.dim[2].dim_value
+    if height == synth.CARD_H:
+        x, y = load_cards([os.path.join(a.data, "val.npz")])
+    else:  # index models: the validation crops of each card's top-left corner
+        d = np.load(os.path.join(a.data, "val.npz"))
+        x = torch.from_numpy(d["tl"]).permute(0, 3, 1, 2).contiguous()
+        y = torch.from_numpy(d["label"])
     xv = to_float(x).numpy()
     y = y.numpy()
 
@@ -80,7 +93,7 @@ def main() -> None:
     mean = run(a.out)
     diff = float(np.abs(mean - np.mean(logits, axis=0)).max())
     for path, lg in zip(a.members, logits):
-        print(f"{path}: validation cards read alone {100 * (lg.argmax(1) == y).mean():.2f} %")
+        print(f"{path}: validation reads alone {100 * (lg.argmax(1) == y).mean():.2f} %")
     print(f"{a.out}: {100 * (mean.argmax(1) == y).mean():.2f} %, "
           f"max |difference from the members' mean| {diff:.1e}")
     if diff > 1e-4:
