@@ -226,7 +226,7 @@ fn cream_cards_on_a_pale_green_cloth_are_found_by_their_colour_outline() {
         .join("tests/data/white/spread12-cream-pale-green.jpg");
     let with = check_scene(&path, &LocaliserConfig::default());
     assert!(
-        with.missed.len() <= 2,
+        with.missed.len() <= 1,
         "not located: {}",
         with.missed.join("; ")
     );
@@ -236,8 +236,10 @@ fn cream_cards_on_a_pale_green_cloth_are_found_by_their_colour_outline() {
         ..LocaliserConfig::default()
     };
     let missed = check_scene(&path, &without).missed.len();
+    // Without them 7 are missed (at least 9 before the enclosed outlines' sides were
+    // no longer searched for outside them).
     assert!(
-        missed >= 9,
+        missed >= 6,
         "only {missed} of 12 cards missed without the colour-outline masks: pick a harder frame"
     );
 }
