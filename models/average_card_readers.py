@@ -4,7 +4,7 @@ that the service reads the average as it reads one card reader (same input, same
 output, the `card_reader` contract of the model card), at the cost of running every
 member on each card it reads. Index models (`recognizer.onnx`, from `train.py`) are
 averaged the same way into one index model; they are checked on the validation
-designs' top-left index crops instead of their whole cards.
+designs' index crops instead of their whole cards.
 
     average_card_readers.py OUT.onnx card_reader.onnx /tmp/s1/card_reader.onnx …
     average_card_readers.py DIR/recognizer.onnx recognizer.onnx data/gpu-B-s0/recognizer.onnx
@@ -21,12 +21,11 @@ import os
 
 import numpy as np
 import onnx
-import torch
 import onnxruntime as ort
 from onnx import helper, numpy_helper
 
 import synth
-from train import to_float
+from train import load_crops, to_float
 from train_card import load_cards
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -79,10 +78,8 @@ def main() -> None:
     height = model.graph.input[0].type.tensor_type.shape.dim[2].dim_value
     if height == synth.CARD_H:
         x, y = load_cards([os.path.join(a.data, "val.npz")])
-    else:  # index models: the validation crops of each card's top-left corner
-        d = np.load(os.path.join(a.data, "val.npz"))
-        x = torch.from_numpy(d["tl"]).permute(0, 3, 1, 2).contiguous()
-        y = torch.from_numpy(d["label"])
+    else:  # index models: the validation index crops, both corners
+        x, y = load_crops(os.path.join(a.data, "val.npz"))
     xv = to_float(x).numpy()
     y = y.numpy()
 

@@ -603,7 +603,7 @@ impl Recognizer {
         let known = |p: Point| read.iter().any(|q| q.contains(p));
         let looks = SPREAD_SHIFTS.len();
         // Each covered card's middle cut, and per such card its fan and outline.
-        let middle = SPREAD_SHIFTS[SPREAD_SHIFTS.len() / 2];
+        let middle = SPREAD_SHIFTS.len() / 2;
         let mut screen = Vec::new();
         let mut candidates: Vec<(usize, Quad)> = Vec::new();
         let mut tops: Vec<(usize, Quad)> = Vec::new();
@@ -616,7 +616,13 @@ impl Recognizer {
                     continue;
                 }
                 let at = screen.len();
-                if cut_covered_at(frame, &card.quad, FAN_VISIBLE, middle, &mut screen) {
+                if cut_covered_at(
+                    frame,
+                    &card.quad,
+                    FAN_VISIBLE,
+                    SPREAD_SHIFTS[middle],
+                    &mut screen,
+                ) {
                     candidates.push((f, card.quad));
                 } else {
                     screen.truncate(at);
@@ -649,21 +655,21 @@ impl Recognizer {
         let candidates = candidates.into_iter().zip(screened);
         for ((f, quad), read) in candidates.filter(|((f, _), _)| worth[*f]) {
             let at = corners.len();
-            let mut others = SPREAD_SHIFTS.iter().filter(|&&du| du != middle);
+            let mut others = SPREAD_SHIFTS
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k != middle);
             // A cut that cannot be made drops the card (its crops are taken back).
-            if others.all(|&du| cut_covered_at(frame, &quad, FAN_VISIBLE, du, &mut corners)) {
+            if others.all(|(_, &du)| cut_covered_at(frame, &quad, FAN_VISIBLE, du, &mut corners)) {
                 covered.push((f, quad));
                 middle_reads.push(read);
             } else {
                 corners.truncate(at);
             }
         }
-        let covered_reads = self.classifier.read_one_corner_adding(
-            &corners,
-            looks,
-            &middle_reads,
-            SPREAD_SHIFTS.len() / 2,
-        )?;
+        let covered_reads =
+            self.classifier
+                .read_one_corner_adding(&corners, looks, &middle_reads, middle)?;
         // The same card read again within a card's height or so of a card already
         // read is that card, read from another corner of the blob.
         let new = |q: &Quad, r: &ClassRead| {
@@ -1254,16 +1260,22 @@ fn better(a: &ClassRead, b: &ClassRead) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::classify::CLASSES;
     use super::*;
+
+    /// A read of `card` (`None`: not a card) at `confidence`, with no scores.
+    fn class_read(card: Option<&str>, confidence: f32) -> ClassRead {
+        ClassRead {
+            card: card.map(|c| c.parse().unwrap()),
+            confidence,
+            score: [0.0; CLASSES],
+            whole: [0.0; CLASSES],
+        }
+    }
 
     #[test]
     fn only_fans_with_two_covered_cards_read_as_cards_are_read_in_every_cut() {
-        let as_read = |card: Option<&str>| ClassRead {
-            card: card.map(|c| c.parse().unwrap()),
-            confidence: 0.6,
-            score: [0.0; super::super::classify::CLASSES],
-            whole: [0.0; super::super::classify::CLASSES],
-        };
+        let as_read = |card: Option<&str>| class_read(card, 0.6);
         // Fan 0: two cards and a blank; fan 1: one card; fan 2: no covered card.
         let fan_of = [0, 1, 0, 0, 1];
         let screened = [
@@ -1463,18 +1475,8 @@ mod tests {
 
     #[test]
     fn a_card_read_beats_not_a_card_and_confidence_decides_between_cards() {
-        let card = |c: &str, p: f32| ClassRead {
-            card: Some(c.parse().unwrap()),
-            confidence: p,
-            score: [0.0; crate::vision::classify::CLASSES],
-            whole: [0.0; crate::vision::classify::CLASSES],
-        };
-        let none = ClassRead {
-            card: None,
-            confidence: 0.99,
-            score: [0.0; crate::vision::classify::CLASSES],
-            whole: [0.0; crate::vision::classify::CLASSES],
-        };
+        let card = |c: &str, p: f32| class_read(Some(c), p);
+        let none = class_read(None, 0.99);
         assert!(better(&card("QH", 0.4), &none));
         assert!(!better(&none, &card("QH", 0.4)));
         assert!(better(&card("QH", 0.9), &card("KH", 0.6)));
@@ -1483,12 +1485,7 @@ mod tests {
 
     #[test]
     fn a_short_row_holding_two_cards_is_those_cards_not_a_spread() {
-        let read = |card: Option<&str>, confidence: f32| ClassRead {
-            card: card.map(|c| c.parse().unwrap()),
-            confidence,
-            score: [0.0; crate::vision::classify::CLASSES],
-            whole: [0.0; crate::vision::classify::CLASSES],
-        };
+        let read = class_read;
         let rect = |x0: f64, x1: f64| quad([(x0, 0.0), (x1, 0.0), (x1, 140.0), (x0, 140.0)]);
         let long_row = quad([(0.0, 0.0), (400.0, 0.0), (400.0, 60.0), (0.0, 60.0)]);
         // A short spread: a group of its strips (its two index corners those of
