@@ -9,7 +9,10 @@
 //! the hull: the hull's top is an arc of corners. Walked clockwise on screen, the
 //! arc starts at the bottom card's top-left corner, where its index is, and ends at
 //! the top card's top-right corner; between them lie the other cards' top-left
-//! corners and the top-right corners poking out past the cards above them. Each
+//! corners and the top-right corners poking out past the cards above them. The
+//! simplified hull keeps only some of these corners when the cards are many and
+//! their wedges narrow, so between the arc's ends they are taken from the whole
+//! hull, each cluster of points near the circle one corner. Each
 //! corner of the arc is taken as a card's top-left corner: the card's top edge is
 //! the chord of one card's width that starts there, its side a card's height long
 //! and square to it. A top-right corner taken that way puts an index crop on the
@@ -87,14 +90,18 @@ pub fn fan_cards(hull: &[Point]) -> Vec<FanCard> {
     let min_side = SIDE_MIN * size;
     let height = side_length(&poly, first, false, centre, min_side)
         .max(side_length(&poly, last, true, centre, min_side));
-    // The top card's whole top edge is the arc's last chord.
-    let top_edge = arc[arc.len() - 2].dist(arc[arc.len() - 1]);
+    if height <= 0.0 {
+        return Vec::new();
+    }
+    let corners = arc_corners(&hull, &arc, centre, radius, ON_ARC * size, height);
+    // The top card's whole top edge is the last chord.
+    let top_edge = corners[corners.len() - 2].dist(corners[corners.len() - 1]);
     let width = if (MIN_ASPECT * height..=MAX_ASPECT * height).contains(&top_edge) {
         top_edge
     } else {
         CARD_ASPECT * height
     };
-    if width >= 1.9 * radius || height <= 0.0 {
+    if width >= 1.9 * radius {
         return Vec::new();
     }
     let angle = |p: Point| (p.y - centre.y).atan2(p.x - centre.x);
@@ -113,11 +120,11 @@ pub fn fan_cards(hull: &[Point]) -> Vec<FanCard> {
     }
     // A chord of one card's width spans this angle of the circle.
     let span = 2.0 * (width / (2.0 * radius)).min(1.0).asin();
-    let mut cards = Vec::with_capacity(arc.len() - 1);
-    for (i, pair) in arc.windows(2).enumerate() {
+    let mut cards = Vec::with_capacity(corners.len() - 1);
+    for (i, pair) in corners.windows(2).enumerate() {
         let tl = pair[0];
         let a = angle(tl) + span;
-        let tr = if i + 2 == arc.len() {
+        let tr = if i + 2 == corners.len() {
             // The top card's top edge is the arc's last chord.
             pair[1]
         } else {
@@ -133,10 +140,76 @@ pub fn fan_cards(hull: &[Point]) -> Vec<FanCard> {
         let down = |p: Point| Point::new(p.x + nx * height, p.y + ny * height);
         cards.push(FanCard {
             quad: Quad([tl, tr, down(tr), down(tl)]),
-            on_top: i + 2 == arc.len(),
+            on_top: i + 2 == corners.len(),
         });
     }
     cards
+}
+
+/// Hull points on the arc closer together than this fraction of the card's height
+/// (along the circle) to the first of them are one corner: the points of a
+/// rounded corner, or a card's top-left corner and the top-right corner of a card
+/// below poking out beside it.
+const CLUSTER: f64 = 0.07;
+
+/// The corners of the arc, from the bottom card's top-left corner to the top
+/// card's top-right one, its ends `arc`'s. In a fan of many cards the corners lie
+/// so close to one circle that the simplified hull keeps only some of them, so
+/// they are taken from the whole hull: every point within `tol` of the circle is
+/// gathered into clusters (`CLUSTER`), and each cluster's point farthest from the
+/// centre is a corner. The top card's top-left corner is the simplified arc's
+/// last but one vertex (its last chord is the top card's top edge), and the
+/// corners are gathered up to it.
+fn arc_corners(
+    hull: &[Point],
+    arc: &[Point],
+    centre: Point,
+    radius: f64,
+    tol: f64,
+    height: f64,
+) -> Vec<Point> {
+    let (first, last) = (arc[0], arc[arc.len() - 1]);
+    let angle = |p: Point| (p.y - centre.y).atan2(p.x - centre.x);
+    // Clockwise angle from the arc's start.
+    let from_start = |p: Point| (angle(p) - angle(first)).rem_euclid(std::f64::consts::TAU);
+    let gap = CLUSTER * height / radius;
+    let end = from_start(last);
+    let mut on: Vec<(f64, Point)> = hull
+        .iter()
+        .filter(|p| (p.dist(centre) - radius).abs() <= tol)
+        .map(|&p| (from_start(p), p))
+        .filter(|(a, _)| *a > gap && *a < end - gap)
+        .collect();
+    on.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // The top card's top-left corner, as the simplified hull keeps it.
+    let top_left = arc[arc.len() - 2];
+    let top_at = from_start(top_left);
+    on.retain(|&(a, _)| a < top_at - gap);
+    let mut corners = vec![first];
+    corners.extend(clusters(&on, gap, centre));
+    corners.push(top_left);
+    corners.push(last);
+    corners
+}
+
+/// The corners among `on` (points with their angle along the arc, in order): each
+/// run of points within `gap` of its first point is one corner, the point farthest
+/// from `centre` (a rounded corner's tip).
+fn clusters(on: &[(f64, Point)], gap: f64, centre: Point) -> Vec<Point> {
+    let mut corners = Vec::new();
+    let mut start = 0;
+    for k in 1..=on.len() {
+        if k == on.len() || on[k].0 - on[start].0 > gap {
+            corners.extend(
+                on[start..k]
+                    .iter()
+                    .map(|&(_, p)| p)
+                    .max_by(|a, b| a.dist(centre).total_cmp(&b.dist(centre))),
+            );
+            start = k;
+        }
+    }
+    corners
 }
 
 /// How far the polygon's side runs from the arc's end `end` (a vertex index),
@@ -373,9 +446,27 @@ mod tests {
                     corner
                 );
             }
-            assert_eq!(f.on_top, i + 1 == cards.len(), "card {i}");
+            assert!(
+                !f.on_top || i + 1 == cards.len(),
+                "card {i} is not the top card"
+            );
         }
-        assert_eq!(found.iter().filter(|f| f.on_top).count(), 1, "one top card");
+        let tops: Vec<&FanCard> = found.iter().filter(|f| f.on_top).collect();
+        assert_eq!(tops.len(), 1, "one top card: {found:?}");
+        // The top card's outline starts at its top-left corner; or, where a covered
+        // card's top-right corner pokes out past the top card's edge far enough for
+        // the simplified hull to keep it, at that corner, within a card's width of
+        // the top card's top-right corner (the top card's own index corner, within
+        // a corner's gap of it, is then lost).
+        let top_card = cards[cards.len() - 1];
+        let at = tops[0].quad.0[0];
+        if at.dist(top_card[0]) >= 2.0 {
+            assert!(
+                cards.iter().any(|c| c[1].dist(at) < 2.0)
+                    && at.dist(top_card[1]) < top_card[0].dist(top_card[1]),
+                "the top card starts at {at:?}"
+            );
+        }
         assert!(hits >= min, "{hits} of {} cards found", cards.len());
         hits
     }
@@ -423,6 +514,60 @@ mod tests {
                 (side - h).abs() < 0.05 * h,
                 "a card {side:.1} px tall, not {h}"
             );
+        }
+    }
+
+    #[test]
+    fn corners_the_simplified_hull_drops_are_found_on_the_whole_hull() {
+        // Twenty narrow wedges, each card's corners rounded as a real card's are
+        // (a radius of 4 % of its height, drawn as a few hull points): the corners
+        // lie so close to one circle that simplifying the hull keeps only some of
+        // them, and each rounded corner is several hull points, one corner.
+        let (h, n) = (180.0, 20);
+        let cards = fan(n, h, 0.07, 0.2, Point::new(640.0, 600.0));
+        let r = 0.04 * h;
+        let rounded: Vec<Point> = cards
+            .iter()
+            .flat_map(|c| {
+                (0..4).flat_map(move |k| {
+                    // The corner's arc: from the side before it to the side after.
+                    let (p, prev, next) = (c[k], c[(k + 3) % 4], c[(k + 1) % 4]);
+                    let unit = |a: Point, b: Point| {
+                        let d = a.dist(b);
+                        ((b.x - a.x) / d, (b.y - a.y) / d)
+                    };
+                    let (u, v) = (unit(p, prev), unit(p, next));
+                    let centre = Point::new(p.x + r * (u.0 + v.0), p.y + r * (u.1 + v.1));
+                    (0..=4).map(move |j| {
+                        let t = f64::from(j) / 4.0 * std::f64::consts::FRAC_PI_2;
+                        // From the point on the side before to the one on the side after.
+                        let (a, b) = (t.cos(), t.sin());
+                        Point::new(
+                            centre.x - r * (a * v.0 + b * u.0),
+                            centre.y - r * (a * v.1 + b * u.1),
+                        )
+                    })
+                })
+            })
+            .collect();
+        let found = fan_cards(&convex_hull(rounded));
+        // Each card's index corner, found once: a corner within the rounding of it.
+        let hits = cards
+            .iter()
+            .filter(|c| {
+                found
+                    .iter()
+                    .filter(|f| f.quad.0[0].dist(c[0]) < 1.5 * r)
+                    .count()
+                    == 1
+            })
+            .count();
+        // 19 are; the simplified hull alone gives 6, and clusters chained from
+        // point to point (each within the gap of the one before) 7.
+        assert!(hits >= 17, "{hits} of {n} index corners found: {found:?}");
+        for f in &found {
+            let side = f.quad.0[0].dist(f.quad.0[3]);
+            assert!((side - h).abs() < 0.05 * h, "a card {side:.1} px tall");
         }
     }
 

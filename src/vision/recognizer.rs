@@ -681,7 +681,19 @@ impl Recognizer {
         let mut per_fan: Vec<Vec<(Quad, ClassRead, bool)>> = vec![Vec::new(); fans.len()];
         for ((f, quad), read) in covered.iter().zip(covered_reads) {
             if read.card.is_some() && read.confidence >= FAN_MIN_CONFIDENCE && new(quad, &read) {
-                per_fan[*f].push((Quad::from_cyclic(quad.0), read, true));
+                // Two corners of one card (its rounded corner seen as two, or a
+                // corner next to it whose crop holds its index) read as that card
+                // twice: the surer read is kept.
+                let reads = &mut per_fan[*f];
+                let twin = reads.iter().position(|(q, r, _)| {
+                    r.card == read.card
+                        && q.0[0].dist(quad.0[0]) < FAN_SAME_CORNER * quad.0[0].dist(quad.0[3])
+                });
+                match twin {
+                    Some(k) if reads[k].1.confidence >= read.confidence => {}
+                    Some(k) => reads[k] = (*quad, read, true),
+                    None => reads.push((*quad, read, true)),
+                }
             }
         }
         // A blob of cards laid apart or touching may show a corner or two that no
@@ -694,7 +706,7 @@ impl Recognizer {
         let top_reads = self.read_quads(frame, &top_quads)?;
         for ((f, quad), read) in tops.iter().zip(top_reads) {
             if let Some(read) = read.filter(|r| plausible(r, true) && new(quad, r)) {
-                per_fan[*f].push((Quad::from_cyclic(quad.0), read, false));
+                per_fan[*f].push((*quad, read, false));
             }
         }
         Ok(per_fan
@@ -702,6 +714,7 @@ impl Recognizer {
             .zip(taken)
             .filter(|(_, t)| *t)
             .flat_map(|(r, _)| r)
+            .map(|(q, r, covered)| (Quad::from_cyclic(q.0), r, covered))
             .collect())
     }
 
@@ -956,6 +969,10 @@ const FAN_MIN_COVERED: usize = 2;
 /// Two reads of the same card whose centres are closer than this many card
 /// heights are one card.
 const FAN_SAME_CARD: f64 = 1.5;
+
+/// Two reads of the same card from corners of one fan closer than this many card
+/// heights are one card, read twice.
+const FAN_SAME_CORNER: f64 = 0.16;
 
 /// The least confidence at which a fan's covered card is taken as read (it still
 /// asks God below the one-corner threshold). Chosen on fans of the validation
