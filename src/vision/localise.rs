@@ -1071,7 +1071,7 @@ fn choose_fans(mut fans: Vec<Vec<FanCard>>, scale: f64) -> Vec<Vec<FanCard>> {
             .into_iter()
             .map(|c| FanCard {
                 quad: c.quad.scaled(scale),
-                on_top: c.on_top,
+                ..c
             })
             .collect();
         let same = |o: &Vec<FanCard>| {

@@ -605,35 +605,29 @@ impl Recognizer {
         // Each covered card's middle cut, and per such card its fan and outline.
         let middle = SPREAD_SHIFTS.len() / 2;
         let mut screen = Vec::new();
-        let mut candidates: Vec<(usize, Quad)> = Vec::new();
+        // Per covered card: its fan, its place in the fan, its outline.
+        let mut candidates: Vec<(usize, usize, Quad)> = Vec::new();
+        let mut later: Vec<(usize, usize, Quad)> = Vec::new();
         let mut tops: Vec<(usize, Quad)> = Vec::new();
         for (f, fan) in fans.iter().enumerate() {
-            let (start, cut) = (screen.len(), candidates.len());
+            let (start, cut, cut_later) = (screen.len(), candidates.len(), later.len());
             let mut top = None;
-            for card in fan.iter().filter(|c| !known(c.quad.0[0])) {
+            for (k, card) in fan.iter().enumerate().filter(|(_, c)| !known(c.quad.0[0])) {
                 if card.on_top {
                     top = Some((f, card.quad));
-                    continue;
-                }
-                let at = screen.len();
-                if cut_covered_at(
-                    frame,
-                    &card.quad,
-                    FAN_VISIBLE,
-                    SPREAD_SHIFTS[middle],
-                    &mut screen,
-                ) {
-                    candidates.push((f, card.quad));
-                } else {
-                    screen.truncate(at);
+                } else if !card.kept {
+                    later.push((f, k, card.quad));
+                } else if cut_middle(frame, &card.quad, &mut screen) {
+                    candidates.push((f, k, card.quad));
                 }
             }
             // A fan with too few covered cards left to read can never be taken
             // (below): reading it would only cost time (a tract batch or two on
             // frames of cards laid apart, whose blobs make short arcs).
-            if candidates.len() - cut < FAN_MIN_COVERED {
+            if candidates.len() - cut + later.len() - cut_later < FAN_MIN_COVERED {
                 screen.truncate(start);
                 candidates.truncate(cut);
+                later.truncate(cut_later);
             } else {
                 tops.extend(top);
             }
@@ -643,17 +637,44 @@ impl Recognizer {
         // cut of all of them cost a 3-card frame on such a cloth a quarter of a
         // second. Each covered card is first read from its middle cut alone (one
         // crop); only the fans with enough of them read as any card are cut and
-        // read in every cut, as a row's covered cards are.
+        // read in every cut, as a row's covered cards are. The screen reads first
+        // only the corners the simplified hull kept (a cloth's "fans" gain more
+        // corners from the whole hull, and none of them is ever taken); the other
+        // corners' middle cuts are read only of fans with a card among those.
         let screened = self
             .classifier
             .read_one_corner(&screen, candidates.len(), 1)?;
-        let worth = fans_worth_reading(fans.len(), candidates.iter().map(|(f, _)| *f), &screened);
+        let mut any = vec![false; fans.len()];
+        for ((f, _, _), read) in candidates.iter().zip(&screened) {
+            any[*f] |= read.card.is_some();
+        }
+        let mut more = Vec::new();
+        let mut added = Vec::new();
+        for &(f, k, quad) in later.iter().filter(|(f, _, _)| any[*f]) {
+            if cut_middle(frame, &quad, &mut more) {
+                added.push((f, k, quad));
+            }
+        }
+        let more_reads = self.classifier.read_one_corner(&more, added.len(), 1)?;
+        let mut candidates: Vec<_> = candidates
+            .into_iter()
+            .zip(screened)
+            .chain(added.into_iter().zip(more_reads))
+            .collect();
+        let reads: Vec<ClassRead> = candidates.iter().map(|(_, read)| *read).collect();
+        let worth = fans_worth_reading(
+            fans.len(),
+            candidates.iter().map(|((f, _, _), _)| *f),
+            &reads,
+        );
+        candidates.retain(|((f, _, _), _)| worth[*f]);
+        // Each fan's cards in their order along the arc, as one screen read them.
+        candidates.sort_by_key(|((f, k, _), _)| (*f, *k));
         // The middle cut's read is one of the looks: the other cuts are added.
         let mut corners = Vec::new();
         let mut covered: Vec<(usize, Quad)> = Vec::new();
         let mut middle_reads = Vec::new();
-        let candidates = candidates.into_iter().zip(screened);
-        for ((f, quad), read) in candidates.filter(|((f, _), _)| worth[*f]) {
+        for ((f, _, quad), read) in candidates {
             let at = corners.len();
             let mut others = SPREAD_SHIFTS
                 .iter()
@@ -933,6 +954,18 @@ fn cut_covered(frame: &RgbImage, quad: &Quad, visible: f64, out: &mut Vec<f32>) 
         ok &= cut_covered_at(frame, quad, visible, du, out);
     }
     ok
+}
+
+/// Cuts a fan's covered card's middle cut (its index corner, one crop) onto
+/// `out`; false, with nothing added, when it cannot be cut.
+fn cut_middle(frame: &RgbImage, quad: &Quad, out: &mut Vec<f32>) -> bool {
+    let at = out.len();
+    let middle = SPREAD_SHIFTS.len() / 2;
+    let cut = cut_covered_at(frame, quad, FAN_VISIBLE, SPREAD_SHIFTS[middle], out);
+    if !cut {
+        out.truncate(at);
+    }
+    cut
 }
 
 /// Appends to `out` one cut of [`cut_covered`], moved by `du` of the card's width;
