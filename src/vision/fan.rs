@@ -182,18 +182,16 @@ fn arc_corners(
     // Clockwise angle from the arc's start.
     let from_start = |p: Point| (angle(p) - angle(first)).rem_euclid(std::f64::consts::TAU);
     let gap = CLUSTER * height / radius;
-    let end = from_start(last);
+    // The top card's top-left corner, as the simplified hull keeps it.
+    let top_left = arc[arc.len() - 2];
+    let top_at = from_start(top_left);
     let mut on: Vec<(f64, Point)> = hull
         .iter()
         .filter(|p| (p.dist(centre) - radius).abs() <= tol)
         .map(|&p| (from_start(p), p))
-        .filter(|(a, _)| *a > gap && *a < end - gap)
+        .filter(|(a, _)| *a > gap && *a < top_at - gap)
         .collect();
     on.sort_by(|a, b| a.0.total_cmp(&b.0));
-    // The top card's top-left corner, as the simplified hull keeps it.
-    let top_left = arc[arc.len() - 2];
-    let top_at = from_start(top_left);
-    on.retain(|&(a, _)| a < top_at - gap);
     let mut corners = vec![(first, true)];
     corners.extend(clusters(&on, gap, centre, &arc[1..arc.len() - 2]));
     corners.push((top_left, true));

@@ -603,7 +603,7 @@ impl Recognizer {
         let known = |p: Point| read.iter().any(|q| q.contains(p));
         let looks = SPREAD_SHIFTS.len();
         // Each covered card's middle cut, and per such card its fan and outline.
-        let middle = SPREAD_SHIFTS.len() / 2;
+        let middle = MIDDLE_CUT;
         let mut screen = Vec::new();
         // Per covered card: its fan, its place in the fan, its outline.
         let mut candidates: Vec<(usize, usize, Quad)> = Vec::new();
@@ -655,19 +655,15 @@ impl Recognizer {
                 added.push((f, k, quad));
             }
         }
-        let more_reads = self.classifier.read_one_corner(&more, added.len(), 1)?;
+        let mut reads = screened;
+        reads.extend(self.classifier.read_one_corner(&more, added.len(), 1)?);
+        candidates.extend(added);
+        let worth = fans_worth_reading(fans.len(), candidates.iter().map(|(f, _, _)| *f), &reads);
         let mut candidates: Vec<_> = candidates
             .into_iter()
-            .zip(screened)
-            .chain(added.into_iter().zip(more_reads))
+            .zip(reads)
+            .filter(|((f, _, _), _)| worth[*f])
             .collect();
-        let reads: Vec<ClassRead> = candidates.iter().map(|(_, read)| *read).collect();
-        let worth = fans_worth_reading(
-            fans.len(),
-            candidates.iter().map(|((f, _, _), _)| *f),
-            &reads,
-        );
-        candidates.retain(|((f, _, _), _)| worth[*f]);
         // Each fan's cards in their order along the arc, as one screen read them.
         candidates.sort_by_key(|((f, k, _), _)| (*f, *k));
         // The middle cut's read is one of the looks: the other cuts are added.
@@ -944,6 +940,10 @@ pub const SECOND_LOOK_SHIFT: [(f64, f64); 4] =
 /// way): the edge found between two cards may be its shadow's, a little off.
 pub const SPREAD_SHIFTS: [f64; 3] = [-0.025, 0.0, 0.025];
 
+/// The unmoved one of the [`SPREAD_SHIFTS`] cuts: the one a fan's covered cards are
+/// screened on.
+const MIDDLE_CUT: usize = SPREAD_SHIFTS.len() / 2;
+
 /// Appends to `out` the top-left index crops of a covered card (`visible` of its
 /// width showing) in the [`SPREAD_SHIFTS`] cuts, what lies past its strip painted
 /// over ([`cover_beyond`]); `false` when a cut's crop cannot be made (its place in
@@ -960,8 +960,7 @@ fn cut_covered(frame: &RgbImage, quad: &Quad, visible: f64, out: &mut Vec<f32>) 
 /// `out`; false, with nothing added, when it cannot be cut.
 fn cut_middle(frame: &RgbImage, quad: &Quad, out: &mut Vec<f32>) -> bool {
     let at = out.len();
-    let middle = SPREAD_SHIFTS.len() / 2;
-    let cut = cut_covered_at(frame, quad, FAN_VISIBLE, SPREAD_SHIFTS[middle], out);
+    let cut = cut_covered_at(frame, quad, FAN_VISIBLE, SPREAD_SHIFTS[MIDDLE_CUT], out);
     if !cut {
         out.truncate(at);
     }
