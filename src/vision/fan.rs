@@ -47,6 +47,17 @@ const MIN_ARC: usize = 4;
 /// The widest a fan may open (degrees) from the bottom card's top-left corner to
 /// the top card's top-right corner, seen from the point the cards turn on.
 const MAX_OPEN: f64 = 200.0;
+/// The shortest and longest the arc's radius may be, over the cards' height. A
+/// hand is fanned about a point at or below the cards' bottom indices: the top
+/// corners then lie about a card's height or more from it (0.92 of it with the
+/// point at the bottom index, 1.06 at the bottom edge, about 1.9 half a card's
+/// height below), and the fans of `render_spread.py --fan` (turned about a point
+/// 0.05–0.35 card heights below) measure 1.0–2.0. A light or speckled cloth makes
+/// many blobs whose hulls hold short arcs of corners, most of them on circles far
+/// smaller or far larger than the height their sides give; each would cost the
+/// recognizer a crop read per corner.
+const MIN_RADIUS: f64 = 0.85;
+const MAX_RADIUS: f64 = 2.5;
 
 /// One card of a fan, as it lies in the frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,8 +77,11 @@ pub struct FanCard {
 }
 
 /// The cards of a fan whose convex hull (any orientation) is `hull`, from the bottom
-/// card to the top one; empty when the hull has no arc of corners.
-pub fn fan_cards(hull: &[Point]) -> Vec<FanCard> {
+/// card to the top one; empty when the hull has no arc of corners, or its cards
+/// would be smaller than `min_card_area` (square pixels: the smallest card the
+/// localiser looks for) or turn about a point no hand is fanned about
+/// ([`MIN_RADIUS`], [`MAX_RADIUS`]).
+pub fn fan_cards(hull: &[Point], min_card_area: f64) -> Vec<FanCard> {
     let mut hull = hull.to_vec();
     if signed_area(&hull) < 0.0 {
         hull.reverse();
@@ -95,7 +109,10 @@ pub fn fan_cards(hull: &[Point]) -> Vec<FanCard> {
     let min_side = SIDE_MIN * size;
     let height = side_length(&poly, first, false, centre, min_side)
         .max(side_length(&poly, last, true, centre, min_side));
-    if height <= 0.0 {
+    if height <= 0.0
+        || CARD_ASPECT * height * height < min_card_area
+        || !hand_fanned(radius, height)
+    {
         return Vec::new();
     }
     let corners = arc_corners(&hull, &arc, centre, radius, ON_ARC * size, height);
@@ -152,6 +169,12 @@ pub fn fan_cards(hull: &[Point]) -> Vec<FanCard> {
         });
     }
     cards
+}
+
+/// Whether cards `height` tall whose top corners lie on a circle of `radius` turn
+/// about a point a hand is fanned about ([`MIN_RADIUS`], [`MAX_RADIUS`]).
+fn hand_fanned(radius: f64, height: f64) -> bool {
+    (MIN_RADIUS * height..=MAX_RADIUS * height).contains(&radius)
 }
 
 /// Hull points on the arc closer together than this fraction of the card's height
@@ -434,7 +457,7 @@ mod tests {
     /// that card's whole outline; at least `min` cards are found that way;
     /// returns how many.
     fn check(cards: &[[Point; 4]], min: usize) -> usize {
-        let found = fan_cards(&hull_of(cards));
+        let found = fan_cards(&hull_of(cards), 0.0);
         let top_corner = |p: Point| {
             cards
                 .iter()
@@ -515,7 +538,7 @@ mod tests {
                 top.y + 0.2 * h * dy + 4.0 * out.1,
             ));
         }
-        let found = fan_cards(&convex_hull(points));
+        let found = fan_cards(&convex_hull(points), 0.0);
         assert!(found.len() >= n, "{found:?}");
         for f in &found {
             let side = f.quad.0[0].dist(f.quad.0[3]);
@@ -559,7 +582,7 @@ mod tests {
                 })
             })
             .collect();
-        let found = fan_cards(&convex_hull(rounded));
+        let found = fan_cards(&convex_hull(rounded), 0.0);
         // Each card's index corner, found once: a corner within the rounding of it.
         let hits = cards
             .iter()
@@ -599,6 +622,29 @@ mod tests {
     }
 
     #[test]
+    fn arcs_no_hand_is_fanned_about_and_cards_too_small_are_not_fans() {
+        let at = Point::new(640.0, 600.0);
+        // The same four cards, fanned about a point a tenth of a card below them.
+        let hull = hull_of(&fan(4, 180.0, 0.3, 0.1, at));
+        assert!(!fan_cards(&hull, 0.0).is_empty());
+        // Smaller than the smallest card the localiser looks for.
+        let card_area = CARD_ASPECT * 180.0 * 180.0;
+        assert!(!fan_cards(&hull, 0.9 * card_area).is_empty());
+        assert!(fan_cards(&hull, 1.1 * card_area).is_empty());
+        // Turned about a point two card heights below them (radius 3.0 card
+        // heights); half a card's height below them (radius 1.56) is a fan.
+        assert!(fan_cards(&hull_of(&fan(4, 100.0, 0.12, 2.0, at)), 0.0).is_empty());
+        assert!(!fan_cards(&hull_of(&fan(4, 100.0, 0.2, 0.5, at)), 0.0).is_empty());
+        // About a point inside the cards above their bottom indices (radius under
+        // 0.85 card heights): the hulls of such fans hold other corners on the arc
+        // too, so the bound is checked on its own.
+        assert!(!hand_fanned(0.8 * 180.0, 180.0));
+        assert!(hand_fanned(0.92 * 180.0, 180.0));
+        assert!(hand_fanned(2.4 * 180.0, 180.0));
+        assert!(!hand_fanned(2.6 * 180.0, 180.0));
+    }
+
+    #[test]
     fn a_card_a_row_and_a_disc_are_not_fans() {
         let card = [
             Point::new(100.0, 100.0),
@@ -606,20 +652,20 @@ mod tests {
             Point::new(228.0, 280.0),
             Point::new(100.0, 280.0),
         ];
-        assert!(fan_cards(&card).is_empty());
+        assert!(fan_cards(&card, 0.0).is_empty());
         let row = [
             Point::new(100.0, 100.0),
             Point::new(700.0, 100.0),
             Point::new(700.0, 280.0),
             Point::new(100.0, 280.0),
         ];
-        assert!(fan_cards(&row).is_empty());
+        assert!(fan_cards(&row, 0.0).is_empty());
         let disc: Vec<Point> = (0..64)
             .map(|k| {
                 let a = f64::from(k) * std::f64::consts::TAU / 64.0;
                 Point::new(300.0 + 80.0 * a.cos(), 300.0 + 80.0 * a.sin())
             })
             .collect();
-        assert!(fan_cards(&disc).is_empty());
+        assert!(fan_cards(&disc, 0.0).is_empty());
     }
 }

@@ -1047,7 +1047,7 @@ impl BlobSearch<'_> {
             if let Some(c) = card_candidate(mask, &hull, cfg) {
                 out.push(c);
             } else if signed_area(&hull).abs() >= FAN_MIN_CARDS * cfg.min_area_frac * frame_area {
-                let fan = fan::fan_cards(&hull);
+                let fan = fan::fan_cards(&hull, cfg.min_area_frac * frame_area);
                 if !fan.is_empty() {
                     self.fans.push(fan);
                 }

@@ -14,7 +14,7 @@ use super::localise::{locate, LocaliserConfig, Located};
 use super::rectify::{
     card_to_frame, index_crops, top_left_crop, whole_card, CARD_H, CARD_W, CROP_LEN, WHOLE_LEN,
 };
-use super::spread::{cover_beyond, readings, split, Spread};
+use super::spread::{cover_beyond, readings, shows_ink, split, Spread};
 use super::warning::{small_cards_warning, FrameWarning};
 use crate::cards::Card;
 
@@ -957,10 +957,13 @@ fn cut_covered(frame: &RgbImage, quad: &Quad, visible: f64, out: &mut Vec<f32>) 
 }
 
 /// Cuts a fan's covered card's middle cut (its index corner, one crop) onto
-/// `out`; false, with nothing added, when it cannot be cut.
+/// `out`; false, with nothing added, when it cannot be cut or shows no ink
+/// ([`shows_ink`]): most corners of a light cloth's blobs are bare cloth, and
+/// reading them was most of such a frame's time.
 fn cut_middle(frame: &RgbImage, quad: &Quad, out: &mut Vec<f32>) -> bool {
     let at = out.len();
-    let cut = cut_covered_at(frame, quad, FAN_VISIBLE, SPREAD_SHIFTS[MIDDLE_CUT], out);
+    let cut = cut_covered_at(frame, quad, FAN_VISIBLE, SPREAD_SHIFTS[MIDDLE_CUT], out)
+        && shows_ink(&out[at..]);
     if !cut {
         out.truncate(at);
     }
