@@ -287,11 +287,16 @@ fn mean_read(scores: impl Iterator<Item = Vec<f32>>, whole: [f32; CLASSES]) -> C
 type Plan = TypedRunnableModel<TypedModel>;
 
 /// Batch sizes that get a plan of their own (see [`Classifier`]). Larger batches
-/// run in parts of this size (a second look at many unsure cards of a spread hand
-/// makes a hundred crops or more: measured on a 14-card frame, about a tenth
-/// faster than the general plan); sizes beyond the first [`MAX_SIZED_PLANS`] run
-/// on the general plan.
-const MAX_SIZED_BATCH: usize = 64;
+/// run in parts of this size: a network's activations for a batch of dozens of
+/// crops outgrow the processor's caches, and one crop then costs more. Measured on
+/// one core with the width-40 index model: 0.87–1.1 ms a crop in batches of 1 to 8
+/// (a 4-card frame's is 8; one of 6 took 1.3), 1.3 ms in one of 24 and 1.4 ms in
+/// one of 64; an overlapping row of 12 (about 160 crops) read in 291–303 ms in
+/// parts of 8 against 357–414 ms in parts of 64, and a fanned hand of 16 in
+/// 174–182 ms against 206–222 ms, with no change beyond the spread on frames of a
+/// few cards (README, "Measured performance"). Sizes beyond the first
+/// [`MAX_SIZED_PLANS`] run on the general plan.
+const MAX_SIZED_BATCH: usize = 8;
 const MAX_SIZED_PLANS: usize = 24;
 
 /// One loaded ONNX network. It is optimised once for a batch of any size (`N`),
@@ -1000,7 +1005,7 @@ mod tests {
     fn a_plan_sized_for_the_batch_gives_the_general_plans_logits() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
         let c = Classifier::load(&dir).expect("the committed model loads");
-        // 70 crops run as parts of 64 and 6 on their sized plans.
+        // 70 crops run as eight parts of 8 and one of 6 on their sized plans.
         for n in [2usize, 3, 70] {
             // Smooth, card-like values (not constant: a constant input hides
             // layout mistakes).
