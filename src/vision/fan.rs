@@ -50,8 +50,8 @@ const MAX_OPEN: f64 = 200.0;
 /// The shortest and longest the arc's radius may be, over the cards' height. A
 /// hand is fanned about a point at or below the cards' bottom indices: the top
 /// corners then lie about a card's height or more from it (0.92 of it with the
-/// point at the bottom index, 1.06 at the bottom edge, about 1.9 half a card's
-/// height below), and the fans of `render_spread.py --fan` (turned about a point
+/// point at the bottom index, 1.06 at the bottom edge, 1.54 half a card's height
+/// below, 2.5 about one and a half below), and the fans of `render_spread.py --fan` (turned about a point
 /// 0.05–0.35 card heights below) measure 1.0–2.0. A light or speckled cloth makes
 /// many blobs whose hulls hold short arcs of corners, most of them on circles far
 /// smaller or far larger than the height their sides give; each would cost the
@@ -632,7 +632,7 @@ mod tests {
         assert!(!fan_cards(&hull, 0.9 * card_area).is_empty());
         assert!(fan_cards(&hull, 1.1 * card_area).is_empty());
         // Turned about a point two card heights below them (radius 3.0 card
-        // heights); half a card's height below them (radius 1.56) is a fan.
+        // heights); half a card's height below them (radius 1.54) is a fan.
         assert!(fan_cards(&hull_of(&fan(4, 100.0, 0.12, 2.0, at)), 0.0).is_empty());
         assert!(!fan_cards(&hull_of(&fan(4, 100.0, 0.2, 0.5, at)), 0.0).is_empty());
         // About a point inside the cards above their bottom indices (radius under
