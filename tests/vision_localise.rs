@@ -392,3 +392,27 @@ fn a_court_card_close_beside_another_is_fitted_on_its_own_edge() {
         located.short_rows
     );
 }
+
+#[test]
+fn a_speckled_light_cloth_makes_few_fans_and_a_fanned_hand_is_one() {
+    // A pale cloth's speckle blobs make hulls with short arcs of corners, each a
+    // model read per corner for the recognizer. Arcs whose cards would be smaller
+    // than any card, or whose radius no hand fans about, are not fans: this frame
+    // of three cards laid apart gave 14 "fans" before, and gives 8.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cloth = load_frame(&root.join("tests/data/white/seq3-tinted-white-cloth.jpg")).unwrap();
+    let located = locate(&cloth, &LocaliserConfig::default());
+    assert!(
+        located.fans.len() <= 8,
+        "{} fans on a frame of three cards laid apart",
+        located.fans.len()
+    );
+    // A real fan still is one, with a card per corner of its arc.
+    let hand = load_frame(&root.join("tests/data/fans/0024-neoclassical-white-16.jpg")).unwrap();
+    let located = locate(&hand, &LocaliserConfig::default());
+    assert!(
+        located.fans.iter().any(|f| f.len() >= 16),
+        "fans of {:?} cards",
+        located.fans.iter().map(Vec::len).collect::<Vec<_>>()
+    );
+}
