@@ -51,8 +51,9 @@ const MAX_OPEN: f64 = 200.0;
 /// hand is fanned about a point at or below the cards' bottom indices: the top
 /// corners then lie about a card's height or more from it (0.92 of it with the
 /// point at the bottom index, 1.06 at the bottom edge, 1.54 half a card's height
-/// below, 2.5 about one and a half below), and the fans of `render_spread.py --fan` (turned about a point
-/// 0.05–0.35 card heights below) measure 1.0–2.0. A light or speckled cloth makes
+/// below, 2.5 about one and a half below), and the fans of `render_spread.py
+/// --fan` (turned about a point 0.05–0.35 card heights below) measure 1.0–2.0. A
+/// light or speckled cloth makes
 /// many blobs whose hulls hold short arcs of corners, most of them on circles far
 /// smaller or far larger than the height their sides give; each would cost the
 /// recognizer a crop read per corner.
