@@ -210,7 +210,7 @@ impl Recognizer {
         self.read_enclosing(frame, &located, &mut quads, &mut best, &parts, threshold)?;
         let rows = spread_rows(&located, &best, &parts);
         let mut spread = self.read_spreads(frame, &rows, &quads, &mut best, threshold)?;
-        let fans = self.read_fans(frame, &located.fans, &best, &spread)?;
+        let fans = self.read_fans(frame, &located.fans, &mut best, &mut spread, threshold)?;
         spread.extend(fans);
         self.second_look(frame, &mut best, threshold)?;
         let mut out = FrameRead {
@@ -579,28 +579,56 @@ impl Recognizer {
     /// ([`plausible`]). A corner on or inside the outline of a card already read
     /// (a whole card or a row's) is that card's, or hidden under it, and is not
     /// read: cards laid apart make hulls with arcs of corners too, and each of
-    /// those corners is a card already read.
+    /// those corners is a card already read. But an outline read unsure, or as a
+    /// row's strip, that holds a fan's corner away from its own corners may be
+    /// no card at all: a card's shape pieced together from fanned cards' art and
+    /// edges. Such an outline hides none of the fan's corners, and when a taken
+    /// fan reads new cards from corners within it, it is dropped from `best` or
+    /// `spread`. A sure whole card hides the corners within it, as before.
     fn read_fans(
         &self,
         frame: &RgbImage,
         fans: &[Vec<FanCard>],
-        best: &[Option<(Quad, ClassRead)>],
-        spread: &[(Quad, ClassRead, bool)],
+        best: &mut [Option<(Quad, ClassRead)>],
+        spread: &mut Vec<(Quad, ClassRead, bool)>,
+        threshold: f32,
     ) -> Result<Vec<(Quad, ClassRead, bool)>, ModelError> {
-        // The cards already read (a whole card or a row's): their outlines and
-        // what they read as.
-        let earlier: Vec<(&Quad, Card)> = best
+        // The cards already read (a whole card or a row's): their outlines, what
+        // they read as, where they are (a slot of `best`, or of `spread` after
+        // `best.len()`), and whether they are sure whole cards.
+        let earlier: Vec<(Quad, Card, usize, bool)> = best
             .iter()
-            .flatten()
-            .map(|(q, r)| (q, r))
-            .chain(spread.iter().map(|(q, r, _)| (q, r)))
-            .filter_map(|(q, r)| Some((q, r.card?)))
+            .enumerate()
+            .filter_map(|(i, b)| b.as_ref().map(|(q, r)| (i, q, r, sure(r, threshold))))
+            .chain(
+                spread
+                    .iter()
+                    .enumerate()
+                    .map(|(j, (q, r, _))| (best.len() + j, q, r, false)),
+            )
+            .filter_map(|(i, q, r, whole)| Some((*q, r.card?, i, whole)))
             .collect();
         let read: Vec<Quad> = earlier
             .iter()
-            .map(|(q, _)| scaled(q, FAN_READ_MARGIN))
+            .map(|(q, _, _, _)| scaled(q, FAN_READ_MARGIN))
             .collect();
-        let known = |p: Point| read.iter().any(|q| q.contains(p));
+        // Whether a point lies within an outline (`grown`: the outline grown),
+        // away from the outline's own corners.
+        let holds_apart = |grown: &Quad, q: &Quad, p: Point| {
+            let near = FAN_OWN_CORNER * q.longest_side();
+            grown.contains(p) && q.0.iter().all(|c| c.dist(p) > near)
+        };
+        // Per earlier read: whether it is doubtful, an unsure read or a strip's
+        // that holds a corner the simplified hull kept, away from its own corners.
+        let doubtful: Vec<bool> = read
+            .iter()
+            .zip(&earlier)
+            .map(|(grown, (q, _, _, sure_whole))| {
+                let holds = |c: &FanCard| c.kept && holds_apart(grown, q, c.quad.0[0]);
+                !sure_whole && fans.iter().flatten().any(holds)
+            })
+            .collect();
+        let known = |p: Point| read.iter().zip(&doubtful).any(|(q, d)| !d && q.contains(p));
         let looks = SPREAD_SHIFTS.len();
         // Each covered card's middle cut, and per such card its fan and outline.
         let middle = MIDDLE_CUT;
@@ -690,7 +718,7 @@ impl Recognizer {
         // The same card read again within a card's height or so of a card already
         // read is that card, read from another corner of the blob.
         let new = |q: &Quad, r: &ClassRead| {
-            !earlier.iter().any(|(e, card)| {
+            !earlier.iter().any(|(e, card, _, _)| {
                 r.card == Some(*card)
                     && q.centre().dist(e.centre()) < FAN_SAME_CARD * e.longest_side()
             })
@@ -724,6 +752,31 @@ impl Recognizer {
         for ((f, quad), read) in tops.iter().zip(top_reads) {
             if let Some(read) = read.filter(|r| plausible(r, true) && new(quad, r)) {
                 per_fan[*f].push((*quad, read, false));
+            }
+        }
+        // A doubtful outline within which a taken fan read new cards, away from
+        // its own corners, is no card.
+        let read_within = |q: &Quad| {
+            per_fan
+                .iter()
+                .zip(&taken)
+                .filter(|(_, t)| **t)
+                .flat_map(|(r, _)| r)
+                .any(|(c, _, covered)| *covered && holds_apart(q, q, c.0[0]))
+        };
+        let mut dropped: Vec<usize> = earlier
+            .iter()
+            .zip(&doubtful)
+            .filter(|((q, _, _, _), d)| **d && read_within(q))
+            .map(|((_, _, i, _), _)| *i)
+            .collect();
+        dropped.sort_unstable();
+        for &i in dropped.iter().rev() {
+            match i.checked_sub(best.len()) {
+                Some(j) => {
+                    spread.remove(j);
+                }
+                None => best[i] = None,
             }
         }
         Ok(per_fan
@@ -996,6 +1049,11 @@ const FAN_VISIBLE: f64 = 1.0;
 /// this factor about its centre (a hull's corner is a pixel or two outside the
 /// fitted outline, on the card's rounded corner).
 const FAN_READ_MARGIN: f64 = 1.06;
+
+/// A fan corner within this many card heights of one of an outline's corners is
+/// that corner: a card laid apart gives a blob's hull its own corners. Chosen on
+/// the validation fans (models/README.md, "Fans").
+const FAN_OWN_CORNER: f64 = 0.15;
 
 /// The fewest covered cards of a fan that must read as cards for its reads to
 /// be taken.
