@@ -584,7 +584,8 @@ impl Recognizer {
     /// no card at all: a card's shape pieced together from fanned cards' art and
     /// edges. Such an outline hides none of the fan's corners, and when a taken
     /// fan reads new cards from corners within it, it is dropped from `best` or
-    /// `spread`. A sure whole card hides the corners within it, as before.
+    /// `spread`, unless the fan reads its card again near it, which confirms it.
+    /// A sure whole card hides the corners within it, as before.
     fn read_fans(
         &self,
         frame: &RgbImage,
@@ -717,15 +718,30 @@ impl Recognizer {
                 .read_one_corner_adding(&corners, looks, &middle_reads, middle)?;
         // The same card read again within a card's height or so of a card already
         // read is that card, read from another corner of the blob.
-        let new = |q: &Quad, r: &ClassRead| {
-            !earlier.iter().any(|(e, card, _, _)| {
-                r.card == Some(*card)
-                    && q.centre().dist(e.centre()) < FAN_SAME_CARD * e.longest_side()
-            })
+        let same = |q: &Quad, r: &ClassRead, e: &Quad, card: Card| {
+            r.card == Some(card) && q.centre().dist(e.centre()) < FAN_SAME_CARD * e.longest_side()
         };
+        let new =
+            |q: &Quad, r: &ClassRead| !earlier.iter().any(|(e, card, _, _)| same(q, r, e, *card));
         let mut per_fan: Vec<Vec<(Quad, ClassRead, bool)>> = vec![Vec::new(); fans.len()];
+        // A doubtful outline whose card a fan reads again near it is a card of
+        // the fan: it is confirmed (never dropped), and the read counts for the
+        // fan as a new card would.
+        let mut confirmed = vec![false; earlier.len()];
+        let mut confirms = vec![0usize; fans.len()];
         for ((f, quad), read) in covered.iter().zip(covered_reads) {
-            if read.card.is_some() && read.confidence >= FAN_MIN_CONFIDENCE && new(quad, &read) {
+            if read.card.is_none() || read.confidence < FAN_MIN_CONFIDENCE {
+                continue;
+            }
+            let again = earlier
+                .iter()
+                .zip(&doubtful)
+                .position(|((e, card, _, _), d)| *d && same(quad, &read, e, *card));
+            if let Some(k) = again.filter(|&k| !confirmed[k]) {
+                confirmed[k] = true;
+                confirms[*f] += 1;
+            }
+            if new(quad, &read) {
                 // Two corners of one card (its rounded corner seen as two, or a
                 // corner next to it whose crop holds its index) read as that card
                 // twice: the surer read is kept.
@@ -743,8 +759,13 @@ impl Recognizer {
         }
         // A blob of cards laid apart or touching may show a corner or two that no
         // card holds, whose crop catches some card's art: a fan is taken only when
-        // enough of its covered cards read as new cards.
-        let taken: Vec<bool> = per_fan.iter().map(|r| r.len() >= FAN_MIN_COVERED).collect();
+        // enough of its covered cards read as new cards (or confirm a doubtful
+        // outline, in a fan with a new card).
+        let taken: Vec<bool> = per_fan
+            .iter()
+            .zip(&confirms)
+            .map(|(r, c)| !r.is_empty() && r.len() + c >= FAN_MIN_COVERED)
+            .collect();
         // Only a taken fan's top card can be kept: no other is read.
         tops.retain(|(f, _)| taken[*f]);
         let top_quads: Vec<Quad> = tops.iter().map(|(_, q)| *q).collect();
@@ -766,8 +787,8 @@ impl Recognizer {
         };
         let mut dropped: Vec<usize> = earlier
             .iter()
-            .zip(&doubtful)
-            .filter(|((q, _, _, _), d)| **d && read_within(q))
+            .zip(doubtful.iter().zip(&confirmed))
+            .filter(|((q, _, _, _), (d, c))| **d && !**c && read_within(q))
             .map(|((_, _, i, _), _)| *i)
             .collect();
         dropped.sort_unstable();
