@@ -785,21 +785,13 @@ impl Recognizer {
                 .flat_map(|(r, _)| r)
                 .any(|(c, _, covered)| *covered && holds_apart(q, q, c.0[0]))
         };
-        let mut dropped: Vec<usize> = earlier
+        let dropped: Vec<usize> = earlier
             .iter()
             .zip(doubtful.iter().zip(&confirmed))
             .filter(|((q, _, _, _), (d, c))| **d && !**c && read_within(q))
             .map(|((_, _, i, _), _)| *i)
             .collect();
-        dropped.sort_unstable();
-        for &i in dropped.iter().rev() {
-            match i.checked_sub(best.len()) {
-                Some(j) => {
-                    spread.remove(j);
-                }
-                None => best[i] = None,
-            }
-        }
+        drop_earlier_reads(best, spread, dropped);
         Ok(per_fan
             .into_iter()
             .zip(taken)
@@ -1070,6 +1062,25 @@ const FAN_VISIBLE: f64 = 1.0;
 /// this factor about its centre (a hull's corner is a pixel or two outside the
 /// fitted outline, on the card's rounded corner).
 const FAN_READ_MARGIN: f64 = 1.06;
+
+/// Drops reads by their place in `best` and then `spread` (`best.len()` and on
+/// are `spread`'s): a whole card's slot is emptied, a strip's read removed.
+fn drop_earlier_reads(
+    best: &mut [Option<(Quad, ClassRead)>],
+    spread: &mut Vec<(Quad, ClassRead, bool)>,
+    mut places: Vec<usize>,
+) {
+    places.sort_unstable();
+    places.dedup();
+    for &i in places.iter().rev() {
+        match i.checked_sub(best.len()) {
+            Some(j) => {
+                spread.remove(j);
+            }
+            None => best[i] = None,
+        }
+    }
+}
 
 /// A fan corner within this many card heights of one of an outline's corners is
 /// that corner: a card laid apart gives a blob's hull its own corners. Chosen on
