@@ -974,17 +974,12 @@ fn small_fans_are_read_through_unsure_outlines_pieced_together_from_their_cards(
     // two clubs again by their strips, which confirms them and takes the fan: the
     // three of spades is read, the clubs are kept, and nothing else is made up.
     let line = line_of(&l, "0012-neoclassical-wood-8.jpg");
-    let read: Vec<&str> = line["cards"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["card"].as_str().unwrap())
-        .collect();
+    let read = line["check"]["read"].as_array().unwrap();
     for card in ["10C", "QC", "3S", "9D"] {
-        assert!(read.contains(&card), "{card} not read: {line}");
+        assert!(read.contains(&json!(card)), "{card} not read: {line}");
     }
     let expected = line["check"]["expected"].as_array().unwrap();
-    assert!(read.iter().all(|c| expected.contains(&json!(c))), "{line}");
+    assert!(read.iter().all(|c| expected.contains(c)), "{line}");
 }
 
 #[test]
