@@ -927,26 +927,33 @@ fn a_fanned_hand_is_read_from_its_wedges_and_nothing_is_made_up() {
         );
         // Before fans were read, these frames gave 5, 1 and 3 covered cards; with
         // the arc's corners taken from the simplified hull alone, 7, 7 and 6; with
-        // every corner of the whole hull on the arc, 11, 11 and 8.
+        // every corner of the whole hull on the arc, 11, 12 and 8; with the index
+        // cut a little into the card from the hull's corner, 15, 18 and 11.
         let covered = cards
             .iter()
             .filter(|c| c["overlapped"].as_bool() == Some(true))
             .count();
-        assert!(covered >= 8, "{name}: {covered} covered cards read: {line}");
+        assert!(
+            covered >= 11,
+            "{name}: {covered} covered cards read: {line}"
+        );
         named += expected.iter().filter(|card| read.contains(card)).count();
-        // A card read from one corner always asks God.
+        // A card read from one corner asks God unless it is as sure as the
+        // one-corner threshold (0.999932; the JSON rounds confidences to four
+        // places, so such a read shows as 0.9999 or 1).
         assert!(
             cards
                 .iter()
                 .filter(|c| c["overlapped"].as_bool() == Some(true))
                 .all(|c| c["needs_confirmation"].as_bool() == Some(true)
-                    || c["confidence"].as_f64() >= Some(0.999932)),
+                    || c["confidence"].as_f64() >= Some(0.9999)),
             "{name}: {line}"
         );
     }
     // Of the 56 cards, 22 were named from the simplified hull's corners alone, 32
-    // from every corner of the whole hull on the arc.
-    assert!(named >= 30, "{named} of the fans' 56 cards named");
+    // from every corner of the whole hull on the arc, 46 with the index cut a
+    // little into the card from the hull's corner.
+    assert!(named >= 44, "{named} of the fans' 56 cards named");
 }
 
 #[test]

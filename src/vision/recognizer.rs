@@ -706,7 +706,8 @@ impl Recognizer {
                 .enumerate()
                 .filter(|(k, _)| *k != middle);
             // A cut that cannot be made drops the card (its crops are taken back).
-            if others.all(|(_, &du)| cut_covered_at(frame, &quad, FAN_VISIBLE, du, &mut corners)) {
+            let cut = fan_cut(&quad);
+            if others.all(|(_, &du)| cut_covered_at(frame, &cut, FAN_VISIBLE, du, &mut corners)) {
                 covered.push((f, quad));
                 middle_reads.push(read);
             } else {
@@ -1028,8 +1029,13 @@ fn cut_covered(frame: &RgbImage, quad: &Quad, visible: f64, out: &mut Vec<f32>) 
 /// reading them was most of such a frame's time.
 fn cut_middle(frame: &RgbImage, quad: &Quad, out: &mut Vec<f32>) -> bool {
     let at = out.len();
-    let cut = cut_covered_at(frame, quad, FAN_VISIBLE, SPREAD_SHIFTS[MIDDLE_CUT], out)
-        && shows_ink(&out[at..]);
+    let cut = cut_covered_at(
+        frame,
+        &fan_cut(quad),
+        FAN_VISIBLE,
+        SPREAD_SHIFTS[MIDDLE_CUT],
+        out,
+    ) && shows_ink(&out[at..]);
     if !cut {
         out.truncate(at);
     }
@@ -1057,6 +1063,21 @@ fn cut_covered_at(
 /// corner along a fan's arc may be another card's top-right corner poking out, not
 /// the edge of the card above, so the chord to it does not say how much shows.
 const FAN_VISIBLE: f64 = 1.0;
+
+/// Where a fan's covered card is cut for reading: its outline moved by these
+/// fractions of its width (along its top edge) and of its height (down its left
+/// side), into the card. The corner the fan's hull gives is the tip of the card's
+/// rounded corner, a little right of and above its sharp corner, and past it where
+/// blur or glare spread the card's mask onto the cloth; and the wedge that shows
+/// narrows towards the card above, whose edge crosses a crop cut at the corner.
+/// Chosen on fans of the validation designs (models/README.md, "Fans").
+const FAN_CUT_SHIFT: (f64, f64) = (-0.05, 0.02);
+
+/// The outline a fan's covered card is cut from ([`FAN_CUT_SHIFT`]); the card's
+/// own outline stays where the hull puts it.
+fn fan_cut(quad: &Quad) -> Quad {
+    shifted(quad, FAN_CUT_SHIFT.0, FAN_CUT_SHIFT.1)
+}
 
 /// A card already read holds a fan corner that lies within its outline grown by
 /// this factor about its centre (a hull's corner is a pixel or two outside the
