@@ -12,7 +12,7 @@ whole card, hidden corners included.
     render_spread.py --committed     # tests/data/spreads: frames 19, 31, 33, 54 and 71 of the
                                      # first set, frame 17 of the validation set (val-0017-…)
     render_spread.py --fan --out data/fans --count 90 --designs heldout --seed 83
-    render_spread.py --fan --committed   # tests/data/fans: frames 9, 12, 24, 31 and 70 of that set
+    render_spread.py --fan --committed   # tests/data/fans: frames 6, 9, 12, 24, 31 and 70 of that set
 """
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def main() -> None:
     committed = {19: "four-colour-white-12", 31: "four-colour-dark-20", 33: "borderless-green-20", 54: "neoclassical-pattern-12", 71: "plastic-wood-20"}
     if a.committed and a.fan:
         # Frames 9, 12, 24, 31 and 70 of the held-out fans (seed 83).
-        committed = {9: "younestouati-pattern-5", 12: "neoclassical-wood-8", 24: "neoclassical-white-16", 31: "four-colour-wood-20", 70: "tigullio-white-20"}
+        committed = {6: "neoclassical-white-5", 9: "younestouati-pattern-5", 12: "neoclassical-wood-8", 24: "neoclassical-white-16", 31: "four-colour-wood-20", 70: "tigullio-white-20"}
         a.out, a.count, a.designs, a.seed = os.path.join(HERE, "..", "tests", "data", "fans"), max(committed) + 1, "heldout", 83
     elif a.committed:
         # Five frames of the held-out set above (same seed, same order of draws).

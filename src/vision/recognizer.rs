@@ -725,20 +725,21 @@ impl Recognizer {
         let new =
             |q: &Quad, r: &ClassRead| !earlier.iter().any(|(e, card, _, _)| same(q, r, e, *card));
         let mut per_fan: Vec<Vec<(Quad, ClassRead, bool)>> = vec![Vec::new(); fans.len()];
-        // A doubtful outline whose card a fan reads again near it is a card of
-        // the fan: it is confirmed (never dropped), and the read counts for the
-        // fan as a new card would.
+        // A card already read that a fan reads again near it is a card of the
+        // fan: the read counts for the fan as a new card would (a small fan may
+        // show most of its cards whole enough to be read on their own outlines),
+        // and a doubtful outline so confirmed is never dropped.
         let mut confirmed = vec![false; earlier.len()];
         let mut confirms = vec![0usize; fans.len()];
         for ((f, quad), read) in covered.iter().zip(covered_reads) {
             if read.card.is_none() || read.confidence < FAN_MIN_CONFIDENCE {
                 continue;
             }
-            let again = earlier
-                .iter()
-                .zip(&doubtful)
-                .position(|((e, card, _, _), d)| *d && same(quad, &read, e, *card));
-            if let Some(k) = again.filter(|&k| !confirmed[k]) {
+            let again = (0..earlier.len()).find(|&k| {
+                let (e, card, _, _) = &earlier[k];
+                !confirmed[k] && same(quad, &read, e, *card)
+            });
+            if let Some(k) = again {
                 confirmed[k] = true;
                 confirms[*f] += 1;
             }
@@ -760,8 +761,8 @@ impl Recognizer {
         }
         // A blob of cards laid apart or touching may show a corner or two that no
         // card holds, whose crop catches some card's art: a fan is taken only when
-        // enough of its covered cards read as new cards (or confirm a doubtful
-        // outline, in a fan with a new card).
+        // enough of its covered cards read as new cards (or read a card already
+        // read again, in a fan with a new card).
         let taken: Vec<bool> = per_fan
             .iter()
             .zip(&confirms)
