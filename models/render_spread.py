@@ -113,7 +113,7 @@ def main() -> None:
     a = ap.parse_args()
     committed = {19: "four-colour-white-12", 31: "four-colour-dark-20", 33: "borderless-green-20", 54: "neoclassical-pattern-12", 71: "plastic-wood-20"}
     if a.committed and a.fan:
-        # Frames 9, 12, 24, 31 and 70 of the held-out fans (seed 83).
+        # Frames 6, 9, 12, 24, 31 and 70 of the held-out fans (seed 83).
         committed = {6: "neoclassical-white-5", 9: "younestouati-pattern-5", 12: "neoclassical-wood-8", 24: "neoclassical-white-16", 31: "four-colour-wood-20", 70: "tigullio-white-20"}
         a.out, a.count, a.designs, a.seed = os.path.join(HERE, "..", "tests", "data", "fans"), max(committed) + 1, "heldout", 83
     elif a.committed:

@@ -927,7 +927,7 @@ fn a_fanned_hand_is_read_from_its_wedges_and_nothing_is_made_up() {
         );
         // Before fans were read, these frames gave 5, 1 and 3 covered cards; with
         // the arc's corners taken from the simplified hull alone, 7, 7 and 6; with
-        // every corner of the whole hull on the arc, 11, 12 and 8; with the index
+        // every corner of the whole hull on the arc, 11, 11 and 8; with the index
         // cut a little into the card from the hull's corner, 15, 18 and 11.
         let covered = cards
             .iter()
