@@ -3,9 +3,10 @@
 #   deps -> fetch (deck artwork) -> font decks -> render (index crops, validation and
 #   held-out table scenes, camera views, rows of touching cards) -> train + export
 #   (ONNX) -> train the card reader (whole cards) -> calibrate (temperatures,
-#   threshold) -> evaluate (held-out designs, scenes, camera views, touching rows).
-# Writes models/recognizer.onnx, models/card_reader.onnx, models/recognizer.json,
-# models/eval/report.json;
+#   threshold) -> render pip patches, train the pip reader -> evaluate (held-out
+#   designs, scenes, camera views, touching rows).
+# Writes models/recognizer.onnx, models/card_reader.onnx, models/pips.onnx,
+# models/recognizer.json, models/eval/report.json, models/eval/pips.json;
 # models/.cache/steps.log gets the time of every step.
 # Knobs (environment): PER_CARD (renders per card per training design, default 40),
 # FONT_PER_CARD (per font deck, default 10), EPOCHS (default 20), CARD_EPOCHS (the
@@ -74,6 +75,10 @@ step render-dev-fans $PY render_spread.py --fan --out data/dev-fans --count 60 -
 step train $PY train.py --epochs "$EPOCHS" --threads "$THREADS" --device "$DEVICE"
 step train-card $PY train_card.py --epochs "$CARD_EPOCHS" --threads "$THREADS" --device "$DEVICE"
 step calibrate $PY calibrate.py --scenes data/val-scenes
+step render-pips-train $PY render_pips.py --split train,fonts,fonts_big --per-card 8 --out data/pips_train.npz --seed 201
+step render-pips-val $PY render_pips.py --split val --per-card 6 --out data/pips_val.npz --seed 202
+step render-pips-heldout $PY render_pips.py --split heldout --per-card 6 --out data/pips_heldout.npz --seed 203
+step train-pips $PY train_pips.py --threads "$THREADS" --eval data/pips_heldout.npz
 if [ "${SCENES:-0}" = 1 ]; then
   step scenes $PY render_scenes.py --committed
 fi

@@ -329,6 +329,13 @@ impl Serialize for Card {
     }
 }
 
+/// A suit is written as its notation letter (`"C"`), as in a card's name.
+impl Serialize for Suit {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.letter())
+    }
+}
+
 impl<'de> Deserialize<'de> for Card {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Card, D::Error> {
         let text = String::deserialize(deserializer)?;

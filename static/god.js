@@ -14,6 +14,9 @@
   let playerChosen = false;
 
   const words = (text) => (text || "").split(/[\s,]+/).filter(Boolean);
+  // A suit letter as the recognizer gives it (`pips_say`), as a sign and in words.
+  const SUIT_SIGNS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+  const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 
   // --- rule checking as God types ---
   let checkTimer = null, checkSeq = 0;
@@ -489,6 +492,8 @@
         E.cardCut(reply.url, r.corners), E.card(r.card, "tiny"), E.el("span", {}, Math.round(r.confidence * 100) + "%"),
         // A card of an overlapping row: read from the one index its neighbour leaves uncovered.
         r.overlapped ? E.el("span", { class: "muted", title: "read from its one uncovered index" }, "covered") : "",
+        // Its pips, drawn larger than the index, look like another suit: the read asks God.
+        r.pips_say ? E.el("span", { class: "muted", title: "the pips in the middle of the card look like " + SUIT_NAMES[r.pips_say] + ", not the suit read from its index" }, "pips: " + SUIT_SIGNS[r.pips_say]) : "",
         E.el("input", { type: "text", value: r.card, "data-index": i, "data-read": r.card, title: "correct the card here" }),
         r.needs_confirmation ? E.el("label", {}, E.el("input", { type: "checkbox" }), " needs confirmation: confirmed") : "");
       box.append(row);

@@ -321,6 +321,9 @@ fn frame_json(file: &str, read: &FrameRead) -> Value {
             if c.overlapped {
                 card["overlapped"] = json!(true);
             }
+            if let Some(suit) = c.pips_say {
+                card["pips_say"] = json!(suit);
+            }
             card
         }).collect::<Vec<_>>(),
     });

@@ -11,9 +11,10 @@ use serde::Deserialize;
 use thiserror::Error;
 use tract_onnx::prelude::*;
 
+use super::pips::PATCH;
 use super::rectify::{CROP_H, CROP_W, WHOLE_H, WHOLE_LEN, WHOLE_W};
 use super::warning::SMALL_CARD_HEIGHT;
-use crate::cards::Card;
+use crate::cards::{Card, Suit};
 
 /// Classes the model tells apart: the 52 cards by [`Card::index`], then "not a
 /// card / no index".
@@ -79,6 +80,28 @@ pub struct ModelSettings {
     /// corners alone, as before it existed.
     #[serde(default)]
     pub card_reader: Option<CardReaderSettings>,
+    /// The pip reader, a third model that reads the suit of a number card from
+    /// the shape of its pips (models/README.md, "Pips"). Absent: no read is
+    /// checked against its pips.
+    #[serde(default)]
+    pub pip_reader: Option<PipReaderSettings>,
+}
+
+/// `pip_reader` in `recognizer.json`: a model reading one pip patch
+/// ([`super::pips::find_pips`], `[1, 24, 24]`) as spade, heart, diamond, club or
+/// "not a pip". A number card whose pips' summed suit log-probabilities leave its
+/// read suit less likely than `deny_below` asks God, however sure its index read.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct PipReaderSettings {
+    /// Its ONNX file, a name in the folder of `recognizer.json`.
+    pub file: String,
+    /// Input shape of one patch, `[1, 24, 24]`.
+    pub input: [usize; 3],
+    /// A read's suit whose probability from its pips is below this is denied.
+    pub deny_below: f32,
+    /// The fewest pips read as suit signs (not "not a pip") that may deny a read:
+    /// one blob alone may be a stray mark.
+    pub min_pips: usize,
 }
 
 /// `card_reader` in `recognizer.json`: a model reading the whole rectified card
@@ -178,6 +201,24 @@ impl ModelSettings {
                 )));
             }
         }
+        if let Some(p) = &s.pip_reader {
+            if p.input != [1, PATCH, PATCH] {
+                return Err(bad(format!(
+                    "pip_reader input is {:?}, the recognizer feeds [1, {PATCH}, {PATCH}]",
+                    p.input
+                )));
+            }
+            probability("pip_reader deny_below", p.deny_below)?;
+            let plain = Path::new(&p.file)
+                .file_name()
+                .is_some_and(|n| n == p.file.as_str());
+            if !plain {
+                return Err(bad(format!(
+                    "pip_reader file {:?} is not a file name (it must lie beside the settings)",
+                    p.file
+                )));
+            }
+        }
         Ok(s)
     }
 
@@ -191,6 +232,45 @@ impl ModelSettings {
         self.confirm_threshold_one_corner
             .unwrap_or(self.confirm_threshold)
     }
+}
+
+/// The pip reader's classes: the four suits in this order, then "not a pip".
+pub const PIP_CLASSES: usize = 5;
+/// The pip reader's suits, in the order of its outputs.
+pub const PIP_SUITS: [Suit; 4] = [Suit::Spades, Suit::Hearts, Suit::Diamonds, Suit::Clubs];
+
+/// A card's suit log-probabilities from its pips' logits (`n × 5`): the patches
+/// whose best class is a suit, each renormalised over the four suits, summed and
+/// normalised; `None` with fewer than `min_pips` such patches.
+fn pip_suit_sum(logits: &[f32], min_pips: usize) -> Option<[f32; 4]> {
+    let mut sum = [0.0f32; 4];
+    let mut pips = 0;
+    for z in logits.chunks_exact(PIP_CLASSES) {
+        let best = (0..PIP_CLASSES).max_by(|&a, &b| z[a].total_cmp(&z[b]))?;
+        if best == PIP_CLASSES - 1 {
+            continue;
+        }
+        let suits = log_softmax(&z[..4], 1.0);
+        sum.iter_mut().zip(&suits).for_each(|(s, v)| *s += v);
+        pips += 1;
+    }
+    if pips < min_pips.max(1) {
+        return None;
+    }
+    let norm = log_softmax(&sum, 1.0);
+    Some([norm[0], norm[1], norm[2], norm[3]])
+}
+
+/// The suit a card's pips favour when they leave `suit` less likely than
+/// `deny_below` (`sum`: their suit log-probabilities, normalised); `None` when
+/// they do not deny it.
+fn denied_suit(sum: &[f32; 4], suit: Suit, deny_below: f32) -> Option<Suit> {
+    let read = PIP_SUITS.iter().position(|s| *s == suit)?;
+    if sum[read].exp() >= deny_below {
+        return None;
+    }
+    let favoured = (0..4).max_by(|&a, &b| sum[a].total_cmp(&sum[b]))?;
+    Some(PIP_SUITS[favoured])
 }
 
 /// What the combined crops say about one quad.
@@ -313,10 +393,17 @@ struct Network {
     sized: Mutex<HashMap<usize, Arc<Plan>>>,
     /// The shape of one input, `[3, H, W]`.
     input: [usize; 3],
+    /// Logits per input (53 for the card readers).
+    outputs: usize,
 }
 
 impl Network {
-    fn load(onnx: &[u8], input: [usize; 3], source: &str) -> Result<Network, ModelError> {
+    fn load(
+        onnx: &[u8],
+        input: [usize; 3],
+        outputs: usize,
+        source: &str,
+    ) -> Result<Network, ModelError> {
         let load = |e: TractError| ModelError::Load {
             path: source.to_string(),
             message: format!("{e:#}"),
@@ -349,6 +436,7 @@ impl Network {
             batch,
             sized: Mutex::new(HashMap::new()),
             input,
+            outputs,
         })
     }
 
@@ -357,8 +445,8 @@ impl Network {
         self.input.iter().product()
     }
 
-    /// Runs the network on `n` inputs laid out one after another; returns `n × 53`
-    /// logits.
+    /// Runs the network on `n` inputs laid out one after another; returns `n ×
+    /// outputs` logits.
     fn logits(&self, data: &[f32], n: usize) -> Result<Vec<f32>, ModelError> {
         if n == 0 {
             return Ok(Vec::new());
@@ -372,7 +460,7 @@ impl Network {
         }
         if n > MAX_SIZED_BATCH {
             // Parts of at most MAX_SIZED_BATCH inputs, each on its sized plan.
-            let mut out = Vec::with_capacity(n * CLASSES);
+            let mut out = Vec::with_capacity(n * self.outputs);
             for chunk in data.chunks(MAX_SIZED_BATCH * len) {
                 out.extend(self.logits(chunk, chunk.len() / len)?);
             }
@@ -392,10 +480,11 @@ impl Network {
         let view = first
             .to_array_view::<f32>()
             .map_err(|e| ModelError::Run(format!("{e:#}")))?;
-        if view.shape() != [n, CLASSES] {
+        if view.shape() != [n, self.outputs] {
             return Err(ModelError::Run(format!(
-                "output shape {:?}, expected [{n}, {CLASSES}]",
-                view.shape()
+                "output shape {:?}, expected [{n}, {}]",
+                view.shape(),
+                self.outputs
             )));
         }
         Ok(view.iter().copied().collect())
@@ -432,6 +521,7 @@ impl Network {
 pub struct Classifier {
     index: Network,
     card_reader: Option<Network>,
+    pip_reader: Option<Network>,
     settings: ModelSettings,
     /// Where it came from, for messages.
     pub source: String,
@@ -499,14 +589,25 @@ impl Classifier {
             }
             None => None,
         };
-        Classifier::from_parts(
+        let pip_reader = match &settings.pip_reader {
+            Some(p) => {
+                let path = json.with_file_name(&p.file);
+                Some((read(&path)?, path.display().to_string()))
+            }
+            None => None,
+        };
+        let classifier = Classifier::from_parts(
             &index,
             card_reader
                 .as_ref()
                 .map(|(b, p)| (b.as_slice(), p.as_str())),
             settings,
             onnx.display().to_string(),
-        )
+        )?;
+        match pip_reader {
+            Some((bytes, path)) => classifier.with_pip_reader(&bytes, &path),
+            None => Ok(classifier),
+        }
     }
 
     /// Loads the model found by [`find_model_dir`].
@@ -524,9 +625,9 @@ impl Classifier {
         settings: ModelSettings,
         source: String,
     ) -> Result<Classifier, ModelError> {
-        let index = Network::load(onnx, settings.input, &source)?;
+        let index = Network::load(onnx, settings.input, CLASSES, &source)?;
         let card_reader = match (&settings.card_reader, card_reader) {
-            (Some(c), Some((bytes, path))) => Some(Network::load(bytes, c.input, path)?),
+            (Some(c), Some((bytes, path))) => Some(Network::load(bytes, c.input, CLASSES, path)?),
             (Some(c), None) => {
                 return Err(ModelError::Missing {
                     given: source,
@@ -538,9 +639,54 @@ impl Classifier {
         Ok(Classifier {
             index,
             card_reader,
+            pip_reader: None,
             settings,
             source,
         })
+    }
+
+    /// Adds the pip reader the settings name, from its ONNX bytes (`path`: where
+    /// they came from, for messages). Without one, reads are not checked against
+    /// their pips; with settings that name none, the bytes are refused.
+    pub fn with_pip_reader(mut self, onnx: &[u8], path: &str) -> Result<Classifier, ModelError> {
+        let Some(p) = &self.settings.pip_reader else {
+            return Err(ModelError::Settings {
+                path: path.to_string(),
+                message: "the model settings name no pip_reader".to_string(),
+            });
+        };
+        self.pip_reader = Some(Network::load(onnx, p.input, PIP_CLASSES, path)?);
+        Ok(self)
+    }
+
+    /// Whether number cards' reads are checked against their pips.
+    pub fn reads_pips(&self) -> bool {
+        self.pip_reader.is_some()
+    }
+
+    /// The suit a card's pips deny it, if they do: `patches` are its `n` pip
+    /// patches ([`super::pips::find_pips`]). Each patch the pip reader does not call
+    /// "not a pip" adds its suit log-probabilities (renormalised over the four
+    /// suits); with at least `min_pips` such patches, the sum is normalised, and
+    /// when `suit` is less likely than `deny_below` the suit the pips favour is
+    /// returned. `None`: no pip reader, too few pips, or the pips agree enough.
+    pub fn pips_deny(
+        &self,
+        patches: &[f32],
+        n: usize,
+        suit: Suit,
+    ) -> Result<Option<Suit>, ModelError> {
+        let (Some(net), Some(p)) = (&self.pip_reader, &self.settings.pip_reader) else {
+            return Ok(None);
+        };
+        if n < p.min_pips {
+            return Ok(None);
+        }
+        let logits = net.logits(patches, n)?;
+        let Some(sum) = pip_suit_sum(&logits, p.min_pips) else {
+            return Ok(None);
+        };
+        Ok(denied_suit(&sum, suit, p.deny_below))
     }
 
     /// The settings read from `recognizer.json`.
@@ -838,6 +984,84 @@ mod tests {
         assert!(mixed.confidence < one.confidence);
     }
 
+    /// One pip's logits: `value` on class `hot` (0..3 a suit, 4 "not a pip").
+    fn pip(hot: usize, value: f32) -> Vec<f32> {
+        let mut v = vec![0.0; PIP_CLASSES];
+        v[hot] = value;
+        v
+    }
+
+    #[test]
+    fn pips_read_as_clubs_deny_a_spade_and_confirm_a_club() {
+        // Three pips, each four times likelier a club (index 3) than anything else.
+        let clubs: Vec<f32> = (0..3).flat_map(|_| pip(3, 4.0)).collect();
+        let sum = pip_suit_sum(&clubs, 2).unwrap();
+        // Each pip makes a spade e^4 times less likely than a club; three, e^12
+        // (a spade left about 6e-6).
+        let spade = sum[0].exp();
+        assert!(spade < 1e-5 && spade > 1e-7, "{spade}");
+        assert_eq!(denied_suit(&sum, Suit::Spades, 1e-3), Some(Suit::Clubs));
+        assert_eq!(denied_suit(&sum, Suit::Clubs, 1e-3), None);
+        // A threshold below what the pips leave the spade denies nothing.
+        assert_eq!(denied_suit(&sum, Suit::Spades, 1e-8), None);
+    }
+
+    #[test]
+    fn blobs_that_are_not_pips_are_left_out_and_too_few_pips_say_nothing() {
+        // Court art: every blob "not a pip".
+        let art: Vec<f32> = (0..4).flat_map(|_| pip(4, 6.0)).collect();
+        assert_eq!(pip_suit_sum(&art, 2), None);
+        // One club and two pieces of art: one pip alone is not enough...
+        let one: Vec<f32> = [pip(3, 6.0), pip(4, 6.0), pip(4, 6.0)].concat();
+        assert_eq!(pip_suit_sum(&one, 2), None);
+        // ...and the art does not count against the two clubs beside it.
+        let two: Vec<f32> = [pip(3, 6.0), pip(4, 6.0), pip(3, 6.0)].concat();
+        let with_art = pip_suit_sum(&two, 2).unwrap();
+        let alone = pip_suit_sum(&[pip(3, 6.0), pip(3, 6.0)].concat(), 2).unwrap();
+        assert_eq!(with_art, alone);
+        // Pips torn between two suits deny neither.
+        let torn: Vec<f32> = [pip(0, 7.0), pip(3, 7.0)].concat();
+        let sum = pip_suit_sum(&torn, 2).unwrap();
+        assert_eq!(denied_suit(&sum, Suit::Spades, 1e-3), None);
+        assert_eq!(denied_suit(&sum, Suit::Clubs, 1e-3), None);
+        assert!(matches!(
+            denied_suit(&sum, Suit::Hearts, 1e-3),
+            Some(Suit::Spades | Suit::Clubs)
+        ));
+    }
+
+    #[test]
+    fn pip_reader_settings_are_checked() {
+        let with = |reader: &str| {
+            format!(
+                r#"{{"input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9,"pip_reader":{reader}}}"#
+            )
+        };
+        let good =
+            with(r#"{"file":"pips.onnx","input":[1,24,24],"deny_below":0.001,"min_pips":2}"#);
+        let s = ModelSettings::parse(good.as_bytes(), "r.json").unwrap();
+        let p = s.pip_reader.unwrap();
+        assert_eq!((p.deny_below, p.min_pips), (0.001, 2));
+        for (reader, says) in [
+            (
+                r#"{"file":"pips.onnx","input":[3,24,24],"deny_below":0.001,"min_pips":2}"#,
+                "pip_reader input is [3, 24, 24], the recognizer feeds [1, 24, 24]",
+            ),
+            (
+                r#"{"file":"pips.onnx","input":[1,24,24],"deny_below":2,"min_pips":2}"#,
+                "pip_reader deny_below 2 is outside [0, 1]",
+            ),
+            (
+                r#"{"file":"../pips.onnx","input":[1,24,24],"deny_below":0.001,"min_pips":2}"#,
+                "is not a file name",
+            ),
+            (r#"{"file":"pips.onnx","input":[1,24,24]}"#, "missing field"),
+        ] {
+            let e = ModelSettings::parse(with(reader).as_bytes(), "r.json").unwrap_err();
+            assert!(e.to_string().contains(says), "{e}");
+        }
+    }
+
     #[test]
     fn settings_are_checked_against_the_contract() {
         let parsed = |json: &[u8]| ModelSettings::parse(json, "r.json").unwrap();
@@ -938,8 +1162,14 @@ mod tests {
         let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
         json.as_object_mut().unwrap().remove("card_reader");
         std::fs::write(dir.join(SETTINGS_FILE), json.to_string()).unwrap();
+        // The pip reader named and missing is an error the same way.
+        let e = Classifier::load(&dir).unwrap_err();
+        assert!(e.to_string().contains("no pips.onnx in this folder"), "{e}");
+        json.as_object_mut().unwrap().remove("pip_reader");
+        std::fs::write(dir.join(SETTINGS_FILE), json.to_string()).unwrap();
         let c = Classifier::load(&dir).expect("the index model alone loads");
         assert!(!c.reads_whole_cards());
+        assert!(!c.reads_pips());
         std::fs::remove_dir_all(&dir).ok();
     }
 

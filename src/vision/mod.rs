@@ -17,6 +17,7 @@ pub mod fan;
 pub mod frame;
 pub mod geometry;
 pub mod localise;
+pub mod pips;
 pub mod recognizer;
 pub mod rectify;
 pub mod scene;

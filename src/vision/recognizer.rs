@@ -11,12 +11,14 @@ use super::exposure::exposure_warnings;
 use super::fan::FanCard;
 use super::geometry::{Point, Quad};
 use super::localise::{locate, LocaliserConfig, Located};
+use super::pips::find_pips;
+use super::rectify::rectify;
 use super::rectify::{
     card_to_frame, index_crops, top_left_crop, whole_card, CARD_H, CARD_W, CROP_LEN, WHOLE_LEN,
 };
 use super::spread::{cover_beyond, readings, shows_ink, split, Spread};
 use super::warning::{small_cards_warning, FrameWarning};
-use crate::cards::Card;
+use crate::cards::{Card, Suit};
 
 /// One card read from a frame.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -36,6 +38,11 @@ pub struct CardRead {
     /// card reaches, and its confidence is held to the model's one-corner threshold.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub overlapped: bool,
+    /// The suit the card's pips read as, when they deny the read's suit
+    /// ([`Recognizer::check_pips`]): the read then asks God, whatever its
+    /// confidence. Absent when they agree, or could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pips_say: Option<Suit>,
 }
 
 /// Everything read from one frame.
@@ -236,15 +243,45 @@ impl Recognizer {
                     corners: quad,
                     needs_confirmation: read.confidence < needed || quad.longest_side() < too_small,
                     overlapped,
+                    pips_say: None,
                 }),
                 None => out.rejected.push(quad),
             }
         }
         drop_duplicates(&mut out.cards);
+        self.check_pips(frame, &mut out.cards)?;
         order_left_to_right(&mut out.cards, |c| &c.corners);
         out.warnings
             .extend(small_cards_warning(out.cards.iter().map(|c| &c.corners)));
         Ok(out)
+    }
+
+    /// Checks each sure read of a whole number card (2 to 10) against its pips:
+    /// one whose pips deny its suit ([`Classifier::pips_deny`]) asks God, with the
+    /// suit the pips favour in `pips_say`. The index of a small card may show a club
+    /// as a spade, or a faint four-colour club as a diamond, as surely as it shows
+    /// anything; its pips are the suit drawn several times larger. Reads that ask
+    /// God already, covered cards and court cards and aces (no pips to speak of)
+    /// are not checked.
+    fn check_pips(&self, frame: &RgbImage, cards: &mut [CardRead]) -> Result<(), ModelError> {
+        if !self.classifier.reads_pips() {
+            return Ok(());
+        }
+        for card in cards.iter_mut() {
+            let number = (2..=10).contains(&card.card.rank.value());
+            if card.needs_confirmation || card.overlapped || !number {
+                continue;
+            }
+            let Some(rectified) = rectify(frame, &card.corners) else {
+                continue;
+            };
+            let (patches, n) = find_pips(&rectified);
+            if let Some(suit) = self.classifier.pips_deny(&patches, n, card.card.suit)? {
+                card.needs_confirmation = true;
+                card.pips_say = Some(suit);
+            }
+        }
+        Ok(())
     }
 
     /// The best read of each outline, with the outline it was read as: first as
@@ -1472,6 +1509,7 @@ mod tests {
             ]),
             needs_confirmation: false,
             overlapped,
+            pips_say: None,
         }
     }
 

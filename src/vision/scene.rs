@@ -626,6 +626,7 @@ mod tests {
             corners: quad(x),
             needs_confirmation: unsure,
             overlapped: false,
+            pips_say: None,
         }
     }
 

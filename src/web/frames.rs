@@ -82,6 +82,10 @@ pub struct Read {
     /// Read from its one uncovered index in an overlapping row (only when true).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub overlapped: bool,
+    /// The suit the card's pips read as, when they deny the read's suit (the
+    /// read then asks God): `"C"`, say, beside a read of `3S`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pips_say: Option<String>,
 }
 
 /// The answer to an upload.
@@ -258,6 +262,7 @@ pub fn read_into(reply: &mut FrameReply, image: &RgbImage, camera: &Camera) {
                         corners: c.corners.0.iter().map(|p| [p.x, p.y]).collect(),
                         needs_confirmation: c.needs_confirmation,
                         overlapped: c.overlapped,
+                        pips_say: c.pips_say.map(|s| s.letter().to_string()),
                     })
                     .collect();
                 reply.warnings = read.warnings;
