@@ -145,7 +145,7 @@ def main() -> None:
     ap.add_argument("--train", default="data/pips_train.npz")
     ap.add_argument("--val", default="data/pips_val.npz")
     ap.add_argument("--eval", action="append", default=[], help="more .npz sets to report")
-    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--epochs", type=int, default=24)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=0)
