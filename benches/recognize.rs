@@ -121,7 +121,7 @@ fn bench(c: &mut Criterion) {
                     let (patches, n) = find_pips(&card);
                     recognizer
                         .classifier
-                        .pips_deny(&patches, n, Suit::Spades)
+                        .read_pips(&patches, n, Suit::Spades)
                         .ok()
                 })
                 .count()

@@ -1,7 +1,7 @@
 //! The pip check end to end with the committed models: a number card whose index
-//! the index model misreads surely, in the wrong suit, asks God because its pips
-//! say otherwise (`pips_say` in `eleusis recognize --json`), and cards read right
-//! are not doubted by their pips.
+//! the index model misreads surely, in the wrong suit or as a lower rank, asks God
+//! because its pips say otherwise (`pips_say`, `pips_counted` in `eleusis recognize
+//! --json`), and cards read right are not doubted by their pips.
 
 use std::path::Path;
 use std::process::Command;
@@ -97,6 +97,23 @@ fn a_number_card_whose_pips_deny_its_read_suit_asks_god() {
 }
 
 #[test]
+fn a_number_card_showing_more_pips_than_its_read_rank_asks_god() {
+    // A blurred four-colour seven of diamonds (yellow) on a white cloth, its small
+    // index read as the three of diamonds surely enough to pass the threshold; its
+    // seven pips say otherwise.
+    let frame = "tests/data/pips/0100-white-spread";
+    let lines = recognize(&[&format!("{frame}.jpg")]);
+    let read = read_of(&lines[0], &format!("{frame}.json"), "7D");
+    // The premise, as above: a sure misread of the rank.
+    assert_eq!(read["card"], "3D", "{read}: no longer a misread rank");
+    assert!(read["confidence"].as_f64().unwrap() > 0.9995, "{read}");
+    assert_eq!(read["needs_confirmation"], Value::Bool(true), "{read}");
+    assert_eq!(read["pips_counted"], 7, "{read}");
+    // Its suit is right, so the pips do not deny it.
+    assert!(read.get("pips_say").is_none(), "{read}");
+}
+
+#[test]
 fn cards_read_right_are_not_doubted_by_their_pips() {
     // Every card of the committed scenes, views and white-cloth frames is read
     // right; a pip check that denied one of them would be a false alarm to God.
@@ -106,6 +123,11 @@ fn cards_read_right_are_not_doubted_by_their_pips() {
         for card in line["cards"].as_array().into_iter().flatten() {
             read += 1;
             assert!(card.get("pips_say").is_none(), "{}: {card}", line["file"]);
+            assert!(
+                card.get("pips_counted").is_none(),
+                "{}: {card}",
+                line["file"]
+            );
         }
     }
     assert!(read > 150, "{read} cards read");

@@ -324,6 +324,9 @@ fn frame_json(file: &str, read: &FrameRead) -> Value {
             if let Some(suit) = c.pips_say {
                 card["pips_say"] = json!(suit);
             }
+            if let Some(n) = c.pips_counted {
+                card["pips_counted"] = json!(n);
+            }
             card
         }).collect::<Vec<_>>(),
     });

@@ -261,6 +261,29 @@ fn pip_suit_sum(logits: &[f32], min_pips: usize) -> Option<[f32; 4]> {
     Some([norm[0], norm[1], norm[2], norm[3]])
 }
 
+/// What a card's pips say ([`Classifier::read_pips`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PipRead {
+    /// The suit the pips favour, when they deny the read's.
+    pub denies: Option<Suit>,
+    /// How many of the patches the pip reader read as a suit: a number card
+    /// shows as many pips as its rank, or fewer when blur merges some or one
+    /// lies beside an index; more pips than the read's rank deny the rank.
+    pub pips: usize,
+}
+
+/// How many pip patches' best class is a suit (`logits`: `n × 5`).
+fn pips_read_as_suits(logits: &[f32]) -> usize {
+    logits
+        .chunks_exact(PIP_CLASSES)
+        .filter(|z| {
+            (0..PIP_CLASSES)
+                .max_by(|&a, &b| z[a].total_cmp(&z[b]))
+                .is_some_and(|best| best != PIP_CLASSES - 1)
+        })
+        .count()
+}
+
 /// The suit a card's pips favour when they leave `suit` less likely than
 /// `deny_below` (`sum`: their suit log-probabilities, normalised); `None` when
 /// they do not deny it.
@@ -664,29 +687,28 @@ impl Classifier {
         self.pip_reader.is_some()
     }
 
-    /// The suit a card's pips deny it, if they do: `patches` are its `n` pip
-    /// patches ([`super::pips::find_pips`]). Each patch the pip reader does not call
-    /// "not a pip" adds its suit log-probabilities (renormalised over the four
-    /// suits); with at least `min_pips` such patches, the sum is normalised, and
-    /// when `suit` is less likely than `deny_below` the suit the pips favour is
-    /// returned. `None`: no pip reader, too few pips, or the pips agree enough.
-    pub fn pips_deny(
+    /// What a card's pips say about a read of suit `suit`: `patches` are its `n`
+    /// pip patches ([`super::pips::find_pips`]). Each patch the pip reader does not
+    /// call "not a pip" is counted and adds its suit log-probabilities
+    /// (renormalised over the four suits); with at least `min_pips` such patches
+    /// the sum is normalised, and when `suit` is less likely than `deny_below` the
+    /// suit the pips favour is in [`PipRead::denies`]. `None`: no pip reader.
+    pub fn read_pips(
         &self,
         patches: &[f32],
         n: usize,
         suit: Suit,
-    ) -> Result<Option<Suit>, ModelError> {
+    ) -> Result<Option<PipRead>, ModelError> {
         let (Some(net), Some(p)) = (&self.pip_reader, &self.settings.pip_reader) else {
             return Ok(None);
         };
-        if n < p.min_pips {
-            return Ok(None);
-        }
         let logits = net.logits(patches, n)?;
-        let Some(sum) = pip_suit_sum(&logits, p.min_pips) else {
-            return Ok(None);
-        };
-        Ok(denied_suit(&sum, suit, p.deny_below))
+        let denies =
+            pip_suit_sum(&logits, p.min_pips).and_then(|sum| denied_suit(&sum, suit, p.deny_below));
+        Ok(Some(PipRead {
+            denies,
+            pips: pips_read_as_suits(&logits),
+        }))
     }
 
     /// The settings read from `recognizer.json`.
@@ -1014,6 +1036,8 @@ mod tests {
         // One club and two pieces of art: one pip alone is not enough...
         let one: Vec<f32> = [pip(3, 6.0), pip(4, 6.0), pip(4, 6.0)].concat();
         assert_eq!(pip_suit_sum(&one, 2), None);
+        assert_eq!(pips_read_as_suits(&one), 1);
+        assert_eq!(pips_read_as_suits(&art), 0);
         // ...and the art does not count against the two clubs beside it.
         let two: Vec<f32> = [pip(3, 6.0), pip(4, 6.0), pip(3, 6.0)].concat();
         let with_art = pip_suit_sum(&two, 2).unwrap();

@@ -43,6 +43,11 @@ pub struct CardRead {
     /// confidence. Absent when they agree, or could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pips_say: Option<Suit>,
+    /// How many pips the card shows, when that is more than the read's rank (a
+    /// seven whose small index was read as a three): the read then asks God.
+    /// Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pips_counted: Option<usize>,
 }
 
 /// Everything read from one frame.
@@ -252,6 +257,7 @@ impl Recognizer {
                     needs_confirmation: read.confidence < needed || quad.longest_side() < too_small,
                     overlapped,
                     pips_say: None,
+                    pips_counted: None,
                 }),
                 None => out.rejected.push(quad),
             }
@@ -266,12 +272,14 @@ impl Recognizer {
 
     /// Checks each sure read of a whole number card (2 to 10) shorter than
     /// [`PIP_CHECK_BELOW`] against its pips:
-    /// one whose pips deny its suit ([`Classifier::pips_deny`]) asks God, with the
-    /// suit the pips favour in `pips_say`. The index of a small card may show a club
-    /// as a spade, or a faint four-colour club as a diamond, as surely as it shows
-    /// anything; its pips are the suit drawn several times larger. Reads that ask
-    /// God already, covered cards and court cards and aces (no pips to speak of)
-    /// are not checked.
+    /// one whose pips deny its suit ([`Classifier::read_pips`]) asks God, with the
+    /// suit the pips favour in `pips_say`, and so does one showing more pips than
+    /// its read rank, with their number in `pips_counted`. The index of a small
+    /// card may show a club as a spade, a faint four-colour club as a diamond or a
+    /// blurred 7 as a 3, as surely as it shows anything; its pips are the suit drawn
+    /// several times larger, as many as its rank (fewer, when blur merges some).
+    /// Reads that ask God already, covered cards and court cards and aces (no pips
+    /// to speak of) are not checked.
     fn check_pips(&self, frame: &RgbImage, cards: &mut [CardRead]) -> Result<(), ModelError> {
         if !self.classifier.reads_pips() {
             return Ok(());
@@ -286,9 +294,16 @@ impl Recognizer {
                 continue;
             };
             let (patches, n) = find_pips(&rectified);
-            if let Some(suit) = self.classifier.pips_deny(&patches, n, card.card.suit)? {
+            let Some(read) = self.classifier.read_pips(&patches, n, card.card.suit)? else {
+                continue;
+            };
+            if let Some(suit) = read.denies {
                 card.needs_confirmation = true;
                 card.pips_say = Some(suit);
+            }
+            if read.pips > usize::from(card.card.rank.value()) {
+                card.needs_confirmation = true;
+                card.pips_counted = Some(read.pips);
             }
         }
         Ok(())
@@ -1520,6 +1535,7 @@ mod tests {
             needs_confirmation: false,
             overlapped,
             pips_say: None,
+            pips_counted: None,
         }
     }
 

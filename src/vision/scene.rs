@@ -627,6 +627,7 @@ mod tests {
             needs_confirmation: unsure,
             overlapped: false,
             pips_say: None,
+            pips_counted: None,
         }
     }
 

@@ -86,6 +86,10 @@ pub struct Read {
     /// read then asks God): `"C"`, say, beside a read of `3S`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pips_say: Option<String>,
+    /// How many pips the card shows, when more than the read's rank (the read
+    /// then asks God).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pips_counted: Option<usize>,
 }
 
 /// The answer to an upload.
@@ -263,6 +267,7 @@ pub fn read_into(reply: &mut FrameReply, image: &RgbImage, camera: &Camera) {
                         needs_confirmation: c.needs_confirmation,
                         overlapped: c.overlapped,
                         pips_say: c.pips_say.map(|s| s.letter().to_string()),
+                        pips_counted: c.pips_counted,
                     })
                     .collect();
                 reply.warnings = read.warnings;
