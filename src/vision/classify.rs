@@ -150,6 +150,16 @@ impl ModelSettings {
                 Err(bad(format!("{name} {t} is not a positive number")))
             }
         };
+        // A companion model's file is named beside the settings, never elsewhere.
+        let beside = |name: &str, file: &str| {
+            if Path::new(file).file_name().is_some_and(|n| n == file) {
+                Ok(())
+            } else {
+                Err(bad(format!(
+                    "{name} file {file:?} is not a file name (it must lie beside the settings)"
+                )))
+            }
+        };
         if s.input != [3, CROP_H, CROP_W] {
             return Err(bad(format!(
                 "input is {:?}, the recognizer feeds [3, {CROP_H}, {CROP_W}]",
@@ -191,15 +201,7 @@ impl ModelSettings {
                     c.weight
                 )));
             }
-            let plain = Path::new(&c.file)
-                .file_name()
-                .is_some_and(|n| n == c.file.as_str());
-            if !plain {
-                return Err(bad(format!(
-                    "card_reader file {:?} is not a file name (it must lie beside the settings)",
-                    c.file
-                )));
-            }
+            beside("card_reader", &c.file)?;
         }
         if let Some(p) = &s.pip_reader {
             if p.input != [1, PATCH, PATCH] {
@@ -209,15 +211,7 @@ impl ModelSettings {
                 )));
             }
             probability("pip_reader deny_below", p.deny_below)?;
-            let plain = Path::new(&p.file)
-                .file_name()
-                .is_some_and(|n| n == p.file.as_str());
-            if !plain {
-                return Err(bad(format!(
-                    "pip_reader file {:?} is not a file name (it must lie beside the settings)",
-                    p.file
-                )));
-            }
+            beside("pip_reader", &p.file)?;
         }
         Ok(s)
     }
@@ -239,25 +233,30 @@ pub const PIP_CLASSES: usize = 5;
 /// The pip reader's suits, in the order of its outputs.
 pub const PIP_SUITS: [Suit; 4] = [Suit::Spades, Suit::Hearts, Suit::Diamonds, Suit::Clubs];
 
-/// A card's suit log-probabilities from its pips' logits (`n × 5`): the patches
-/// whose best class is a suit, each renormalised over the four suits, summed and
-/// normalised; `None` with fewer than `min_pips` such patches.
-fn pip_suit_sum(logits: &[f32], min_pips: usize) -> Option<[f32; 4]> {
+/// The pip patches read as a suit (their best class is not "not a pip"), from
+/// their logits (`n × 5`): how many, and their suit log-probabilities, each
+/// renormalised over the four suits, summed.
+fn pip_suits(logits: &[f32]) -> (usize, [f32; 4]) {
     let mut sum = [0.0f32; 4];
     let mut pips = 0;
     for z in logits.chunks_exact(PIP_CLASSES) {
-        let best = (0..PIP_CLASSES).max_by(|&a, &b| z[a].total_cmp(&z[b]))?;
-        if best == PIP_CLASSES - 1 {
-            continue;
+        let best = (0..PIP_CLASSES).max_by(|&a, &b| z[a].total_cmp(&z[b]));
+        if best != Some(PIP_CLASSES - 1) {
+            let suits = log_softmax(&z[..4], 1.0);
+            sum.iter_mut().zip(&suits).for_each(|(s, v)| *s += v);
+            pips += 1;
         }
-        let suits = log_softmax(&z[..4], 1.0);
-        sum.iter_mut().zip(&suits).for_each(|(s, v)| *s += v);
-        pips += 1;
     }
+    (pips, sum)
+}
+
+/// A card's suit log-probabilities from its pips ([`pip_suits`]), normalised;
+/// `None` with fewer than `min_pips` pips (or none).
+fn pip_suit_sum(pips: usize, sum: &[f32; 4], min_pips: usize) -> Option<[f32; 4]> {
     if pips < min_pips.max(1) {
         return None;
     }
-    let norm = log_softmax(&sum, 1.0);
+    let norm = log_softmax(sum, 1.0);
     Some([norm[0], norm[1], norm[2], norm[3]])
 }
 
@@ -270,18 +269,6 @@ pub struct PipRead {
     /// shows as many pips as its rank, or fewer when blur merges some or one
     /// lies beside an index; more pips than the read's rank deny the rank.
     pub pips: usize,
-}
-
-/// How many pip patches' best class is a suit (`logits`: `n × 5`).
-fn pips_read_as_suits(logits: &[f32]) -> usize {
-    logits
-        .chunks_exact(PIP_CLASSES)
-        .filter(|z| {
-            (0..PIP_CLASSES)
-                .max_by(|&a, &b| z[a].total_cmp(&z[b]))
-                .is_some_and(|best| best != PIP_CLASSES - 1)
-        })
-        .count()
 }
 
 /// The suit a card's pips favour when they leave `suit` less likely than
@@ -702,13 +689,10 @@ impl Classifier {
         let (Some(net), Some(p)) = (&self.pip_reader, &self.settings.pip_reader) else {
             return Ok(None);
         };
-        let logits = net.logits(patches, n)?;
-        let denies =
-            pip_suit_sum(&logits, p.min_pips).and_then(|sum| denied_suit(&sum, suit, p.deny_below));
-        Ok(Some(PipRead {
-            denies,
-            pips: pips_read_as_suits(&logits),
-        }))
+        let (pips, sum) = pip_suits(&net.logits(patches, n)?);
+        let denies = pip_suit_sum(pips, &sum, p.min_pips)
+            .and_then(|sum| denied_suit(&sum, suit, p.deny_below));
+        Ok(Some(PipRead { denies, pips }))
     }
 
     /// The settings read from `recognizer.json`.
@@ -1017,7 +1001,9 @@ mod tests {
     fn pips_read_as_clubs_deny_a_spade_and_confirm_a_club() {
         // Three pips, each four times likelier a club (index 3) than anything else.
         let clubs: Vec<f32> = (0..3).flat_map(|_| pip(3, 4.0)).collect();
-        let sum = pip_suit_sum(&clubs, 2).unwrap();
+        let (n, sum) = pip_suits(&clubs);
+        assert_eq!(n, 3);
+        let sum = pip_suit_sum(n, &sum, 2).unwrap();
         // Each pip makes a spade e^4 times less likely than a club; three, e^12
         // (a spade left about 6e-6).
         let spade = sum[0].exp();
@@ -1032,20 +1018,22 @@ mod tests {
     fn blobs_that_are_not_pips_are_left_out_and_too_few_pips_say_nothing() {
         // Court art: every blob "not a pip".
         let art: Vec<f32> = (0..4).flat_map(|_| pip(4, 6.0)).collect();
-        assert_eq!(pip_suit_sum(&art, 2), None);
+        let (n, sum) = pip_suits(&art);
+        assert_eq!(pip_suit_sum(n, &sum, 2), None);
         // One club and two pieces of art: one pip alone is not enough...
         let one: Vec<f32> = [pip(3, 6.0), pip(4, 6.0), pip(4, 6.0)].concat();
-        assert_eq!(pip_suit_sum(&one, 2), None);
-        assert_eq!(pips_read_as_suits(&one), 1);
-        assert_eq!(pips_read_as_suits(&art), 0);
+        let (n, sum) = pip_suits(&one);
+        assert_eq!(pip_suit_sum(n, &sum, 2), None);
+        assert_eq!(n, 1);
+        assert_eq!(pip_suits(&art).0, 0);
         // ...and the art does not count against the two clubs beside it.
         let two: Vec<f32> = [pip(3, 6.0), pip(4, 6.0), pip(3, 6.0)].concat();
-        let with_art = pip_suit_sum(&two, 2).unwrap();
-        let alone = pip_suit_sum(&[pip(3, 6.0), pip(3, 6.0)].concat(), 2).unwrap();
-        assert_eq!(with_art, alone);
+        let alone = [pip(3, 6.0), pip(3, 6.0)].concat();
+        assert_eq!(pip_suits(&two), pip_suits(&alone));
         // Pips torn between two suits deny neither.
         let torn: Vec<f32> = [pip(0, 7.0), pip(3, 7.0)].concat();
-        let sum = pip_suit_sum(&torn, 2).unwrap();
+        let (n, sum) = pip_suits(&torn);
+        let sum = pip_suit_sum(n, &sum, 2).unwrap();
         assert_eq!(denied_suit(&sum, Suit::Spades, 1e-3), None);
         assert_eq!(denied_suit(&sum, Suit::Clubs, 1e-3), None);
         assert!(matches!(

@@ -8,7 +8,7 @@
 //! on the rectified card and cuts each into a 24 × 24 patch of ink strength —
 //! colour left out on purpose, so that a green club is read as the club it is drawn
 //! as — exactly as `models/pips.py` does for training; the pip reader
-//! (`models/pips.onnx`, [`super::classify::Classifier::pip_suits`]) reads them,
+//! (`models/pips.onnx`, [`super::classify::Classifier::read_pips`]) reads them,
 //! and the recognizer asks God to confirm a number card whose pips deny its suit.
 //!
 //! All sizes below are the rectified card's pixels (160 × 224).
@@ -36,7 +36,7 @@ const MIN_AREA: usize = 12;
 /// The least share of its bounding box a pip fills, and the most it is longer
 /// than wide: frame lines and court art's strokes are thinner.
 const MIN_FILL: f64 = 0.3;
-const MAX_ASPECT: usize = 5; // 2.5, as a ratio of halves: max * 2 <= min * 5
+const MAX_ASPECT: f64 = 2.5;
 /// Ink is at least this far from paper (colour distance, 0..441), and at least
 /// half the 99th percentile distance in the box.
 const INK_FLOOR: f32 = 40.0;
@@ -139,7 +139,7 @@ impl Blob {
         if self.area < MIN_AREA || (self.area as f64) < MIN_FILL * (w * h) as f64 {
             return false;
         }
-        if 2 * w.max(h) > MAX_ASPECT * w.min(h) {
+        if w.max(h) as f64 > MAX_ASPECT * w.min(h) as f64 {
             return false;
         }
         if self.left == 0 || self.top == 0 || self.right + 1 >= bw || self.bottom + 1 >= bh {

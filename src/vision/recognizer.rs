@@ -12,9 +12,9 @@ use super::fan::FanCard;
 use super::geometry::{Point, Quad};
 use super::localise::{locate, LocaliserConfig, Located};
 use super::pips::find_pips;
-use super::rectify::rectify;
 use super::rectify::{
-    card_to_frame, index_crops, top_left_crop, whole_card, CARD_H, CARD_W, CROP_LEN, WHOLE_LEN,
+    card_to_frame, index_crops, rectify, top_left_crop, whole_card, CARD_H, CARD_W, CROP_LEN,
+    WHOLE_LEN,
 };
 use super::spread::{cover_beyond, readings, shows_ink, split, Spread};
 use super::warning::{small_cards_warning, FrameWarning};
@@ -39,8 +39,9 @@ pub struct CardRead {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub overlapped: bool,
     /// The suit the card's pips read as, when they deny the read's suit
-    /// ([`Recognizer::check_pips`]): the read then asks God, whatever its
-    /// confidence. Absent when they agree, or could not be read.
+    /// ([`Classifier::read_pips`], in the recognizer's last step): the read then
+    /// asks God, whatever its confidence. Absent when they agree, or could not be
+    /// read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pips_say: Option<Suit>,
     /// How many pips the card shows, when that is more than the read's rank (a
