@@ -9,7 +9,8 @@
 //! second look (`10-seq4-white`). And the same 4-card frame enlarged to 1920 ×
 //! 1080, the size the God console asks a webcam for: decoding and the whole read.
 //! And the whole read of an overlapping row of 12 and of a fanned hand of 16, and
-//! the pip check of the four cards (each rectified, its pips found and read).
+//! the pip check of the four cards (each rectified, its pips found and read),
+//! with its first two parts alone.
 //!
 //! Run: `cargo bench --bench recognize` (the model benches are skipped, with a
 //! note, when `models/recognizer.onnx` is not there).
@@ -125,6 +126,24 @@ fn bench(c: &mut Criterion) {
                         .ok()
                 })
                 .count()
+        })
+    });
+    // Its first two parts alone: rectifying the four cards, finding their pips.
+    c.bench_function("rectify 4 cards", |b| {
+        b.iter(|| {
+            quads
+                .iter()
+                .filter_map(|q| rectify(black_box(&frame), q))
+                .count()
+        })
+    });
+    let rectified: Vec<_> = quads.iter().filter_map(|q| rectify(&frame, q)).collect();
+    c.bench_function("find the pips of 4 cards", |b| {
+        b.iter(|| {
+            rectified
+                .iter()
+                .map(|card| find_pips(black_box(card)).1)
+                .sum::<usize>()
         })
     });
     c.bench_function("recognise 4 cards 1280x720", |b| {
