@@ -6,8 +6,8 @@ a diamond, can look alike there. The pips in the middle of a number card are the
 same suit drawn four to ten times larger. This small network reads one pip patch
 (`pips.find_pips`: 24 x 24 ink strength, colour left out on purpose, so that a
 green club is a club) as spade, heart, diamond, club or "not a pip"; the service
-sums the log-probabilities of a card's pips and asks God to confirm a read whose
-suit its pips deny (`src/vision/pips.rs`; model card, "Pips").
+sums the log-probabilities of a card's clear pips (read at least `--min-confidence`
+sure) and asks God to confirm a read whose suit they deny (`src/vision/pips.rs`; model card, "Pips").
 
     train_pips.py --train data/pips_train.npz --val data/pips_val.npz --out pips.onnx
 
@@ -86,14 +86,15 @@ def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     return (x * gain + noise).clamp(0, 1)
 
 
-def card_reads(logp: np.ndarray, cards: np.ndarray) -> dict[int, np.ndarray]:
+def card_reads(logp: np.ndarray, cards: np.ndarray, min_confidence: float = 0.0) -> dict[int, np.ndarray]:
     """Each card's suit log-probabilities from its pips, as the service sums them
-    (`src/vision/pips.rs`): patches read as "not a pip" are left out, the others'
-    suit probabilities renormalised and their logs summed, then normalised."""
+    (`src/vision/classify.rs`, `read_pips`): patches read as "not a pip", or read
+    less than `min_confidence` sure, are left out, the others' suit probabilities
+    renormalised and their logs summed, then normalised."""
     out = {}
     for c in np.unique(cards):
         lp = logp[cards == c]
-        lp = lp[lp.argmax(1) != pips.NOT_A_PIP]
+        lp = lp[(lp.argmax(1) != pips.NOT_A_PIP) & (np.exp(lp.max(1)) >= min_confidence)]
         if len(lp) < 2:
             continue
         suit = lp[:, :4] - np.logaddexp.reduce(lp[:, :4], axis=1, keepdims=True)
@@ -102,8 +103,10 @@ def card_reads(logp: np.ndarray, cards: np.ndarray) -> dict[int, np.ndarray]:
     return out
 
 
-def evaluate(onnx_path: str, path: str, names_key: str = "design_names") -> dict:
-    """Reads a set of patches with the exported model, as the service would."""
+def evaluate(onnx_path: str, path: str, min_confidence: float = 0.0,
+             names_key: str = "design_names") -> dict:
+    """Reads a set of patches with the exported model, as the service would, its
+    cards' suits from their pips read at least `min_confidence` sure."""
     import onnxruntime as ort
     d = np.load(path)
     y = d["y"]
@@ -112,7 +115,7 @@ def evaluate(onnx_path: str, path: str, names_key: str = "design_names") -> dict
     pred = logp.argmax(1)
     names = list(d[names_key]) if names_key in d else []
     report = {"patches": int(len(y)), "patch_accuracy": float((pred == y).mean()), "designs": {}}
-    reads = card_reads(logp, d["card"])
+    reads = card_reads(logp, d["card"], min_confidence)
     label = {int(c): int(y[d["card"] == c][0]) for c in np.unique(d["card"])}
     design = {int(c): int(d["design"][d["card"] == c][0]) for c in np.unique(d["card"])}
     number = {c: v for c, v in reads.items() if label[c] < 4}
@@ -157,11 +160,22 @@ def main() -> None:
     ap.add_argument("--deny-below", type=float, default=1e-3,
                     help="a read's suit its pips leave less likely than this asks God")
     ap.add_argument("--min-pips", type=int, default=2, help="the fewest pips that may deny a read")
+    ap.add_argument("--min-confidence", type=float, default=0.7,
+                    help="a pip is evidence of its suit only when read at least this sure")
     ap.add_argument("--settings", default="recognizer.json",
                     help="the recognizer settings to name the pip reader in ('' to leave them)")
     a = ap.parse_args()
     if a.evaluate_only:
-        report = {"sets": {p: evaluate(a.out, p) for p in [a.val, *a.eval]}}
+        # The training run's facts (time, epochs, width) stay; the reads are renewed.
+        report = {}
+        if a.report and os.path.exists(a.report):
+            with open(a.report) as f:
+                report = json.load(f)
+        report.update({"min_confidence": a.min_confidence,
+                       "sets": {p: evaluate(a.out, p, a.min_confidence) for p in [a.val, *a.eval]}})
+        if a.report:
+            with open(a.report, "w") as f:
+                json.dump(report, f, indent=1)
         print(json.dumps(report, indent=1))
         return
     torch.manual_seed(a.seed)
@@ -204,7 +218,8 @@ def main() -> None:
     if not np.allclose(got, want, atol=1e-4):
         raise SystemExit("train_pips: the exported model does not match PyTorch")
     report = {"seconds": round(time.time() - t0), "epochs": a.epochs, "seed": a.seed, "width": a.width,
-              "sets": {p: evaluate(a.out, p) for p in [a.val, *a.eval]}}
+              "min_confidence": a.min_confidence,
+              "sets": {p: evaluate(a.out, p, a.min_confidence) for p in [a.val, *a.eval]}}
     with open(a.report, "w") as f:
         json.dump(report, f, indent=1)
     print(json.dumps(report, indent=1))
@@ -214,7 +229,8 @@ def main() -> None:
         with open(a.settings) as f:
             meta = json.load(f)
         meta["pip_reader"] = {"file": os.path.basename(a.out), "input": [1, pips.PATCH, pips.PATCH],
-                              "deny_below": a.deny_below, "min_pips": a.min_pips}
+                              "deny_below": a.deny_below, "min_pips": a.min_pips,
+                              "min_confidence": a.min_confidence}
         with open(a.settings, "w") as f:
             json.dump(meta, f, indent=1)
         print(f"train_pips: {a.settings} names {os.path.basename(a.out)}, deny_below {a.deny_below}")

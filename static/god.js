@@ -493,8 +493,9 @@
         // A card of an overlapping row: read from the one index its neighbour leaves uncovered.
         r.overlapped ? E.el("span", { class: "muted", title: "read from its one uncovered index" }, "covered") : "",
         // Its pips, drawn larger than the index, look like another suit: the read asks God.
-        // More pips than its rank: the index was read as a lower card than it is.
-        r.pips_counted ? E.el("span", { class: "muted", title: "the card shows " + r.pips_counted + " pips, more than the rank read from its index" }, r.pips_counted + " pips") : "",
+        // More pips than its rank (the index read as a lower card), or next to none on
+        // a 6 to 10 (a court card read as a number card).
+        r.pips_counted != null ? E.el("span", { class: "muted", title: "the card shows " + r.pips_counted + " pips: too many or too few for the rank read from its index" }, r.pips_counted + " pips") : "",
         r.pips_say ? E.el("span", { class: "muted", title: "the pips in the middle of the card look like " + SUIT_NAMES[r.pips_say] + ", not the suit read from its index" }, "pips: " + SUIT_SIGNS[r.pips_say]) : "",
         E.el("input", { type: "text", value: r.card, "data-index": i, "data-read": r.card, title: "correct the card here" }),
         r.needs_confirmation ? E.el("label", {}, E.el("input", { type: "checkbox" }), " needs confirmation: confirmed") : "");

@@ -1,7 +1,8 @@
 //! The pip check end to end with the committed models: a number card whose index
-//! the index model misreads surely, in the wrong suit or as a lower rank, asks God
-//! because its pips say otherwise (`pips_say`, `pips_counted` in `eleusis recognize
-//! --json`), and cards read right are not doubted by their pips.
+//! the index model misreads surely, in the wrong suit or as a lower rank, and a court
+//! card misread as a ten, ask God because their pips say otherwise (`pips_say`,
+//! `pips_counted` in `eleusis recognize --json`), and cards read right are not
+//! doubted by their pips.
 
 use std::path::Path;
 use std::process::Command;
@@ -111,6 +112,41 @@ fn a_number_card_showing_more_pips_than_its_read_rank_asks_god() {
     assert_eq!(read["pips_counted"], 7, "{read}");
     // Its suit is right, so the pips do not deny it.
     assert!(read.get("pips_say").is_none(), "{read}");
+}
+
+#[test]
+fn a_court_card_read_as_a_high_number_card_asks_god() {
+    // The same frame: a small four-colour king of hearts whose index reads as the
+    // ten of hearts surely enough to pass the threshold; a ten shows ten pips, the
+    // king's art next to none.
+    let frame = "tests/data/pips/0100-white-spread";
+    let lines = recognize(&[&format!("{frame}.jpg")]);
+    let read = read_of(&lines[0], &format!("{frame}.json"), "KH");
+    // The premise: a sure misread of a court card as a number card.
+    assert_eq!(
+        read["card"], "10H",
+        "{read}: no longer a court card read as a ten"
+    );
+    assert!(read["confidence"].as_f64().unwrap() > 0.9995, "{read}");
+    assert_eq!(read["needs_confirmation"], Value::Bool(true), "{read}");
+    assert!(read["pips_counted"].as_u64().unwrap() <= 2, "{read}");
+    assert!(read.get("pips_say").is_none(), "{read}");
+}
+
+#[test]
+fn smudged_pips_of_a_blurred_card_do_not_deny_its_suit() {
+    // A blurred spread of a jumbo-index deck on a dark cloth: each pip of its nine,
+    // eight and five of diamonds is a red smudge the pip reader calls a heart a
+    // little more often than a diamond. Summed over a card's pips, that lean
+    // denied three right reads; unsure pips are now no evidence of a suit.
+    let frame = "tests/data/pips/0049-kennard-blurred";
+    let lines = recognize(&[&format!("{frame}.jpg")]);
+    for card in ["9D", "8D", "5D"] {
+        let read = read_of(&lines[0], &format!("{frame}.json"), card);
+        assert_eq!(read["card"], card, "{read}");
+        assert_eq!(read["needs_confirmation"], Value::Bool(false), "{read}");
+        assert!(read.get("pips_say").is_none(), "{read}");
+    }
 }
 
 #[test]

@@ -237,6 +237,7 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
         size.starts_with("cards about 22") && !size.contains("read best"),
         "{size}"
     );
+
     let small =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes/14-spread20-dark.jpg");
     driver.send_keys("#upload", &small.display().to_string());
@@ -255,6 +256,19 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
         .and_then(|n| n.parse().ok())
         .expect("a height in pixels");
     assert!((100..=125).contains(&px), "{size}");
+
+    // Reads whose pips deny them say so beside the read: a seven read as a three
+    // shows 7 pips, a king read as a ten none.
+    let pips = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pips/0100-white-spread.jpg");
+    driver.send_keys("#upload", &pips.display().to_string());
+    driver.wait_for(
+        "the pips counted beside two reads",
+        "return document.getElementById('reads').innerText;",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.contains("7 pips") && t.contains("0 pips"))
+        },
+    );
 
     // A blown-out frame: the console says what is wrong with the camera.
     let dir = tempfile::tempdir().expect("temp dir");

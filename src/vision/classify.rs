@@ -102,6 +102,13 @@ pub struct PipReaderSettings {
     /// The fewest pips read as suit signs (not "not a pip") that may deny a read:
     /// one blob alone may be a stray mark.
     pub min_pips: usize,
+    /// A pip is evidence of its suit only when the reader gives its class at
+    /// least this probability (absent: 0, every pip). On a blurred card every pip
+    /// is the same smudge, each read a little more one suit than another; summed
+    /// over nine pips, that small lean became a confident denial of a correct
+    /// read. Pips under it still count towards [`PipRead::pips`].
+    #[serde(default)]
+    pub min_confidence: f32,
 }
 
 /// `card_reader` in `recognizer.json`: a model reading the whole rectified card
@@ -211,6 +218,7 @@ impl ModelSettings {
                 )));
             }
             probability("pip_reader deny_below", p.deny_below)?;
+            probability("pip_reader min_confidence", p.min_confidence)?;
             beside("pip_reader", &p.file)?;
         }
         Ok(s)
@@ -233,21 +241,38 @@ pub const PIP_CLASSES: usize = 5;
 /// The pip reader's suits, in the order of its outputs.
 pub const PIP_SUITS: [Suit; 4] = [Suit::Spades, Suit::Hearts, Suit::Diamonds, Suit::Clubs];
 
-/// The pip patches read as a suit (their best class is not "not a pip"), from
-/// their logits (`n × 5`): how many, and their suit log-probabilities, each
-/// renormalised over the four suits, summed.
-fn pip_suits(logits: &[f32]) -> (usize, [f32; 4]) {
-    let mut sum = [0.0f32; 4];
-    let mut pips = 0;
+/// What the pip patches' logits (`n × 5`) say, before any read is judged.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct PipSuits {
+    /// Patches read as a suit (their best class is not "not a pip").
+    pips: usize,
+    /// Of those, the ones read at least `min_confidence` sure: the evidence.
+    sure: usize,
+    /// The sure pips' suit log-probabilities, each renormalised over the four
+    /// suits, summed.
+    sum: [f32; 4],
+}
+
+fn pip_suits(logits: &[f32], min_confidence: f32) -> PipSuits {
+    let mut out = PipSuits {
+        pips: 0,
+        sure: 0,
+        sum: [0.0; 4],
+    };
     for z in logits.chunks_exact(PIP_CLASSES) {
-        let best = (0..PIP_CLASSES).max_by(|&a, &b| z[a].total_cmp(&z[b]));
-        if best != Some(PIP_CLASSES - 1) {
+        let all = log_softmax(z, 1.0);
+        let best = (0..PIP_CLASSES).max_by(|&a, &b| all[a].total_cmp(&all[b]));
+        let Some(best) = best.filter(|&b| b != PIP_CLASSES - 1) else {
+            continue;
+        };
+        out.pips += 1;
+        if all[best].exp() >= min_confidence {
             let suits = log_softmax(&z[..4], 1.0);
-            sum.iter_mut().zip(&suits).for_each(|(s, v)| *s += v);
-            pips += 1;
+            out.sum.iter_mut().zip(&suits).for_each(|(s, v)| *s += v);
+            out.sure += 1;
         }
     }
-    (pips, sum)
+    out
 }
 
 /// A card's suit log-probabilities from its pips ([`pip_suits`]), normalised;
@@ -676,9 +701,10 @@ impl Classifier {
 
     /// What a card's pips say about a read of suit `suit`: `patches` are its `n`
     /// pip patches ([`super::pips::find_pips`]). Each patch the pip reader does not
-    /// call "not a pip" is counted and adds its suit log-probabilities
-    /// (renormalised over the four suits); with at least `min_pips` such patches
-    /// the sum is normalised, and when `suit` is less likely than `deny_below` the
+    /// call "not a pip" is counted, and adds its suit log-probabilities
+    /// (renormalised over the four suits) when its class is at least
+    /// `min_confidence` sure; with at least `min_pips` such patches the sum is
+    /// normalised, and when `suit` is less likely than `deny_below` the
     /// suit the pips favour is in [`PipRead::denies`]. `None`: no pip reader.
     pub fn read_pips(
         &self,
@@ -689,10 +715,13 @@ impl Classifier {
         let (Some(net), Some(p)) = (&self.pip_reader, &self.settings.pip_reader) else {
             return Ok(None);
         };
-        let (pips, sum) = pip_suits(&net.logits(patches, n)?);
-        let denies = pip_suit_sum(pips, &sum, p.min_pips)
+        let read = pip_suits(&net.logits(patches, n)?, p.min_confidence);
+        let denies = pip_suit_sum(read.sure, &read.sum, p.min_pips)
             .and_then(|sum| denied_suit(&sum, suit, p.deny_below));
-        Ok(Some(PipRead { denies, pips }))
+        Ok(Some(PipRead {
+            denies,
+            pips: read.pips,
+        }))
     }
 
     /// The settings read from `recognizer.json`.
@@ -1001,9 +1030,9 @@ mod tests {
     fn pips_read_as_clubs_deny_a_spade_and_confirm_a_club() {
         // Three pips, each four times likelier a club (index 3) than anything else.
         let clubs: Vec<f32> = (0..3).flat_map(|_| pip(3, 4.0)).collect();
-        let (n, sum) = pip_suits(&clubs);
-        assert_eq!(n, 3);
-        let sum = pip_suit_sum(n, &sum, 2).unwrap();
+        let read = pip_suits(&clubs, 0.0);
+        assert_eq!((read.pips, read.sure), (3, 3));
+        let sum = pip_suit_sum(read.sure, &read.sum, 2).unwrap();
         // Each pip makes a spade e^4 times less likely than a club; three, e^12
         // (a spade left about 6e-6).
         let spade = sum[0].exp();
@@ -1018,28 +1047,46 @@ mod tests {
     fn blobs_that_are_not_pips_are_left_out_and_too_few_pips_say_nothing() {
         // Court art: every blob "not a pip".
         let art: Vec<f32> = (0..4).flat_map(|_| pip(4, 6.0)).collect();
-        let (n, sum) = pip_suits(&art);
-        assert_eq!(pip_suit_sum(n, &sum, 2), None);
+        let read = pip_suits(&art, 0.0);
+        assert_eq!(pip_suit_sum(read.sure, &read.sum, 2), None);
         // One club and two pieces of art: one pip alone is not enough...
         let one: Vec<f32> = [pip(3, 6.0), pip(4, 6.0), pip(4, 6.0)].concat();
-        let (n, sum) = pip_suits(&one);
-        assert_eq!(pip_suit_sum(n, &sum, 2), None);
-        assert_eq!(n, 1);
-        assert_eq!(pip_suits(&art).0, 0);
+        let read = pip_suits(&one, 0.0);
+        assert_eq!(pip_suit_sum(read.sure, &read.sum, 2), None);
+        assert_eq!(read.pips, 1);
+        assert_eq!(pip_suits(&art, 0.0).pips, 0);
         // ...and the art does not count against the two clubs beside it.
         let two: Vec<f32> = [pip(3, 6.0), pip(4, 6.0), pip(3, 6.0)].concat();
         let alone = [pip(3, 6.0), pip(3, 6.0)].concat();
-        assert_eq!(pip_suits(&two), pip_suits(&alone));
+        assert_eq!(pip_suits(&two, 0.0), pip_suits(&alone, 0.0));
         // Pips torn between two suits deny neither.
         let torn: Vec<f32> = [pip(0, 7.0), pip(3, 7.0)].concat();
-        let (n, sum) = pip_suits(&torn);
-        let sum = pip_suit_sum(n, &sum, 2).unwrap();
+        let read = pip_suits(&torn, 0.0);
+        let sum = pip_suit_sum(read.sure, &read.sum, 2).unwrap();
         assert_eq!(denied_suit(&sum, Suit::Spades, 1e-3), None);
         assert_eq!(denied_suit(&sum, Suit::Clubs, 1e-3), None);
         assert!(matches!(
             denied_suit(&sum, Suit::Hearts, 1e-3),
             Some(Suit::Spades | Suit::Clubs)
         ));
+    }
+
+    #[test]
+    fn smudged_pips_are_counted_but_are_no_evidence_of_a_suit() {
+        // Nine blurred pips, each leaning a little to hearts (e^1 over the rest,
+        // about 0.40 sure): summed, the lean alone would deny a diamond.
+        let smudges: Vec<f32> = (0..9).flat_map(|_| pip(1, 1.0)).collect();
+        let all = pip_suits(&smudges, 0.0);
+        let sum = pip_suit_sum(all.sure, &all.sum, 2).unwrap();
+        assert_eq!(denied_suit(&sum, Suit::Diamonds, 1e-3), Some(Suit::Hearts));
+        // Held to 0.6, none is evidence: nothing is denied, all nine still count.
+        let sure = pip_suits(&smudges, 0.6);
+        assert_eq!((sure.pips, sure.sure), (9, 0));
+        assert_eq!(pip_suit_sum(sure.sure, &sure.sum, 2), None);
+        // A clear pip (e^4: about 0.93 sure) is evidence at 0.6.
+        let clear = [pip(3, 4.0), pip(3, 4.0), pip(1, 1.0)].concat();
+        let read = pip_suits(&clear, 0.6);
+        assert_eq!((read.pips, read.sure), (3, 2));
     }
 
     #[test]
@@ -1053,7 +1100,15 @@ mod tests {
             with(r#"{"file":"pips.onnx","input":[1,24,24],"deny_below":0.001,"min_pips":2}"#);
         let s = ModelSettings::parse(good.as_bytes(), "r.json").unwrap();
         let p = s.pip_reader.unwrap();
-        assert_eq!((p.deny_below, p.min_pips), (0.001, 2));
+        assert_eq!(
+            (p.deny_below, p.min_pips, p.min_confidence),
+            (0.001, 2, 0.0)
+        );
+        let sure = with(
+            r#"{"file":"pips.onnx","input":[1,24,24],"deny_below":0.001,"min_pips":2,"min_confidence":0.7}"#,
+        );
+        let p = ModelSettings::parse(sure.as_bytes(), "r.json").unwrap();
+        assert_eq!(p.pip_reader.unwrap().min_confidence, 0.7);
         for (reader, says) in [
             (
                 r#"{"file":"pips.onnx","input":[3,24,24],"deny_below":0.001,"min_pips":2}"#,
@@ -1066,6 +1121,10 @@ mod tests {
             (
                 r#"{"file":"../pips.onnx","input":[1,24,24],"deny_below":0.001,"min_pips":2}"#,
                 "is not a file name",
+            ),
+            (
+                r#"{"file":"pips.onnx","input":[1,24,24],"deny_below":0.001,"min_pips":2,"min_confidence":-1}"#,
+                "pip_reader min_confidence -1 is outside [0, 1]",
             ),
             (r#"{"file":"pips.onnx","input":[1,24,24]}"#, "missing field"),
         ] {

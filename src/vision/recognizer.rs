@@ -44,9 +44,10 @@ pub struct CardRead {
     /// read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pips_say: Option<Suit>,
-    /// How many pips the card shows, when that is more than the read's rank (a
-    /// seven whose small index was read as a three): the read then asks God.
-    /// Absent otherwise.
+    /// How many pips the card shows, when that denies the read's rank
+    /// ([`pips_deny_rank`]): more than the rank (a seven whose small index was
+    /// read as a three), or next to none for a rank of six or more (a king read
+    /// as a ten). The read then asks God. Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pips_counted: Option<usize>,
 }
@@ -112,6 +113,23 @@ pub fn reading_frame(frame: &RgbImage) -> (Cow<'_, RgbImage>, f64) {
 /// a card (README, "Measured performance"). Under it, a small index is where a
 /// club turns into a spade.
 pub const PIP_CHECK_BELOW: f64 = 145.0;
+
+/// Reads of this rank or more whose card shows [`FEW_PIPS_AT_MOST`] pips or fewer
+/// are doubted ([`pips_deny_rank`]).
+pub const FEW_PIPS_FROM_RANK: u8 = 6;
+
+/// See [`FEW_PIPS_FROM_RANK`]: the pip reader counts two pips or fewer on 429 of
+/// 432 held-out renders of court cards (their art), and on 6 of 720 of sixes to
+/// tens (models/README.md, "Pips").
+pub const FEW_PIPS_AT_MOST: usize = 2;
+
+/// Whether `pips` pips read as a suit on a card deny a read of rank `rank` (2 to
+/// 10): more pips than the rank (blur merges pips, it never adds them), or
+/// [`FEW_PIPS_AT_MOST`] or fewer on a six to ten, which a court card's art shows
+/// and a six to ten does not: a small king read from its index as a ten.
+pub fn pips_deny_rank(rank: u8, pips: usize) -> bool {
+    pips > usize::from(rank) || (rank >= FEW_PIPS_FROM_RANK && pips <= FEW_PIPS_AT_MOST)
+}
 
 /// The card recognizer: localiser settings plus the loaded model. Build it once and
 /// reuse it for every frame (loading the model is the slow part).
@@ -274,11 +292,12 @@ impl Recognizer {
     /// Checks each sure read of a whole number card (2 to 10) shorter than
     /// [`PIP_CHECK_BELOW`] against its pips:
     /// one whose pips deny its suit ([`Classifier::read_pips`]) asks God, with the
-    /// suit the pips favour in `pips_say`, and so does one showing more pips than
-    /// its read rank, with their number in `pips_counted`. The index of a small
-    /// card may show a club as a spade, a faint four-colour club as a diamond or a
-    /// blurred 7 as a 3, as surely as it shows anything; its pips are the suit drawn
-    /// several times larger, as many as its rank (fewer, when blur merges some).
+    /// suit the pips favour in `pips_say`, and so does one whose pips deny its
+    /// read rank ([`pips_deny_rank`]), with their number in `pips_counted`. The
+    /// index of a small card may show a club as a spade, a faint four-colour club
+    /// as a diamond, a blurred 7 as a 3 or a king as a 10, as surely as it shows
+    /// anything; its pips are the suit drawn several times larger, as many as its
+    /// rank (fewer, when blur merges some), and a court card has next to none.
     /// Reads that ask God already, covered cards and court cards and aces (no pips
     /// to speak of) are not checked.
     fn check_pips(&self, frame: &RgbImage, cards: &mut [CardRead]) -> Result<(), ModelError> {
@@ -302,7 +321,7 @@ impl Recognizer {
                 card.needs_confirmation = true;
                 card.pips_say = Some(suit);
             }
-            if read.pips > usize::from(card.card.rank.value()) {
+            if pips_deny_rank(card.card.rank.value(), read.pips) {
                 card.needs_confirmation = true;
                 card.pips_counted = Some(read.pips);
             }
@@ -1499,6 +1518,22 @@ mod tests {
             score: [0.0; CLASSES],
             whole: [0.0; CLASSES],
         }
+    }
+
+    #[test]
+    fn pips_deny_a_rank_they_outnumber_and_a_high_rank_they_leave_bare() {
+        // More pips than the rank: a seven read as a three.
+        assert!(pips_deny_rank(3, 7));
+        assert!(!pips_deny_rank(3, 3));
+        // Blur merges pips: fewer than the rank is no denial, down to three on a ten.
+        assert!(!pips_deny_rank(10, 3));
+        assert!(!pips_deny_rank(6, 3));
+        // Next to none on a six to ten: a court card's art, read as a ten.
+        assert!(pips_deny_rank(10, 0));
+        assert!(pips_deny_rank(6, 2));
+        // Low ranks show few pips anyway.
+        assert!(!pips_deny_rank(5, 2));
+        assert!(!pips_deny_rank(2, 0));
     }
 
     #[test]

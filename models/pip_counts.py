@@ -1,0 +1,93 @@
+"""How many pips the pip reader counts on each rank: the evidence for the rank
+check of the service's pip check (`src/vision/recognizer.rs`, `pips_deny_rank`).
+
+A number card shows as many pips as its rank; blur merges some and a pip beside an
+index may be left out, so the count falls short, but it never exceeds the rank. A
+court card's art gives the pip finder blobs the reader mostly calls "not a pip".
+So a read whose pips outnumber its rank, or a read of a six to ten whose card shows
+next to no pips (a small king read as a ten), is doubted. This renders cards as
+`render_pips.py` does (every blob kept, court cards too), counts the patches read
+as a suit, and prints a histogram per rank, for all cards and for cards under
+145 px (the ones the service checks), with the two rules' hits:
+
+    pip_counts.py --split heldout --per-card 6 --seed 203 [--out eval/pip_counts_heldout.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from multiprocessing import Pool
+
+import numpy as np
+import onnxruntime as ort
+from tqdm import tqdm
+
+import pips
+import render_pips
+import synth
+
+RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+# The service's rank check (src/vision/recognizer.rs): reads of FEW_FROM or more
+# whose card shows FEW_AT_MOST pips or fewer are doubted.
+FEW_FROM, FEW_AT_MOST = 6, 2
+# The service checks cards shorter than this (PIP_CHECK_BELOW).
+CHECK_BELOW = 145.0
+HIGH = {"6", "7", "8", "9", "10"}
+
+
+def count(sess: ort.InferenceSession, patches: np.ndarray) -> int:
+    """The patches the reader does not call "not a pip"."""
+    if not len(patches):
+        return 0
+    z = sess.run(None, {"patches": patches[:, None]})[0]
+    return int((z.argmax(1) != pips.NOT_A_PIP).sum())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--split", default="heldout")
+    ap.add_argument("--per-card", type=int, default=6)
+    ap.add_argument("--seed", type=int, default=203)
+    ap.add_argument("--model", default="pips.onnx")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", default="", help="also write the counts as JSON here")
+    a = ap.parse_args()
+    names = [n for s in a.split.split(",") for n in synth.SPLITS.get(s, [s])]
+    keys = [i for i, k in enumerate(synth.CARDS) if k[:-1] in RANKS]
+    seeds = [(a.seed, d, k, i) for d in range(len(names)) for k in keys for i in range(a.per_card)]
+    sess = ort.InferenceSession(a.model, providers=["CPUExecutionProvider"])
+    rows = []
+    with Pool(a.workers, initializer=render_pips._init, initargs=(a.split,)) as pool:
+        for key, height, found in tqdm(pool.imap(render_pips.render_card, seeds, chunksize=16),
+                                       total=len(seeds), desc=f"pip counts {a.split}"):
+            rows.append((key[:-1], height, count(sess, found)))
+    report = {"split": a.split, "per_card": a.per_card, "seed": a.seed, "bands": {}}
+    for band, small in (("all", False), (f"under {CHECK_BELOW:.0f} px", True)):
+        sel = [r for r in rows if not small or r[1] < CHECK_BELOW]
+        hist = {r: np.bincount([k for rank, _, k in sel if rank == r], minlength=11).tolist()
+                for r in RANKS}
+        high = [k for rank, _, k in sel if rank in HIGH]
+        courts = [k for rank, _, k in sel if rank in render_pips.COURT_RANKS]
+        numbers = [(rank, k) for rank, _, k in sel if rank not in render_pips.COURT_RANKS]
+        report["bands"][band] = {
+            "histogram": hist,
+            "six_to_ten_with_few": [sum(k <= FEW_AT_MOST for k in high), len(high)],
+            "courts_with_few": [sum(k <= FEW_AT_MOST for k in courts), len(courts)],
+            "numbers_with_more_than_rank": [sum(k > int(r) for r, k in numbers), len(numbers)],
+        }
+        print(f"{a.split}, {band}: pips counted per rank (0, 1, 2, ...)")
+        for r in RANKS:
+            print(f"  {r:>2}: {hist[r]}")
+        b = report["bands"][band]
+        print(f"  sixes to tens with {FEW_AT_MOST} or fewer: {b['six_to_ten_with_few'][0]}/{len(high)}; "
+              f"court cards with {FEW_AT_MOST} or fewer: {b['courts_with_few'][0]}/{len(courts)}; "
+              f"number cards with more than their rank: {b['numbers_with_more_than_rank'][0]}/{len(numbers)}")
+    if a.out:
+        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+        with open(a.out, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
