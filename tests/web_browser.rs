@@ -258,15 +258,17 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
     assert!((100..=125).contains(&px), "{size}");
 
     // Reads whose pips deny them say so beside the read: a seven read as a three
-    // shows 7 pips, a king read as a ten none.
+    // shows 7 pips, and is offered as the seven with what its index read; a king
+    // read as a ten shows none.
     let pips = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pips/0100-white-spread.jpg");
     driver.send_keys("#upload", &pips.display().to_string());
     driver.wait_for(
         "the pips counted beside two reads",
         "return document.getElementById('reads').innerText;",
         |v| {
-            v.as_str()
-                .is_some_and(|t| t.contains("7 pips") && t.contains("0 pips"))
+            v.as_str().is_some_and(|t| {
+                t.contains("7 pips") && t.contains("0 pips") && t.contains("index: 3♦")
+            })
         },
     );
 

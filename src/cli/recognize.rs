@@ -327,6 +327,9 @@ fn frame_json(file: &str, read: &FrameRead) -> Value {
             if let Some(n) = c.pips_counted {
                 card["pips_counted"] = json!(n);
             }
+            if let Some(index) = c.index_read {
+                card["index_read"] = json!(index.to_string());
+            }
             card
         }).collect::<Vec<_>>(),
     });
@@ -357,7 +360,7 @@ fn frame_text(file: &str, read: &FrameRead) -> String {
         .iter()
         .map(|c| {
             format!(
-                "{} ({:.2}%{}{})",
+                "{} ({:.2}%{}{}{})",
                 c.card,
                 100.0 * c.confidence,
                 if c.overlapped { ", overlapped" } else { "" },
@@ -365,7 +368,10 @@ fn frame_text(file: &str, read: &FrameRead) -> String {
                     ", confirm"
                 } else {
                     ""
-                }
+                },
+                c.index_read
+                    .map(|i| format!(", index read {i}"))
+                    .unwrap_or_default()
             )
         })
         .collect();

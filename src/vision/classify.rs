@@ -246,6 +246,8 @@ pub const PIP_SUITS: [Suit; 4] = [Suit::Spades, Suit::Hearts, Suit::Diamonds, Su
 struct PipSuits {
     /// Patches read as a suit (their best class is not "not a pip").
     pips: usize,
+    /// Those patches by their best suit, in the order of [`PIP_SUITS`].
+    by_suit: [usize; 4],
     /// Of those, the ones read at least `min_confidence` sure: the evidence.
     sure: usize,
     /// The sure pips' suit log-probabilities, each renormalised over the four
@@ -256,6 +258,7 @@ struct PipSuits {
 fn pip_suits(logits: &[f32], min_confidence: f32) -> PipSuits {
     let mut out = PipSuits {
         pips: 0,
+        by_suit: [0; 4],
         sure: 0,
         sum: [0.0; 4],
     };
@@ -266,6 +269,7 @@ fn pip_suits(logits: &[f32], min_confidence: f32) -> PipSuits {
             continue;
         };
         out.pips += 1;
+        out.by_suit[best] += 1;
         if all[best].exp() >= min_confidence {
             let suits = log_softmax(&z[..4], 1.0);
             out.sum.iter_mut().zip(&suits).for_each(|(s, v)| *s += v);
@@ -294,6 +298,20 @@ pub struct PipRead {
     /// shows as many pips as its rank, or fewer when blur merges some or one
     /// lies beside an index; more pips than the read's rank deny the rank.
     pub pips: usize,
+    /// Those pips by the suit each reads as best, in the order of [`PIP_SUITS`]:
+    /// a card's own pips are of one suit, where an outline that takes in part of
+    /// a neighbour mixes two.
+    pub by_suit: [usize; 4],
+}
+
+impl PipRead {
+    /// How many of the pips read as `suit`.
+    pub fn of_suit(&self, suit: Suit) -> usize {
+        PIP_SUITS
+            .iter()
+            .position(|s| *s == suit)
+            .map_or(0, |i| self.by_suit[i])
+    }
 }
 
 /// The suit a card's pips favour when they leave `suit` less likely than
@@ -323,6 +341,15 @@ pub struct ClassRead {
     /// The card reader's weighted log-probabilities, part of `score` (zeros without
     /// a card reader): each later look at the card adds them as the first did.
     pub whole: [f32; CLASSES],
+}
+
+impl ClassRead {
+    /// The probability this read gives `card` (its score renormalised): what the
+    /// index and card readers make of a card the pips propose instead of theirs.
+    pub fn probability_of(&self, card: Card) -> f32 {
+        let probs = log_softmax(&self.score, 1.0);
+        probs.get(card.index()).map_or(0.0, |lp| lp.exp())
+    }
 }
 
 fn log_softmax(z: &[f32], temperature: f32) -> Vec<f32> {
@@ -721,6 +748,7 @@ impl Classifier {
         Ok(Some(PipRead {
             denies,
             pips: read.pips,
+            by_suit: read.by_suit,
         }))
     }
 
@@ -1032,6 +1060,7 @@ mod tests {
         let clubs: Vec<f32> = (0..3).flat_map(|_| pip(3, 4.0)).collect();
         let read = pip_suits(&clubs, 0.0);
         assert_eq!((read.pips, read.sure), (3, 3));
+        assert_eq!(read.by_suit, [0, 0, 0, 3]);
         let sum = pip_suit_sum(read.sure, &read.sum, 2).unwrap();
         // Each pip makes a spade e^4 times less likely than a club; three, e^12
         // (a spade left about 6e-6).
@@ -1054,6 +1083,7 @@ mod tests {
         let read = pip_suits(&one, 0.0);
         assert_eq!(pip_suit_sum(read.sure, &read.sum, 2), None);
         assert_eq!(read.pips, 1);
+        assert_eq!(read.by_suit, [0, 0, 0, 1]);
         assert_eq!(pip_suits(&art, 0.0).pips, 0);
         // ...and the art does not count against the two clubs beside it.
         let two: Vec<f32> = [pip(3, 6.0), pip(4, 6.0), pip(3, 6.0)].concat();

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use image::RgbImage;
 use serde::Serialize;
 
-use super::classify::{ClassRead, Classifier, ModelError};
+use super::classify::{ClassRead, Classifier, ModelError, PipRead};
 use super::exposure::exposure_warnings;
 use super::fan::FanCard;
 use super::geometry::{Point, Quad};
@@ -18,7 +18,7 @@ use super::rectify::{
 };
 use super::spread::{cover_beyond, readings, shows_ink, split, Spread};
 use super::warning::{small_cards_warning, FrameWarning};
-use crate::cards::{Card, Suit};
+use crate::cards::{Card, Rank, Suit};
 
 /// One card read from a frame.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -50,6 +50,16 @@ pub struct CardRead {
     /// as a ten). The read then asks God. Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pips_counted: Option<usize>,
+    /// What the index (and card) readers read, when the pips put another card in
+    /// its place ([`pips_correction`]): `card` is then the pips' proposal, its
+    /// `confidence` what the readers give that card, and the read asks God.
+    /// Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_read: Option<Card>,
+    /// The readers' probabilities behind `confidence`, kept for a card the pips
+    /// correct; not reported.
+    #[serde(skip)]
+    pub class_read: Option<ClassRead>,
 }
 
 /// Everything read from one frame.
@@ -129,6 +139,27 @@ pub const FEW_PIPS_AT_MOST: usize = 2;
 /// and a six to ten does not: a small king read from its index as a ten.
 pub fn pips_deny_rank(rank: u8, pips: usize) -> bool {
     pips > usize::from(rank) || (rank >= FEW_PIPS_FROM_RANK && pips <= FEW_PIPS_AT_MOST)
+}
+
+/// The card a number card's pips propose in place of the index's read `card`,
+/// when they deny it: the suit they favour when they deny its suit, and their
+/// number when they outnumber its rank (blur merges pips, so a count may fall
+/// short of the card's rank but not pass it). The count stands only when at
+/// least three in four of the pips read as that suit: a card's own pips are of
+/// one suit, the odd one misread, while a loose outline that takes in part of a
+/// neighbour mixes two. `None`: the pips leave the read as it is, or deny it
+/// without naming another card (too few pips for a six to ten: a court card,
+/// but which one the pips cannot say).
+pub fn pips_correction(card: Card, pips: &PipRead) -> Option<Card> {
+    let suit = pips.denies.unwrap_or(card.suit);
+    let one_suit = 4 * pips.of_suit(suit) >= 3 * pips.pips;
+    let counted = u8::try_from(pips.pips).ok().and_then(Rank::new);
+    let rank = match counted {
+        Some(r) if one_suit && r.value() > card.rank.value() && r.value() <= 10 => r,
+        _ => card.rank,
+    };
+    let proposed = Card::new(rank, suit);
+    (proposed != card).then_some(proposed)
 }
 
 /// The card recognizer: localiser settings plus the loaded model. Build it once and
@@ -277,6 +308,8 @@ impl Recognizer {
                     overlapped,
                     pips_say: None,
                     pips_counted: None,
+                    index_read: None,
+                    class_read: Some(read),
                 }),
                 None => out.rejected.push(quad),
             }
@@ -298,8 +331,9 @@ impl Recognizer {
     /// as a diamond, a blurred 7 as a 3 or a king as a 10, as surely as it shows
     /// anything; its pips are the suit drawn several times larger, as many as its
     /// rank (fewer, when blur merges some), and a court card has next to none.
-    /// Reads that ask God already, covered cards and court cards and aces (no pips
-    /// to speak of) are not checked.
+    /// Reads that ask God already are checked too, for what the pips can put in
+    /// their place ([`pips_correction`]); covered cards and court cards and aces
+    /// (no pips to speak of) are not checked.
     fn check_pips(&self, frame: &RgbImage, cards: &mut [CardRead]) -> Result<(), ModelError> {
         if !self.classifier.reads_pips() {
             return Ok(());
@@ -307,7 +341,7 @@ impl Recognizer {
         for card in cards.iter_mut() {
             let number = (2..=10).contains(&card.card.rank.value());
             let small = card.corners.longest_side() < PIP_CHECK_BELOW;
-            if card.needs_confirmation || card.overlapped || !number || !small {
+            if card.overlapped || !number || !small {
                 continue;
             }
             let Some(rectified) = rectify(frame, &card.corners) else {
@@ -324,6 +358,12 @@ impl Recognizer {
             if pips_deny_rank(card.card.rank.value(), read.pips) {
                 card.needs_confirmation = true;
                 card.pips_counted = Some(read.pips);
+            }
+            if let Some(proposed) = pips_correction(card.card, &read) {
+                card.index_read = Some(card.card);
+                card.card = proposed;
+                card.confidence = card.class_read.map_or(0.0, |r| r.probability_of(proposed));
+                card.needs_confirmation = true;
             }
         }
         Ok(())
@@ -1536,6 +1576,44 @@ mod tests {
         assert!(!pips_deny_rank(2, 0));
     }
 
+    /// What the pips say: `denies`, and the pips read as each suit (S, H, D, C).
+    fn pips(denies: Option<Suit>, by_suit: [usize; 4]) -> PipRead {
+        PipRead {
+            denies,
+            pips: by_suit.iter().sum(),
+            by_suit,
+        }
+    }
+
+    #[test]
+    fn pips_propose_their_suit_and_their_count_in_place_of_the_index_read() {
+        let card = |c: &str| c.parse::<Card>().unwrap();
+        // Three clubs deny a spade: the three of clubs.
+        let clubs = pips(Some(Suit::Clubs), [0, 0, 0, 3]);
+        assert_eq!(pips_correction(card("3S"), &clubs), Some(card("3C")));
+        // Seven diamonds, one of them misread as a heart, on a read of 3D: 7D.
+        let seven = pips(None, [0, 1, 6, 0]);
+        assert_eq!(pips_correction(card("3D"), &seven), Some(card("7D")));
+        // Two clubs and two hearts: a neighbour's pips in a loose outline; the
+        // count says nothing.
+        let mixed = pips(None, [0, 2, 0, 2]);
+        assert_eq!(pips_correction(card("2C"), &mixed), None);
+        // Both at once: seven clubs on a read of 3S.
+        let both = pips(Some(Suit::Clubs), [0, 0, 0, 7]);
+        assert_eq!(pips_correction(card("3S"), &both), Some(card("7C")));
+        // Fewer pips than the rank (merged by blur), or as many: the read stands.
+        assert_eq!(pips_correction(card("9H"), &pips(None, [0, 6, 0, 0])), None);
+        assert_eq!(pips_correction(card("4H"), &pips(None, [0, 4, 0, 0])), None);
+        // No card shows eleven pips: the suit may change, the rank stays.
+        let eleven = pips(Some(Suit::Hearts), [0, 11, 0, 0]);
+        assert_eq!(pips_correction(card("9D"), &eleven), Some(card("9H")));
+        // Next to no pips on a ten: a court card, but the pips cannot say which.
+        assert_eq!(
+            pips_correction(card("10H"), &pips(None, [0, 0, 0, 0])),
+            None
+        );
+    }
+
     #[test]
     fn only_fans_with_two_covered_cards_read_as_cards_are_read_in_every_cut() {
         let as_read = |card: Option<&str>| class_read(card, 0.6);
@@ -1572,6 +1650,8 @@ mod tests {
             overlapped,
             pips_say: None,
             pips_counted: None,
+            index_read: None,
+            class_read: None,
         }
     }
 

@@ -628,6 +628,8 @@ mod tests {
             overlapped: false,
             pips_say: None,
             pips_counted: None,
+            index_read: None,
+            class_read: None,
         }
     }
 

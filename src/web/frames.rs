@@ -86,10 +86,14 @@ pub struct Read {
     /// read then asks God): `"C"`, say, beside a read of `3S`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pips_say: Option<String>,
-    /// How many pips the card shows, when more than the read's rank (the read
-    /// then asks God).
+    /// How many pips the card shows, when they deny the read's rank: more than
+    /// the rank, or next to none on a six to ten (the read then asks God).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pips_counted: Option<usize>,
+    /// The card the index read, when the pips put `card` in its place (the read
+    /// then asks God): `"3D"`, say, beside a `card` of `3C`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_read: Option<String>,
 }
 
 /// The answer to an upload.
@@ -268,6 +272,7 @@ pub fn read_into(reply: &mut FrameReply, image: &RgbImage, camera: &Camera) {
                         overlapped: c.overlapped,
                         pips_say: c.pips_say.map(|s| s.letter().to_string()),
                         pips_counted: c.pips_counted,
+                        index_read: c.index_read.map(|i| i.to_string()),
                     })
                     .collect();
                 reply.warnings = read.warnings;
