@@ -322,7 +322,7 @@ impl Recognizer {
         Ok(out)
     }
 
-    /// Checks each sure read of a whole number card (2 to 10) shorter than
+    /// Checks each read of a whole number card (2 to 10) shorter than
     /// [`PIP_CHECK_BELOW`] against its pips:
     /// one whose pips deny its suit ([`Classifier::read_pips`]) asks God, with the
     /// suit the pips favour in `pips_say`, and so does one whose pips deny its
