@@ -81,7 +81,7 @@ pub struct FanCard {
 /// card to the top one; empty when the hull has no arc of corners, or its cards
 /// would be smaller than `min_card_area` (square pixels: the smallest card the
 /// localiser looks for) or turn about a point no hand is fanned about
-/// ([`MIN_RADIUS`], [`MAX_RADIUS`]).
+/// (`MIN_RADIUS` to `MAX_RADIUS` card heights).
 pub fn fan_cards(hull: &[Point], min_card_area: f64) -> Vec<FanCard> {
     let mut hull = hull.to_vec();
     if signed_area(&hull) < 0.0 {

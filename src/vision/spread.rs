@@ -329,7 +329,7 @@ const INK: f32 = 0.08;
 const INK_SHARE: f32 = 0.10;
 
 /// Whether an index crop (`[3, 72, 40]`, values in [0, 1]) shows anything printed
-/// on its paper: at least [`INK_SHARE`] of its pixels [`INK`] or more from the paper
+/// on its paper: at least `INK_SHARE` of its pixels `INK` or more from the paper
 /// colour in some channel. A crop of bare cloth or paper does not, and cannot hold an
 /// index: the recognizer does not spend a model read on it. Measured on every
 /// evaluation set's fan corners (9 689 crops): every crop the model read as a card
