@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
+import pips
 import readout
 import synth
 
@@ -61,6 +62,28 @@ class Recognizer:
         if spec:
             self.card = ort.InferenceSession(os.path.join(folder, spec["file"]), opts,
                                              providers=["CPUExecutionProvider"])
+        # The pip reader, when the settings name one (model card, "Pips").
+        self.pips = None
+        spec = self.meta.get("pip_reader")
+        if spec:
+            self.pips = ort.InferenceSession(os.path.join(folder, spec["file"]), opts,
+                                             providers=["CPUExecutionProvider"])
+
+    def pip_logits(self, patches: np.ndarray, target: np.ndarray, n: int) -> list[np.ndarray]:
+        """Each of `n` cards' pip patches (patch i belongs to card target[i]) read
+        by the pip reader: a list of (patches x 5) logits."""
+        z = (self.pips.run(None, {"patches": patches[:, None].astype(np.float32)})[0]
+             if len(patches) else np.zeros((0, 5), np.float32))
+        return [z[target == i] for i in range(n)]
+
+    def with_pip_check(self, probs: np.ndarray, labels: np.ndarray, heights: np.ndarray,
+                       patches: np.ndarray, target: np.ndarray, families) -> dict:
+        """The reads' measures after the service's pip check (`readout.pip_check`)."""
+        logits = self.pip_logits(patches, target, len(labels))
+        pred, asks = readout.pip_check(probs, heights, logits, self.meta["pip_reader"], families)
+        r = readout.report(probs, labels, self.meta["confirm_threshold"], pred=pred, asks=asks)
+        return {k: r[k] for k in ("top1", "misreads", "misreads_above_threshold",
+                                  "correct_needing_confirmation", "confusions")}
 
 
     def whole_terms(self, cards_u8: np.ndarray | None) -> np.ndarray | None:
@@ -98,6 +121,10 @@ def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
     probs = rec.read(d["tl"][idx], d["br"][idx], d["card"][idx] if "card" in d else None)
     r = readout.report(probs, d["label"][idx], rec.meta["confirm_threshold"], d["design"][idx],
                        d["design_names"])
+    # As the service reads them, its pip check included (crops rendered with --pips).
+    if rec.pips is not None and "pip_patches" in d and limit is None:
+        r["with_pip_check"] = rec.with_pip_check(probs, d["label"], d["height"], d["pip_patches"],
+                                                 d["pip_target"], d["ink_family"])
     # Single-crop calibration, the quantity the temperature was fitted on.
     lt = rec.logits(np.concatenate([d["tl"][idx], d["br"][idx]]))
     p = np.exp(readout.log_softmax(lt / rec.meta["temperature"]))
@@ -114,13 +141,15 @@ def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
 
 
 def scene_crops(folder: str, seed: int = 11, cuts: list[list] | None = None,
-                wholes: list | None = None):
+                wholes: list | None = None, pip_cards: list | None = None):
     """The index crops of every labelled card of a scene folder, rectified with the
     labelled corners jittered by up to 2 % of the card height: (top-left crops,
     bottom-right crops, labels, design names, scene count). With `cuts` (a list of
     empty list per cut), also the crop pairs of the second look's cuts of the same
     outline (`readout.second_look_cuts`), appended there per cut; with `wholes`, the
-    whole card of the same outline (the card reader's input), appended there."""
+    whole card of the same outline (the card reader's input), appended there; with
+    `pip_cards`, the outline's longest side, its card's pip patches and its ink's
+    colour family."""
     rng = np.random.default_rng(seed)
     tls, brs, labels, names = [], [], [], []
     files = sorted(f for f in os.listdir(folder) if f.endswith(".json") and f != "index.json")
@@ -137,6 +166,9 @@ def scene_crops(folder: str, seed: int = 11, cuts: list[list] | None = None,
             tl, br = synth.index_crops(rect)
             if wholes is not None:
                 wholes.append(synth.whole_card(rect))
+            if pip_cards is not None:
+                side_len = max(float(np.linalg.norm(q[i] - q[(i + 1) % 4])) for i in range(4))
+                pip_cards.append((side_len, pips.find_pips(rect), pips.ink_family(rect)))
             if cuts is not None:
                 for out, cut in zip(cuts, readout.second_look_cuts(q)):
                     out.append(synth.index_crops(synth.rectify(img, cut)))
@@ -154,7 +186,9 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
     the service's second look at unsure card reads."""
     cuts: list[list] = [[] for _ in readout.SECOND_LOOK_SCALE + readout.SECOND_LOOK_SHIFT]
     wholes: list = []
-    tls, brs, labels, names, n_files = scene_crops(folder, cuts=cuts, wholes=wholes)
+    pip_cards: list = []
+    tls, brs, labels, names, n_files = scene_crops(folder, cuts=cuts, wholes=wholes,
+                                                   pip_cards=pip_cards)
     if not len(labels):
         return {"reads": 0}
     terms = rec.whole_terms(np.stack(wholes))
@@ -176,6 +210,14 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
     s = readout.report(second, labels, threshold)
     r["second_look"] = {k: s[k] for k in ("top1", "misreads", "misreads_above_threshold",
                                           "correct_needing_confirmation")}
+    # The service's pip check after the second look (it is the recognizer's last step).
+    if rec.pips is not None:
+        patches = [p for _, found, _ in pip_cards for p in found]
+        target = np.array([i for i, (_, found, _) in enumerate(pip_cards) for _ in found], np.int64)
+        r["with_pip_check"] = rec.with_pip_check(
+            second, labels, np.array([h for h, _, _ in pip_cards]),
+            np.stack(patches) if patches else np.zeros((0, pips.PATCH, pips.PATCH), np.float32), target,
+            [f for _, _, f in pip_cards])
     r["scenes"] = n_files
     return r
 
@@ -203,6 +245,11 @@ def summary(name: str, r: dict) -> str:
     if r.get("second_look"):
         t = r["second_look"]
         s += (f"\n  with the second look: top-1 {100 * t['top1']:.2f} %, misreads {t['misreads']}, "
+              f"above threshold {t['misreads_above_threshold']}, "
+              f"confirmations of correct reads {100 * t['correct_needing_confirmation']:.2f} %")
+    if r.get("with_pip_check"):
+        t = r["with_pip_check"]
+        s += (f"\n  with the pip check: top-1 {100 * t['top1']:.2f} %, misreads {t['misreads']}, "
               f"above threshold {t['misreads_above_threshold']}, "
               f"confirmations of correct reads {100 * t['correct_needing_confirmation']:.2f} %")
     if r.get("confusions"):

@@ -8,7 +8,8 @@ So a read whose pips outnumber its rank, or a read of a six to ten whose card sh
 next to no pips (a small king read as a ten), is doubted. This renders cards as
 `render_pips.py` does (every blob kept, court cards too), counts the patches read
 as a suit, and prints a histogram per rank, for all cards and for cards under
-145 px (the ones the service checks), with the two rules' hits:
+145 px (the ones the service checks), with the two rules' hits, and the colour
+family (`pips.ink_family`) each suit's ink is given:
 
     pip_counts.py --split heldout --per-card 6 --seed 203 [--out eval/pip_counts_heldout.json]
 """
@@ -57,11 +58,13 @@ def main() -> None:
     keys = [i for i, k in enumerate(synth.CARDS) if k[:-1] in RANKS]
     seeds = [(a.seed, d, k, i) for d in range(len(names)) for k in keys for i in range(a.per_card)]
     sess = ort.InferenceSession(a.model, providers=["CPUExecutionProvider"])
-    rows = []
+    rows, inks = [], []
     with Pool(a.workers, initializer=render_pips._init, initargs=(a.split,)) as pool:
-        for key, height, found in tqdm(pool.imap(render_pips.render_card, seeds, chunksize=16),
-                                       total=len(seeds), desc=f"pip counts {a.split}"):
+        for key, height, found, family in tqdm(pool.imap(render_pips.render_card, seeds, chunksize=16),
+                                               total=len(seeds), desc=f"pip counts {a.split}"):
             rows.append((key[:-1], height, count(sess, found)))
+            if key[:-1] not in render_pips.COURT_RANKS:  # the check reads number cards only
+                inks.append((key[-1], family))
     report = {"split": a.split, "per_card": a.per_card, "seed": a.seed, "bands": {}}
     for band, small in (("all", False), (f"under {CHECK_BELOW:.0f} px", True)):
         sel = [r for r in rows if not small or r[1] < CHECK_BELOW]
@@ -83,6 +86,17 @@ def main() -> None:
         print(f"  sixes to tens with {FEW_AT_MOST} or fewer: {b['six_to_ten_with_few'][0]}/{len(high)}; "
               f"court cards with {FEW_AT_MOST} or fewer: {b['courts_with_few'][0]}/{len(courts)}; "
               f"number cards with more than their rank: {b['numbers_with_more_than_rank'][0]}/{len(numbers)}")
+    # The colour family of each number card's ink (`pips.ink_family`): a pip denial
+    # towards a suit of the other family is set aside, so a card whose ink is named
+    # the family its own suit is not would lose a right denial.
+    allowed = {"red": "HD", "black": "SC"}
+    families = {s: {f or "neither": sum(1 for su, fa in inks if su == s and fa == f)
+                    for f in ("red", "black", None)} for s in "SHDC"}
+    wrong = sum(1 for su, fa in inks if fa in allowed and su not in allowed[fa])
+    report["ink_families"] = {"by_suit": families, "own_suit_ruled_out": [wrong, len(inks)]}
+    print("  ink colour families by suit: " + "; ".join(
+        f"{s}: " + ", ".join(f"{k} {v}" for k, v in families[s].items()) for s in "SHDC"))
+    print(f"  number cards whose ink is named the family their suit is not: {wrong}/{len(inks)}")
     if a.out:
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         with open(a.out, "w") as f:

@@ -71,6 +71,39 @@ def _bilinear(img: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
             + fy * ((1 - fx) * at(y0 + 1, x0) + fx * at(y0 + 1, x0 + 1)))
 
 
+# The colour family of the pips' ink (`ink_family`): red at least this saturated
+# and within this many degrees of red; black less saturated and darker than these.
+MIN_INK_PIXELS = 20
+RED_SATURATION, RED_HUE = 0.45, 20.0
+BLACK_SATURATION, BLACK_VALUE = 0.35, 0.5
+
+
+def ink_family(card: np.ndarray) -> str | None:
+    """"red" (a heart or a diamond), "black" (a spade or a club) or None (neither
+    clearly: a four-colour suit, washed-out ink, too little ink): the mean colour of
+    the search box's ink pixels outside the corner zones. `src/vision/pips.rs`,
+    `ink_family`, does the same."""
+    import colorsys
+    dist = ink_distance(card)
+    x0, x1, y0, y1 = BOX
+    box = dist[y0:y1, x0:x1]
+    t = max(INK_FLOOR, 0.5 * float(np.percentile(box, 99)))
+    ys, xs = np.mgrid[y0:y1, x0:x1]
+    cx, cy = xs / CARD_W, ys / CARD_H
+    corner = ((cx < ZONE_X) | (cx > 1 - ZONE_X)) & ((cy < ZONE_Y) | (cy > 1 - ZONE_Y))
+    m = (box > t) & ~corner
+    if m.sum() < MIN_INK_PIXELS:
+        return None
+    r, g, b = card[y0:y1, x0:x1][m].astype(np.float64).mean(0) / 255.0
+    h, s, v = colorsys.rgb_to_hsv(r, g, b)
+    hue = h * 360 - 360 if h * 360 > 180 else h * 360
+    if s >= RED_SATURATION and abs(hue) <= RED_HUE:
+        return "red"
+    if s < BLACK_SATURATION and v < BLACK_VALUE:
+        return "black"
+    return None
+
+
 def find_pips(card: np.ndarray) -> np.ndarray:
     """The pip patches of a rectified card: an (n, 24, 24) float32 array (n may be 0)."""
     dist = ink_distance(card)

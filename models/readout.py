@@ -136,11 +136,18 @@ def ece(conf: np.ndarray, correct: np.ndarray, bins: int = 15) -> float:
 
 
 def report(probs: np.ndarray, labels: np.ndarray, threshold: float,
-           groups: np.ndarray | None = None, group_names=None) -> dict:
-    """Measures of a set of card reads (combined crops)."""
-    pred = probs.argmax(1)
-    conf = probs.max(1)
+           groups: np.ndarray | None = None, group_names=None,
+           pred: np.ndarray | None = None, asks: np.ndarray | None = None) -> dict:
+    """Measures of a set of card reads (combined crops). `pred` and `asks`, when
+    given, are reads after the pip check (`pip_check`): the card each read names,
+    and whether the check made it ask God whatever its confidence."""
+    if pred is None:
+        pred = probs.argmax(1)
+    conf = probs[np.arange(len(pred)), pred]
     ok = pred == labels
+    sure = conf >= threshold
+    if asks is not None:
+        sure = sure & ~asks
     cards = labels != NOT_A_CARD
     out = {
         "reads": int(len(labels)),
@@ -148,8 +155,8 @@ def report(probs: np.ndarray, labels: np.ndarray, threshold: float,
         "top1_cards": round(float(ok[cards].mean()), 6) if cards.any() else None,
         "top1_not_a_card": round(float(ok[~cards].mean()), 6) if (~cards).any() else None,
         "misreads": int((~ok).sum()),
-        "misreads_above_threshold": int(((~ok) & (conf >= threshold)).sum()),
-        "correct_needing_confirmation": round(float((ok & (conf < threshold)).mean()), 6),
+        "misreads_above_threshold": int(((~ok) & sure).sum()),
+        "correct_needing_confirmation": round(float((ok & ~sure).mean()), 6),
         "ece": round(ece(conf, ok), 6),
         # What a threshold fitted on these reads would start from (choose_threshold).
         "surest_misread": round(float(conf[~ok].max()), 6) if (~ok).any() else None,
@@ -162,6 +169,66 @@ def report(probs: np.ndarray, labels: np.ndarray, threshold: float,
             m = groups == gi
             name = str(group_names[gi]) if group_names is not None else str(gi)
             per[name] = {"reads": int(m.sum()), "top1": round(float(ok[m].mean()), 6),
-                         "misreads_above_threshold": int(((~ok) & (conf >= threshold) & m).sum())}
+                         "misreads_above_threshold": int(((~ok) & sure & m).sum())}
         out["per_design"] = per
     return out
+
+
+# The service's pip check (src/vision/recognizer.rs, `check_pips`; model card, "Pips"):
+# reads of whole number cards shorter than this (frame pixels) are checked.
+PIP_CHECK_BELOW = 145.0
+# A read of this rank or more whose card shows FEW_PIPS_AT_MOST pips or fewer is doubted.
+FEW_PIPS_FROM_RANK, FEW_PIPS_AT_MOST = 6, 2
+NUMBER_RANKS = {str(r): r for r in range(2, 11)}
+
+
+INK_SUITS = {"red": {"H", "D"}, "black": {"S", "C"}}
+
+
+def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | None = None) -> tuple[int, bool]:
+    """What the pip check makes of read class `read` given its card's pip logits
+    (n x 5, suits S H D C then "not a pip"), the `pip_reader` settings and the
+    colour family of its ink (`pips.ink_family`): (the class God is offered, whether
+    the read must ask God). Mirrors `Classifier::read_pips`, the recognizer's ink
+    colour filter, `pips_deny_rank` and `pips_correction`."""
+    name = CLASS_NAMES[read]
+    rank, suit = name[:-1], name[-1]
+    lp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
+    best = lp.argmax(1) if len(lp) else np.zeros(0, np.int64)
+    is_pip = best != 4
+    pips = int(is_pip.sum())
+    by_suit = np.bincount(best[is_pip], minlength=4)[:4]
+    sure = is_pip & (np.exp(lp.max(1)) >= settings.get("min_confidence", 0.0)) if len(lp) else is_pip
+    denies = None
+    if sure.sum() >= max(1, settings["min_pips"]):
+        s = (lp[sure, :4] - np.logaddexp.reduce(lp[sure, :4], axis=1, keepdims=True)).sum(0)
+        s = s - np.logaddexp.reduce(s)
+        if np.exp(s[SUITS.index(suit)]) < settings["deny_below"]:
+            denies = SUITS[int(s.argmax())]
+            if family in INK_SUITS and denies not in INK_SUITS[family]:
+                denies = None
+    r = NUMBER_RANKS[rank]
+    deny_rank = pips > r or (r >= FEW_PIPS_FROM_RANK and pips <= FEW_PIPS_AT_MOST)
+    new_suit = denies or suit
+    new_rank = rank
+    if 4 * by_suit[SUITS.index(new_suit)] >= 3 * pips and r < pips <= 10:
+        new_rank = str(pips)
+    return CLASS_NAMES.index(new_rank + new_suit), bool(denies is not None or deny_rank)
+
+
+def pip_check(probs: np.ndarray, heights: np.ndarray, pip_logits: list[np.ndarray],
+              settings: dict, families=None) -> tuple[np.ndarray, np.ndarray]:
+    """Reads after the service's pip check: (the class of each read, whether it must
+    ask God). `heights`: each card's height in the frame; `pip_logits`: each card's
+    pip patches read by the pip reader; `families`: each card's ink colour family
+    ("red", "black", or "" / None), none known when not given."""
+    pred = probs.argmax(1).copy()
+    asks = np.zeros(len(pred), bool)
+    for i, read in enumerate(probs.argmax(1)):
+        if read == NOT_A_CARD or CLASS_NAMES[read][:-1] not in NUMBER_RANKS:
+            continue
+        if heights[i] >= PIP_CHECK_BELOW:
+            continue
+        family = families[i] if families is not None else None
+        pred[i], asks[i] = pip_verdict(int(read), pip_logits[i], settings, family or None)
+    return pred, asks

@@ -23,18 +23,24 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
+import pips
 import synth
 
 _DESIGNS: list[synth.Design] = []
 # Card heights in pixels drawn for every target, when set (--heights); otherwise the
 # default mix below.
 _HEIGHTS: list[tuple[float, float]] = []
+# Set (--pips): each target also gives its height in the frame and its pip patches,
+# for the service's pip check in `evaluate.py`.
+_PIPS: list[bool] = []
 
 
-def _init(split: str, heights: tuple[float, float] | None = None) -> None:
+def _init(split: str, heights: tuple[float, float] | None = None, with_pips: bool = False) -> None:
     _DESIGNS.extend(synth.load_split(split))
     if heights:
         _HEIGHTS.append(heights)
+    if with_pips:
+        _PIPS.append(True)
 
 
 def _neighbours(rng, img, design, quad, ch, aspect, occ_polys):
@@ -66,8 +72,10 @@ def _overlap(a, b) -> bool:
     return bool((ma & mb).any())
 
 
-def render_sample(seed: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """One target -> (top-left crop, bottom-right crop, whole card, label)."""
+def render_sample(seed: tuple[int, ...]) -> tuple:
+    """One target -> (top-left crop, bottom-right crop, whole card, label), and with
+    --pips also (its card's height in the frame, its pip patches, its ink's colour
+    family)."""
     rng = np.random.default_rng(list(seed))
     design = _DESIGNS[seed[1] % len(_DESIGNS)]
     card = seed[2]  # 0..51 a face, 52.. a "not a card" kind
@@ -115,6 +123,8 @@ def render_sample(seed: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.nda
     q = synth.order_for_reading(q, rng)
     rect = synth.rectify(out, q)
     tl, br = synth.index_crops(rect)
+    if _PIPS:
+        return tl, br, synth.whole_card(rect), label, ch, pips.find_pips(rect), pips.ink_family(rect)
     return tl, br, synth.whole_card(rect), label
 
 
@@ -128,6 +138,9 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--heights", help="LO,HI: every target's card height in pixels drawn from this "
                                       "band (e.g. 45,85: a 640x480 camera) instead of the default mix")
+    ap.add_argument("--pips", action="store_true",
+                    help="also store each target's height, pip patches and ink colour family "
+                         "(evaluate.py's pip check)")
     a = ap.parse_args()
     heights = None
     if a.heights:
@@ -150,17 +163,31 @@ def main() -> None:
         for k in range(n_neg):
             seeds.append((a.seed, d, 52 + k % 4, 10_000 + k))
     tl, br, whole, labels, design_ids = [], [], [], [], []
-    with Pool(a.workers, initializer=_init, initargs=(a.split, heights)) as pool:
-        for s, (x, y, c, lab) in zip(seeds, tqdm(pool.imap(render_sample, seeds, chunksize=32),
-                                               total=len(seeds), desc=f"crops {a.split}")):
+    card_heights, patches, patch_target, families = [], [], [], []
+    with Pool(a.workers, initializer=_init, initargs=(a.split, heights, a.pips)) as pool:
+        for n, (s, sample) in enumerate(zip(seeds, tqdm(pool.imap(render_sample, seeds, chunksize=32),
+                                                        total=len(seeds), desc=f"crops {a.split}"))):
+            x, y, c, lab = sample[:4]
             tl.append(x)
             br.append(y)
             whole.append(c)
             labels.append(lab)
             design_ids.append(s[1])
+            if a.pips:
+                card_heights.append(sample[4])
+                patches.extend(sample[5])
+                patch_target.extend([n] * len(sample[5]))
+                families.append(sample[6] or "")
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    extra = {}
+    if a.pips:
+        extra = {"height": np.array(card_heights, np.float32),
+                 "pip_patches": (np.stack(patches) if patches
+                                 else np.zeros((0, pips.PATCH, pips.PATCH), np.float32)),
+                 "pip_target": np.array(patch_target, np.int64),
+                 "ink_family": np.array(families)}
     np.savez(a.out, tl=np.stack(tl), br=np.stack(br), card=np.stack(whole), label=np.array(labels, np.int64),
-             design=np.array(design_ids, np.int64), design_names=np.array(names))
+             design=np.array(design_ids, np.int64), design_names=np.array(names), **extra)
     print(f"render {a.split}: {len(seeds)} targets in {time.time() - t0:.0f} s -> {a.out}")
 
 

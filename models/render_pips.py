@@ -34,9 +34,9 @@ def _init(split: str) -> None:
     _DESIGNS.extend(synth.load_split(split))
 
 
-def render_card(seed: tuple[int, ...]) -> tuple[str, float, np.ndarray]:
+def render_card(seed: tuple[int, ...]) -> tuple[str, float, np.ndarray, str | None]:
     """One card on a small table, found as the service finds it -> (its name, its
-    height in the frame, all its pip patches)."""
+    height in the frame, all its pip patches, its ink's colour family)."""
     rng = np.random.default_rng(list(seed))
     design = _DESIGNS[seed[1] % len(_DESIGNS)]
     key = synth.CARDS[seed[2]]
@@ -54,13 +54,14 @@ def render_card(seed: tuple[int, ...]) -> tuple[str, float, np.ndarray]:
     out = synth.camera(img, rng, strength=float(rng.uniform(0.4, 1.3)))
     q = synth.jitter_quad(rng, quad, float(rng.uniform(0.0, 0.035)))
     q = synth.order_for_reading(q, rng)
-    return key, ch, pips.find_pips(synth.rectify(out, q))
+    rect = synth.rectify(out, q)
+    return key, ch, pips.find_pips(rect), pips.ink_family(rect)
 
 
 def render_sample(seed: tuple[int, ...]) -> tuple[np.ndarray, int]:
     """One card -> (its pip patches, their label); a court card's blobs are cut to
     a few, so that art does not outnumber pips."""
-    key, _, found = render_card(seed)
+    key, _, found, _ = render_card(seed)
     if key[:-1] in COURT_RANKS:
         return found[:MAX_COURT_PATCHES], pips.NOT_A_PIP
     return found, pips.SUITS.index(key[-1])

@@ -56,10 +56,10 @@ step font-decks $PY font_decks.py --count 56
 step render-train $PY render_crops.py --split train --per-card "$PER_CARD" --out data/train.npz --seed 1
 step render-fonts $PY render_crops.py --split fonts --per-card "$FONT_PER_CARD" --out data/fonts.npz --seed 4
 step render-fonts-big $PY render_crops.py --split fonts_big --per-card 8 --out data/fonts_big.npz --seed 6
-step render-val $PY render_crops.py --split val --per-card 8 --out data/val.npz --seed 2
-step render-heldout $PY render_crops.py --split heldout --per-card 16 --out data/heldout.npz --seed 3
-step render-val-kde $PY render_crops.py --split val_kde --per-card 8 --out data/val_kde.npz --seed 9
-step render-check-kennard $PY render_crops.py --split check_kennard --per-card 8 --out data/check_kennard.npz --seed 15
+step render-val $PY render_crops.py --split val --per-card 8 --out data/val.npz --seed 2 --pips
+step render-heldout $PY render_crops.py --split heldout --per-card 16 --out data/heldout.npz --seed 3 --pips
+step render-val-kde $PY render_crops.py --split val_kde --per-card 8 --out data/val_kde.npz --seed 9 --pips
+step render-check-kennard $PY render_crops.py --split check_kennard --per-card 8 --out data/check_kennard.npz --seed 15 --pips
 step render-val-scenes $PY render_scenes.py --out data/val-scenes --count 200 --designs val --seed 22
 step render-val-kde-scenes $PY render_scenes.py --out data/val-kde-scenes --count 150 --designs val_kde --seed 23
 step render-check-kennard-scenes $PY render_scenes.py --out data/check-kennard-scenes --count 150 --designs check_kennard --seed 24

@@ -17,6 +17,7 @@ use image::{GrayImage, Luma, RgbImage};
 use imageproc::region_labelling::{connected_components, Connectivity};
 
 use super::rectify::{CARD_H, CARD_W};
+use crate::cards::Suit;
 
 /// Side of a pip patch.
 pub const PATCH: usize = 24;
@@ -169,6 +170,127 @@ fn bilinear(img: &[f32], w: usize, h: usize, x: f64, y: f64) -> f32 {
         + fy * ((1.0 - fx) * at(y0 + 1.0, x0) + fx * at(y0 + 1.0, x0 + 1.0))
 }
 
+/// The 99th percentile of the search box's ink distances, and the ink threshold
+/// drawn from it: max([`INK_FLOOR`], half of it).
+fn ink_threshold(dist: &[f32]) -> (f32, f32) {
+    let w = CARD_W as usize;
+    let (x0, x1, y0, y1) = BOX;
+    let mut in_box: Vec<f32> = (y0..y1)
+        .flat_map(|y| dist[y * w + x0..y * w + x1].iter().copied())
+        .collect();
+    let hi = percentile(&mut in_box, 99.0).unwrap_or(0.0);
+    (hi, INK_FLOOR.max(0.5 * hi))
+}
+
+/// The colour family a card's ink belongs to, where it can be told: red ink is a
+/// heart or a diamond, black ink a spade or a club, in a two-colour deck and in a
+/// four-colour one alike (whose blue, green or yellow suits are neither).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InkFamily {
+    Red,
+    Black,
+}
+
+impl InkFamily {
+    /// Whether a card of `suit` can be printed in ink of this family.
+    pub fn allows(self, suit: Suit) -> bool {
+        match self {
+            InkFamily::Red => matches!(suit, Suit::Hearts | Suit::Diamonds),
+            InkFamily::Black => matches!(suit, Suit::Spades | Suit::Clubs),
+        }
+    }
+}
+
+/// The fewest ink pixels whose colour says anything.
+const MIN_INK_PIXELS: usize = 20;
+/// Red ink: saturation at least this, hue within this many degrees of red.
+const RED_SATURATION: f64 = 0.45;
+const RED_HUE: f64 = 20.0;
+/// Black ink: saturation and value (0..1) below these.
+const BLACK_SATURATION: f64 = 0.35;
+const BLACK_VALUE: f64 = 0.5;
+
+/// The colour family of the ink in the middle of a rectified card (the pips'
+/// ink: the search box's ink pixels outside the index corners, averaged), or
+/// `None` when it is neither clearly red nor clearly black: a four-colour suit,
+/// ink washed out by glare, too little ink. A blur can turn a diamond's pips
+/// into round smudges the pip reader takes for clubs; their colour cannot.
+/// The bounds leave a margin on every rendered validation design's inks (red:
+/// saturation 0.48 and more, hue within 15° of red; black: saturation 0.41 and
+/// less, value 0.45 and less).
+pub fn ink_family(card: &RgbImage) -> Option<InkFamily> {
+    if card.width() != CARD_W || card.height() != CARD_H {
+        return None;
+    }
+    let w = CARD_W as usize;
+    let dist = ink_distance(card);
+    let (_, t) = ink_threshold(&dist);
+    let (x0, x1, y0, y1) = BOX;
+    let mut sum = [0.0f64; 3];
+    let mut n = 0usize;
+    for y in y0..y1 {
+        let cy = y as f64 / f64::from(CARD_H);
+        for x in x0..x1 {
+            let cx = x as f64 / f64::from(CARD_W);
+            let zx = !(ZONE_X..=1.0 - ZONE_X).contains(&cx);
+            let zy = !(ZONE_Y..=1.0 - ZONE_Y).contains(&cy);
+            if (zx && zy) || dist[y * w + x] <= t {
+                continue;
+            }
+            let p = card.get_pixel(x as u32, y as u32);
+            for (s, v) in sum.iter_mut().zip(p.0) {
+                *s += f64::from(v);
+            }
+            n += 1;
+        }
+    }
+    if n < MIN_INK_PIXELS {
+        return None;
+    }
+    let [r, g, b] = sum.map(|s| s / n as f64 / 255.0);
+    let (hue, saturation, value) = hsv(r, g, b);
+    if saturation >= RED_SATURATION && hue.abs() <= RED_HUE {
+        Some(InkFamily::Red)
+    } else if saturation < BLACK_SATURATION && value < BLACK_VALUE {
+        Some(InkFamily::Black)
+    } else {
+        None
+    }
+}
+
+/// Hue in degrees (-180..180, red at 0), saturation and value of an RGB colour
+/// in 0..1, as Python's `colorsys.rgb_to_hsv` (which `models/pips.py` uses).
+fn hsv(r: f64, g: f64, b: f64) -> (f64, f64, f64) {
+    let max = r.max(g).max(b);
+    let min = r.min(g).min(b);
+    if max <= 0.0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let saturation = (max - min) / max;
+    if max == min {
+        return (0.0, saturation, max);
+    }
+    let (rc, gc, bc) = (
+        (max - r) / (max - min),
+        (max - g) / (max - min),
+        (max - b) / (max - min),
+    );
+    let h = if r == max {
+        bc - gc
+    } else if g == max {
+        2.0 + rc - bc
+    } else {
+        4.0 + gc - rc
+    };
+    let degrees = (h / 6.0).rem_euclid(1.0) * 360.0;
+    let hue = if degrees > 180.0 {
+        degrees - 360.0
+    } else {
+        degrees
+    };
+    (hue, saturation, max)
+}
+
 /// The pip patches of a rectified 160 × 224 card, one after another
 /// (`n × [1, 24, 24]`, ink strength in 0..1), and their number. A court card, an
 /// ace or a card too blurred to show separate pips gives few or none; what they
@@ -181,11 +303,7 @@ pub fn find_pips(card: &RgbImage) -> (Vec<f32>, usize) {
     let dist = ink_distance(card);
     let (x0, x1, y0, y1) = BOX;
     let (bw, bh) = (x1 - x0, y1 - y0);
-    let mut in_box: Vec<f32> = (y0..y1)
-        .flat_map(|y| dist[y * w + x0..y * w + x1].iter().copied())
-        .collect();
-    let hi = percentile(&mut in_box, 99.0).unwrap_or(0.0);
-    let t = INK_FLOOR.max(0.5 * hi);
+    let (hi, t) = ink_threshold(&dist);
     let ink = GrayImage::from_fn(bw as u32, bh as u32, |x, y| {
         Luma([u8::from(dist[(y as usize + y0) * w + x as usize + x0] > t)])
     });
@@ -261,16 +379,65 @@ mod tests {
 
     /// A white card with `pips` black discs of radius 9 at the given centres.
     fn card_with_discs(centres: &[(f64, f64)]) -> RgbImage {
+        card_with_discs_of(centres, Rgb([20, 20, 20]))
+    }
+
+    /// A cream card with discs of radius 9 in ink `colour`.
+    fn card_with_discs_of(centres: &[(f64, f64)], colour: Rgb<u8>) -> RgbImage {
         RgbImage::from_fn(CARD_W, CARD_H, |x, y| {
             let ink = centres
                 .iter()
                 .any(|&(cx, cy)| (f64::from(x) - cx).powi(2) + (f64::from(y) - cy).powi(2) <= 81.0);
             if ink {
-                Rgb([20, 20, 20])
+                colour
             } else {
                 Rgb([245, 240, 235])
             }
         })
+    }
+
+    #[test]
+    fn the_ink_of_the_pips_tells_red_suits_from_black_and_no_more() {
+        let five = [
+            (50.0, 60.0),
+            (110.0, 60.0),
+            (80.0, 112.0),
+            (50.0, 164.0),
+            (110.0, 164.0),
+        ];
+        let family = |colour: [u8; 3]| ink_family(&card_with_discs_of(&five, Rgb(colour)));
+        assert_eq!(family([20, 20, 20]), Some(InkFamily::Black));
+        assert_eq!(family([200, 30, 40]), Some(InkFamily::Red));
+        // A blurred red, pink on the paper: still red.
+        assert_eq!(family([225, 110, 115]), Some(InkFamily::Red));
+        // Four-colour suits are neither: green clubs, blue or yellow diamonds.
+        assert_eq!(family([20, 130, 40]), None);
+        assert_eq!(family([20, 70, 200]), None);
+        assert_eq!(family([230, 190, 20]), None);
+        // No ink at all says nothing; nor does a card of the wrong size.
+        assert_eq!(ink_family(&card_with_discs(&[])), None);
+        assert_eq!(ink_family(&RgbImage::new(10, 10)), None);
+        // Red ink is a heart or a diamond, black a spade or a club.
+        assert!(InkFamily::Red.allows(Suit::Diamonds) && !InkFamily::Red.allows(Suit::Clubs));
+        assert!(InkFamily::Black.allows(Suit::Spades) && !InkFamily::Black.allows(Suit::Hearts));
+    }
+
+    #[test]
+    fn hue_saturation_and_value_are_colorsys() {
+        // Values from Python's colorsys.rgb_to_hsv, hue in degrees from -180 to 180.
+        let close = |a: (f64, f64, f64), b: (f64, f64, f64)| {
+            (a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9 && (a.2 - b.2).abs() < 1e-9
+        };
+        assert!(close(
+            hsv(0.8, 0.1, 0.2),
+            (-360.0 / 6.0 * (0.1 / 0.7), 0.875, 0.8)
+        ));
+        assert!(close(
+            hsv(0.2, 0.6, 0.1),
+            (360.0 * (2.0 + 0.4 / 0.5 - 1.0) / 6.0, 5.0 / 6.0, 0.6)
+        ));
+        assert!(close(hsv(0.5, 0.5, 0.5), (0.0, 0.0, 0.5)));
+        assert!(close(hsv(0.0, 0.0, 0.0), (0.0, 0.0, 0.0)));
     }
 
     #[test]
