@@ -19,7 +19,7 @@ use std::path::Path;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use eleusis::cards::Suit;
-use eleusis::vision::pips::find_pips;
+use eleusis::vision::pips::{find_pips, pips_and_ink_family};
 use eleusis::vision::rectify::{index_crops, rectify, whole_card, CROP_LEN, WHOLE_LEN};
 use eleusis::vision::{
     decode_frame, exposure_warnings, locate_cards, Classifier, LocaliserConfig, Recognizer,
@@ -110,7 +110,8 @@ fn bench(c: &mut Criterion) {
                 .map(|r| r.len())
         })
     });
-    // The pip check of four number cards: rectify, find the pips, read them. (The
+    // The pip check of four number cards: rectify, find the pips, name their ink's
+    // colour family, read them. (The
     // recognizer checks only cards under 145 px, which this frame's are not: this
     // is what four such cards cost.)
     c.bench_function("check the pips of 4 cards", |b| {
@@ -119,11 +120,12 @@ fn bench(c: &mut Criterion) {
                 .iter()
                 .filter_map(|q| rectify(black_box(&frame), q))
                 .filter_map(|card| {
-                    let (patches, n) = find_pips(&card);
+                    let (patches, n, family) = pips_and_ink_family(&card);
                     recognizer
                         .classifier
                         .read_pips(&patches, n, Suit::Spades)
                         .ok()
+                        .map(|read| (read, family))
                 })
                 .count()
         })

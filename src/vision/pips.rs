@@ -219,12 +219,12 @@ const BLACK_VALUE: f64 = 0.5;
 /// saturation 0.48 and more, hue within 15° of red; black: saturation 0.41 and
 /// less, value 0.45 and less).
 pub fn ink_family(card: &RgbImage) -> Option<InkFamily> {
-    if card.width() != CARD_W || card.height() != CARD_H {
-        return None;
-    }
+    CardInk::of(card).and_then(|ink| family_of(card, &ink))
+}
+
+fn family_of(card: &RgbImage, card_ink: &CardInk) -> Option<InkFamily> {
     let w = CARD_W as usize;
-    let dist = ink_distance(card);
-    let (_, t) = ink_threshold(&dist);
+    let (dist, t) = (&card_ink.dist, card_ink.threshold);
     let (x0, x1, y0, y1) = BOX;
     let mut sum = [0.0f64; 3];
     let mut n = 0usize;
@@ -296,14 +296,54 @@ fn hsv(r: f64, g: f64, b: f64) -> (f64, f64, f64) {
 /// ace or a card too blurred to show separate pips gives few or none; what they
 /// give the pip reader calls "not a pip" or reads unsurely.
 pub fn find_pips(card: &RgbImage) -> (Vec<f32>, usize) {
-    if card.width() != CARD_W || card.height() != CARD_H {
-        return (Vec::new(), 0);
+    match CardInk::of(card) {
+        Some(ink) => pips_of(&ink),
+        None => (Vec::new(), 0),
     }
+}
+
+/// [`find_pips`] and [`ink_family`] of one card, its ink measured once: what the
+/// recognizer's pip check needs.
+pub fn pips_and_ink_family(card: &RgbImage) -> (Vec<f32>, usize, Option<InkFamily>) {
+    match CardInk::of(card) {
+        Some(ink) => {
+            let (patches, n) = pips_of(&ink);
+            (patches, n, family_of(card, &ink))
+        }
+        None => (Vec::new(), 0, None),
+    }
+}
+
+/// A rectified card's ink: every pixel's colour distance from its paper, the
+/// search box's 99th percentile of it, and the ink threshold drawn from that.
+struct CardInk {
+    dist: Vec<f32>,
+    hi: f32,
+    threshold: f32,
+}
+
+impl CardInk {
+    /// `None` for an image that is not a rectified card (160 × 224).
+    fn of(card: &RgbImage) -> Option<CardInk> {
+        if card.width() != CARD_W || card.height() != CARD_H {
+            return None;
+        }
+        let dist = ink_distance(card);
+        let (hi, threshold) = ink_threshold(&dist);
+        Some(CardInk {
+            dist,
+            hi,
+            threshold,
+        })
+    }
+}
+
+fn pips_of(card_ink: &CardInk) -> (Vec<f32>, usize) {
     let (w, h) = (CARD_W as usize, CARD_H as usize);
-    let dist = ink_distance(card);
+    let dist = &card_ink.dist;
     let (x0, x1, y0, y1) = BOX;
     let (bw, bh) = (x1 - x0, y1 - y0);
-    let (hi, t) = ink_threshold(&dist);
+    let (hi, t) = (card_ink.hi, card_ink.threshold);
     let ink = GrayImage::from_fn(bw as u32, bh as u32, |x, y| {
         Luma([u8::from(dist[(y as usize + y0) * w + x as usize + x0] > t)])
     });
@@ -420,6 +460,26 @@ mod tests {
         // Red ink is a heart or a diamond, black a spade or a club.
         assert!(InkFamily::Red.allows(Suit::Diamonds) && !InkFamily::Red.allows(Suit::Clubs));
         assert!(InkFamily::Black.allows(Suit::Spades) && !InkFamily::Black.allows(Suit::Hearts));
+    }
+
+    #[test]
+    fn pips_and_ink_family_together_are_each_alone() {
+        let five = [
+            (50.0, 60.0),
+            (110.0, 60.0),
+            (80.0, 112.0),
+            (50.0, 164.0),
+            (110.0, 164.0),
+        ];
+        let card = card_with_discs_of(&five, Rgb([200, 30, 40]));
+        let (patches, n, family) = pips_and_ink_family(&card);
+        assert_eq!((patches, n), find_pips(&card));
+        assert_eq!(n, 5);
+        assert_eq!(family, ink_family(&card));
+        assert_eq!(
+            pips_and_ink_family(&RgbImage::new(3, 3)),
+            (Vec::new(), 0, None)
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::exposure::exposure_warnings;
 use super::fan::FanCard;
 use super::geometry::{Point, Quad};
 use super::localise::{locate, LocaliserConfig, Located};
-use super::pips::{find_pips, ink_family};
+use super::pips::pips_and_ink_family;
 use super::rectify::{
     card_to_frame, index_crops, rectify, top_left_crop, whole_card, CARD_H, CARD_W, CROP_LEN,
     WHOLE_LEN,
@@ -347,13 +347,12 @@ impl Recognizer {
             let Some(rectified) = rectify(frame, &card.corners) else {
                 continue;
             };
-            let (patches, n) = find_pips(&rectified);
+            let (patches, n, family) = pips_and_ink_family(&rectified);
             let Some(read) = self.classifier.read_pips(&patches, n, card.card.suit)? else {
                 continue;
             };
             // Pips the reader takes for a suit their ink's colour rules out (a
             // blurred red diamond's round smudges read as clubs) deny nothing.
-            let family = ink_family(&rectified);
             let read = PipRead {
                 denies: read
                     .denies
