@@ -422,6 +422,15 @@ mod tests {
         card_with_discs_of(centres, Rgb([20, 20, 20]))
     }
 
+    /// The centres of a five's pips.
+    const FIVE: [(f64, f64); 5] = [
+        (50.0, 60.0),
+        (110.0, 60.0),
+        (80.0, 112.0),
+        (50.0, 164.0),
+        (110.0, 164.0),
+    ];
+
     /// A cream card with discs of radius 9 in ink `colour`.
     fn card_with_discs_of(centres: &[(f64, f64)], colour: Rgb<u8>) -> RgbImage {
         RgbImage::from_fn(CARD_W, CARD_H, |x, y| {
@@ -438,14 +447,7 @@ mod tests {
 
     #[test]
     fn the_ink_of_the_pips_tells_red_suits_from_black_and_no_more() {
-        let five = [
-            (50.0, 60.0),
-            (110.0, 60.0),
-            (80.0, 112.0),
-            (50.0, 164.0),
-            (110.0, 164.0),
-        ];
-        let family = |colour: [u8; 3]| ink_family(&card_with_discs_of(&five, Rgb(colour)));
+        let family = |colour: [u8; 3]| ink_family(&card_with_discs_of(&FIVE, Rgb(colour)));
         assert_eq!(family([20, 20, 20]), Some(InkFamily::Black));
         assert_eq!(family([200, 30, 40]), Some(InkFamily::Red));
         // A blurred red, pink on the paper: still red.
@@ -464,14 +466,7 @@ mod tests {
 
     #[test]
     fn pips_and_ink_family_together_are_each_alone() {
-        let five = [
-            (50.0, 60.0),
-            (110.0, 60.0),
-            (80.0, 112.0),
-            (50.0, 164.0),
-            (110.0, 164.0),
-        ];
-        let card = card_with_discs_of(&five, Rgb([200, 30, 40]));
+        let card = card_with_discs_of(&FIVE, Rgb([200, 30, 40]));
         let (patches, n, family) = pips_and_ink_family(&card);
         assert_eq!((patches, n), find_pips(&card));
         assert_eq!(n, 5);
