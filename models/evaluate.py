@@ -168,7 +168,7 @@ def scene_crops(folder: str, seed: int = 11, cuts: list[list] | None = None,
                 wholes.append(synth.whole_card(rect))
             if pip_cards is not None:
                 side_len = max(float(np.linalg.norm(q[i] - q[(i + 1) % 4])) for i in range(4))
-                pip_cards.append((side_len, pips.find_pips(rect), pips.ink_family(rect)))
+                pip_cards.append((side_len, *pips.pips_and_ink_family(rect)))
             if cuts is not None:
                 for out, cut in zip(cuts, readout.second_look_cuts(q)):
                     out.append(synth.index_crops(synth.rectify(img, cut)))

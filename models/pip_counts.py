@@ -27,14 +27,11 @@ from tqdm import tqdm
 import pips
 import render_pips
 import synth
+from readout import FEW_PIPS_AT_MOST as FEW_AT_MOST, FEW_PIPS_FROM_RANK, PIP_CHECK_BELOW as CHECK_BELOW
 
 RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-# The service's rank check (src/vision/recognizer.rs): reads of FEW_FROM or more
-# whose card shows FEW_AT_MOST pips or fewer are doubted.
-FEW_FROM, FEW_AT_MOST = 6, 2
-# The service checks cards shorter than this (PIP_CHECK_BELOW).
-CHECK_BELOW = 145.0
-HIGH = {"6", "7", "8", "9", "10"}
+# Reads of these ranks whose card shows FEW_AT_MOST pips or fewer are doubted.
+HIGH = {str(r) for r in range(FEW_PIPS_FROM_RANK, 11)}
 
 
 def count(sess: ort.InferenceSession, patches: np.ndarray) -> int:

@@ -26,6 +26,8 @@ Finding pips (all sizes in the rectified card's pixels):
 """
 from __future__ import annotations
 
+import colorsys
+
 import numpy as np
 import cv2
 
@@ -51,6 +53,15 @@ def ink_distance(card: np.ndarray) -> np.ndarray:
     bright = inner[lum >= np.median(lum)]
     paper = np.median(bright, 0)
     return np.sqrt(((f - paper) ** 2).sum(2))
+
+
+def _ink(card: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """A card's ink distances, the search box's 99th percentile of them, and the ink
+    threshold drawn from it: max(INK_FLOOR, half of it)."""
+    dist = ink_distance(card)
+    x0, x1, y0, y1 = BOX
+    hi = float(np.percentile(dist[y0:y1, x0:x1], 99))
+    return dist, hi, max(INK_FLOOR, 0.5 * hi)
 
 
 def _bilinear(img: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -83,11 +94,34 @@ def ink_family(card: np.ndarray) -> str | None:
     clearly: a four-colour suit, washed-out ink, too little ink): the mean colour of
     the search box's ink pixels outside the corner zones. `src/vision/pips.rs`,
     `ink_family`, does the same."""
-    import colorsys
-    dist = ink_distance(card)
+    return _family(card, *_ink(card))
+
+
+def pips_and_ink_family(card: np.ndarray) -> tuple[np.ndarray, str | None]:
+    """`find_pips` and `ink_family` of one card, its ink measured once (as
+    `src/vision/pips.rs`, `pips_and_ink_family`)."""
+    ink = _ink(card)
+    return _pips(*ink), _family(card, *ink)
+
+
+def suit_sum(lp: np.ndarray, min_confidence: float, min_pips: int) -> np.ndarray | None:
+    """A card's suit log-probabilities from its pips' log-probabilities `lp` (n x 5),
+    as the service sums them (`src/vision/classify.rs`, `read_pips`): patches read
+    as "not a pip", or read less than `min_confidence` sure, are left out, the
+    others' suit probabilities renormalised and their logs summed, then normalised;
+    None with fewer than `min_pips` (at least one) such patches."""
+    if not len(lp):
+        return None
+    lp = lp[(lp.argmax(1) != NOT_A_PIP) & (np.exp(lp.max(1)) >= min_confidence)]
+    if len(lp) < max(1, min_pips):
+        return None
+    s = (lp[:, :4] - np.logaddexp.reduce(lp[:, :4], axis=1, keepdims=True)).sum(0)
+    return s - np.logaddexp.reduce(s)
+
+
+def _family(card: np.ndarray, dist: np.ndarray, hi: float, t: float) -> str | None:
     x0, x1, y0, y1 = BOX
     box = dist[y0:y1, x0:x1]
-    t = max(INK_FLOOR, 0.5 * float(np.percentile(box, 99)))
     ys, xs = np.mgrid[y0:y1, x0:x1]
     cx, cy = xs / CARD_W, ys / CARD_H
     corner = ((cx < ZONE_X) | (cx > 1 - ZONE_X)) & ((cy < ZONE_Y) | (cy > 1 - ZONE_Y))
@@ -106,11 +140,12 @@ def ink_family(card: np.ndarray) -> str | None:
 
 def find_pips(card: np.ndarray) -> np.ndarray:
     """The pip patches of a rectified card: an (n, 24, 24) float32 array (n may be 0)."""
-    dist = ink_distance(card)
+    return _pips(*_ink(card))
+
+
+def _pips(dist: np.ndarray, hi: float, t: float) -> np.ndarray:
     x0, x1, y0, y1 = BOX
     box = dist[y0:y1, x0:x1]
-    hi = float(np.percentile(box, 99))
-    t = max(INK_FLOOR, 0.5 * hi)
     ink = (box > t).astype(np.uint8)
     n, _, st, cen = cv2.connectedComponentsWithStats(ink, connectivity=8)
     keep = []

@@ -7,6 +7,8 @@ from collections import Counter
 
 import numpy as np
 
+import pips
+
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SUITS = ["S", "H", "D", "C"]
 CLASS_NAMES = [r + s for s in SUITS for r in RANKS] + ["none"]
@@ -194,25 +196,23 @@ def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | Non
     name = CLASS_NAMES[read]
     rank, suit = name[:-1], name[-1]
     lp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
-    best = lp.argmax(1) if len(lp) else np.zeros(0, np.int64)
-    is_pip = best != 4
-    pips = int(is_pip.sum())
+    best = lp.argmax(1)
+    is_pip = best != pips.NOT_A_PIP
+    count = int(is_pip.sum())
     by_suit = np.bincount(best[is_pip], minlength=4)[:4]
-    sure = is_pip & (np.exp(lp.max(1)) >= settings.get("min_confidence", 0.0)) if len(lp) else is_pip
     denies = None
-    if sure.sum() >= max(1, settings["min_pips"]):
-        s = (lp[sure, :4] - np.logaddexp.reduce(lp[sure, :4], axis=1, keepdims=True)).sum(0)
-        s = s - np.logaddexp.reduce(s)
+    s = pips.suit_sum(lp, settings.get("min_confidence", 0.0), settings["min_pips"])
+    if s is not None:
         if np.exp(s[SUITS.index(suit)]) < settings["deny_below"]:
             denies = SUITS[int(s.argmax())]
             if family in INK_SUITS and denies not in INK_SUITS[family]:
                 denies = None
     r = NUMBER_RANKS[rank]
-    deny_rank = pips > r or (r >= FEW_PIPS_FROM_RANK and pips <= FEW_PIPS_AT_MOST)
+    deny_rank = count > r or (r >= FEW_PIPS_FROM_RANK and count <= FEW_PIPS_AT_MOST)
     new_suit = denies or suit
     new_rank = rank
-    if 4 * by_suit[SUITS.index(new_suit)] >= 3 * pips and r < pips <= 10:
-        new_rank = str(pips)
+    if 4 * by_suit[SUITS.index(new_suit)] >= 3 * count and r < count <= 10:
+        new_rank = str(count)
     return CLASS_NAMES.index(new_rank + new_suit), bool(denies is not None or deny_rank)
 
 

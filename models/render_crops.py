@@ -124,7 +124,7 @@ def render_sample(seed: tuple[int, ...]) -> tuple:
     rect = synth.rectify(out, q)
     tl, br = synth.index_crops(rect)
     if _PIPS:
-        return tl, br, synth.whole_card(rect), label, ch, pips.find_pips(rect), pips.ink_family(rect)
+        return tl, br, synth.whole_card(rect), label, ch, *pips.pips_and_ink_family(rect)
     return tl, br, synth.whole_card(rect), label
 
 

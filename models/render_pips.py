@@ -55,7 +55,7 @@ def render_card(seed: tuple[int, ...]) -> tuple[str, float, np.ndarray, str | No
     q = synth.jitter_quad(rng, quad, float(rng.uniform(0.0, 0.035)))
     q = synth.order_for_reading(q, rng)
     rect = synth.rectify(out, q)
-    return key, ch, pips.find_pips(rect), pips.ink_family(rect)
+    return key, ch, *pips.pips_and_ink_family(rect)
 
 
 def render_sample(seed: tuple[int, ...]) -> tuple[np.ndarray, int]:

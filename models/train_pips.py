@@ -86,27 +86,18 @@ def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     return (x * gain + noise).clamp(0, 1)
 
 
-def card_reads(logp: np.ndarray, cards: np.ndarray, min_confidence: float = 0.0) -> dict[int, np.ndarray]:
-    """Each card's suit log-probabilities from its pips, as the service sums them
-    (`src/vision/classify.rs`, `read_pips`): patches read as "not a pip", or read
-    less than `min_confidence` sure, are left out, the others' suit probabilities
-    renormalised and their logs summed, then normalised."""
-    out = {}
-    for c in np.unique(cards):
-        lp = logp[cards == c]
-        lp = lp[(lp.argmax(1) != pips.NOT_A_PIP) & (np.exp(lp.max(1)) >= min_confidence)]
-        if len(lp) < 2:
-            continue
-        suit = lp[:, :4] - np.logaddexp.reduce(lp[:, :4], axis=1, keepdims=True)
-        s = suit.sum(0)
-        out[int(c)] = s - np.logaddexp.reduce(s)
-    return out
+def card_reads(logp: np.ndarray, cards: np.ndarray, min_confidence: float = 0.0,
+               min_pips: int = 2) -> dict[int, np.ndarray]:
+    """Each card's suit log-probabilities from its pips (`pips.suit_sum`), for the
+    cards with at least `min_pips` pips read `min_confidence` sure."""
+    sums = {int(c): pips.suit_sum(logp[cards == c], min_confidence, min_pips) for c in np.unique(cards)}
+    return {c: s for c, s in sums.items() if s is not None}
 
 
-def evaluate(onnx_path: str, path: str, min_confidence: float = 0.0,
+def evaluate(onnx_path: str, path: str, min_confidence: float = 0.0, min_pips: int = 2,
              names_key: str = "design_names") -> dict:
     """Reads a set of patches with the exported model, as the service would, its
-    cards' suits from their pips read at least `min_confidence` sure."""
+    cards' suits from at least `min_pips` pips read at least `min_confidence` sure."""
     import onnxruntime as ort
     d = np.load(path)
     y = d["y"]
@@ -115,7 +106,7 @@ def evaluate(onnx_path: str, path: str, min_confidence: float = 0.0,
     pred = logp.argmax(1)
     names = list(d[names_key]) if names_key in d else []
     report = {"patches": int(len(y)), "patch_accuracy": float((pred == y).mean()), "designs": {}}
-    reads = card_reads(logp, d["card"], min_confidence)
+    reads = card_reads(logp, d["card"], min_confidence, min_pips)
     label = {int(c): int(y[d["card"] == c][0]) for c in np.unique(d["card"])}
     design = {int(c): int(d["design"][d["card"] == c][0]) for c in np.unique(d["card"])}
     number = {c: v for c, v in reads.items() if label[c] < 4}
@@ -172,7 +163,7 @@ def main() -> None:
             with open(a.report) as f:
                 report = json.load(f)
         report.update({"min_confidence": a.min_confidence,
-                       "sets": {p: evaluate(a.out, p, a.min_confidence) for p in [a.val, *a.eval]}})
+                       "sets": {p: evaluate(a.out, p, a.min_confidence, a.min_pips) for p in [a.val, *a.eval]}})
         if a.report:
             with open(a.report, "w") as f:
                 json.dump(report, f, indent=1)
@@ -219,7 +210,7 @@ def main() -> None:
         raise SystemExit("train_pips: the exported model does not match PyTorch")
     report = {"seconds": round(time.time() - t0), "epochs": a.epochs, "seed": a.seed, "width": a.width,
               "min_confidence": a.min_confidence,
-              "sets": {p: evaluate(a.out, p, a.min_confidence) for p in [a.val, *a.eval]}}
+              "sets": {p: evaluate(a.out, p, a.min_confidence, a.min_pips) for p in [a.val, *a.eval]}}
     with open(a.report, "w") as f:
         json.dump(report, f, indent=1)
     print(json.dumps(report, indent=1))
