@@ -80,7 +80,8 @@ class Recognizer:
                        patches: np.ndarray, target: np.ndarray, families) -> dict:
         """The reads' measures after the service's pip check (`readout.pip_check`)."""
         logits = self.pip_logits(patches, target, len(labels))
-        pred, asks = readout.pip_check(probs, heights, logits, self.meta["pip_reader"], families)
+        pred, asks = readout.pip_check(probs, heights, logits, self.meta["pip_reader"], families,
+                                       self.meta["confirm_threshold"])
         r = readout.report(probs, labels, self.meta["confirm_threshold"], pred=pred, asks=asks)
         return {k: r[k] for k in ("top1", "misreads", "misreads_above_threshold",
                                   "correct_needing_confirmation", "confusions")}

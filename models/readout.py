@@ -187,12 +187,26 @@ NUMBER_RANKS = {str(r): r for r in range(2, 11)}
 INK_SUITS = {"red": {"H", "D"}, "black": {"S", "C"}}
 
 
-def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | None = None) -> tuple[int, bool]:
+def pip_weighed_suit(row: np.ndarray, rank: str, s: np.ndarray, family: str | None) -> str:
+    """The suit an unsure read of rank `rank` is offered with once its pips weigh in:
+    the suit whose class probability (`row`, the read's 53) times its probability
+    from the pips (`s`, the normalised suit sum of `pips.suit_sum`) is greatest,
+    among the suits its ink's colour family allows. Mirrors `pips_weighed_suit`."""
+    allowed = [k for k, su in enumerate(SUITS)
+               if family not in INK_SUITS or su in INK_SUITS[family]]
+    score = [np.log(max(float(row[CLASS_NAMES.index(rank + SUITS[k])]), 1e-30)) + s[k]
+             for k in allowed]
+    return SUITS[allowed[int(np.argmax(score))]]
+
+
+def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | None = None,
+                row: np.ndarray | None = None, unsure: bool = False) -> tuple[int, bool]:
     """What the pip check makes of read class `read` given its card's pip logits
     (n x 5, suits S H D C then "not a pip"), the `pip_reader` settings and the
     colour family of its ink (`pips.ink_family`): (the class God is offered, whether
-    the read must ask God). Mirrors `Classifier::read_pips`, the recognizer's ink
-    colour filter, `pips_deny_rank` and `pips_correction`."""
+    the read must ask God). `row`: the read's class probabilities; `unsure`: the
+    read asks God already. Mirrors `Classifier::read_pips`, the recognizer's ink
+    colour filter, `pips_deny_rank`, `pips_weighed_suit` and `pips_correction`."""
     name = CLASS_NAMES[read]
     rank, suit = name[:-1], name[-1]
     lp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
@@ -209,7 +223,10 @@ def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | Non
                 denies = None
     r = NUMBER_RANKS[rank]
     deny_rank = count > r or (r >= FEW_PIPS_FROM_RANK and count <= FEW_PIPS_AT_MOST)
+    asks = unsure or denies is not None or deny_rank
     new_suit = denies or suit
+    if asks and denies is None and s is not None and row is not None:
+        new_suit = pip_weighed_suit(row, rank, s, family)
     new_rank = rank
     if 4 * by_suit[SUITS.index(new_suit)] >= 3 * count and r < count <= 10:
         new_rank = str(count)
@@ -217,18 +234,23 @@ def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | Non
 
 
 def pip_check(probs: np.ndarray, heights: np.ndarray, pip_logits: list[np.ndarray],
-              settings: dict, families=None) -> tuple[np.ndarray, np.ndarray]:
-    """Reads after the service's pip check: (the class of each read, whether it must
-    ask God). `heights`: each card's height in the frame; `pip_logits`: each card's
-    pip patches read by the pip reader; `families`: each card's ink colour family
-    ("red", "black", or "" / None), none known when not given."""
+              settings: dict, families=None, threshold: float | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Reads after the service's pip check: (the class of each read, whether the
+    check makes it ask God). `heights`: each card's height in the frame; `pip_logits`:
+    each card's pip patches read by the pip reader; `families`: each card's ink
+    colour family ("red", "black", or "" / None), none known when not given;
+    `threshold`: the confirmation threshold, under which a read asks God already
+    and is checked at any height (None: only cards under PIP_CHECK_BELOW)."""
     pred = probs.argmax(1).copy()
     asks = np.zeros(len(pred), bool)
     for i, read in enumerate(probs.argmax(1)):
         if read == NOT_A_CARD or CLASS_NAMES[read][:-1] not in NUMBER_RANKS:
             continue
-        if heights[i] >= PIP_CHECK_BELOW:
+        unsure = threshold is not None and probs[i].max() < threshold
+        if heights[i] >= PIP_CHECK_BELOW and not unsure:
             continue
         family = families[i] if families is not None else None
-        pred[i], asks[i] = pip_verdict(int(read), pip_logits[i], settings, family or None)
+        pred[i], asks[i] = pip_verdict(int(read), pip_logits[i], settings, family or None,
+                                       probs[i], unsure)
     return pred, asks

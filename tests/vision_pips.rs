@@ -184,6 +184,28 @@ fn an_unsure_read_is_offered_the_card_its_pips_show() {
 }
 
 #[test]
+fn an_unsure_read_is_offered_in_the_suit_its_pips_and_index_favour_together() {
+    // A plastic-deck nine of clubs 170 px tall, taller than the cards the pip
+    // check looks at when they are read surely, read unsurely as the nine of
+    // spades (about 0.55 to 0.45). Its pips lean to clubs without ruling spades
+    // out, which is no denial; but God is asked anyway, and the card offered is
+    // the one the index and the pips make likeliest together.
+    let frame = "tests/data/pips/0007-plastic-nine";
+    let (read, alone) = with_and_without_pips(frame, "9C");
+    assert_eq!(alone["card"], "9S", "{alone}: no longer misread");
+    assert_eq!(alone["needs_confirmation"], Value::Bool(true), "{alone}");
+    assert_eq!(read["card"], "9C", "{read}");
+    assert_eq!(read["index_read"], "9S", "{read}");
+    assert_eq!(read["pips_say"], "C", "{read}");
+    assert_eq!(read["needs_confirmation"], Value::Bool(true), "{read}");
+    // The sure read beside it, a three of hearts, is left alone.
+    let (three, _) = with_and_without_pips(frame, "3H");
+    assert_eq!(three["card"], "3H", "{three}");
+    assert_eq!(three["needs_confirmation"], Value::Bool(false), "{three}");
+    assert!(three.get("pips_say").is_none(), "{three}");
+}
+
+#[test]
 fn smudged_pips_of_a_blurred_card_do_not_deny_its_suit() {
     // A blurred spread of a jumbo-index deck on a dark cloth: each pip of its nine,
     // eight and five of diamonds is a red smudge the pip reader calls a heart a

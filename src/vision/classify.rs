@@ -290,7 +290,7 @@ fn pip_suit_sum(pips: usize, sum: &[f32; 4], min_pips: usize) -> Option<[f32; 4]
 }
 
 /// What a card's pips say ([`Classifier::read_pips`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PipRead {
     /// The suit the pips favour, when they deny the read's.
     pub denies: Option<Suit>,
@@ -302,6 +302,11 @@ pub struct PipRead {
     /// a card's own pips are of one suit, where an outline that takes in part of
     /// a neighbour mixes two.
     pub by_suit: [usize; 4],
+    /// The suits' log-probabilities from the pips sure enough to be evidence,
+    /// normalised, in the order of [`PIP_SUITS`]; `None` with fewer of them than
+    /// the settings' `min_pips`. A read that asks God weighs its suit with them
+    /// (`recognizer::pips_weighed_suit`).
+    pub suit_sum: Option<[f32; 4]>,
 }
 
 impl PipRead {
@@ -743,12 +748,13 @@ impl Classifier {
             return Ok(None);
         };
         let read = pip_suits(&net.logits(patches, n)?, p.min_confidence);
-        let denies = pip_suit_sum(read.sure, &read.sum, p.min_pips)
-            .and_then(|sum| denied_suit(&sum, suit, p.deny_below));
+        let suit_sum = pip_suit_sum(read.sure, &read.sum, p.min_pips);
+        let denies = suit_sum.and_then(|sum| denied_suit(&sum, suit, p.deny_below));
         Ok(Some(PipRead {
             denies,
             pips: read.pips,
             by_suit: read.by_suit,
+            suit_sum,
         }))
     }
 

@@ -6,12 +6,12 @@ use std::borrow::Cow;
 use image::RgbImage;
 use serde::Serialize;
 
-use super::classify::{ClassRead, Classifier, ModelError, PipRead};
+use super::classify::{ClassRead, Classifier, ModelError, PipRead, PIP_SUITS};
 use super::exposure::exposure_warnings;
 use super::fan::FanCard;
 use super::geometry::{Point, Quad};
 use super::localise::{locate, LocaliserConfig, Located};
-use super::pips::pips_and_ink_family;
+use super::pips::{pips_and_ink_family, InkFamily};
 use super::rectify::{
     card_to_frame, index_crops, rectify, top_left_crop, whole_card, CARD_H, CARD_W, CROP_LEN,
     WHOLE_LEN,
@@ -117,7 +117,8 @@ pub fn reading_frame(frame: &RgbImage) -> (Cow<'_, RgbImage>, f64) {
 }
 
 /// Cards at least this tall in the frame (their outline's longest side, in the
-/// pixels read) are not checked against their pips: on 5 868 held-out reads of
+/// pixels read) are not checked against their pips unless their read asks God
+/// anyway (then for the card to offer, [`pips_weighed_suit`]): on 5 868 held-out reads of
 /// cards 145–250 px tall the index model read none wrong surely enough to pass its
 /// threshold (models/README.md, "By card height"), and the check costs about 2 ms
 /// a card (README, "Measured performance"). Under it, a small index is where a
@@ -160,6 +161,33 @@ pub fn pips_correction(card: Card, pips: &PipRead) -> Option<Card> {
     };
     let proposed = Card::new(rank, suit);
     (proposed != card).then_some(proposed)
+}
+
+/// The suit a read that asks God is offered with once its card's pips weigh in:
+/// of the suits its ink's colour `family` allows, the one whose card of the
+/// read's rank the index and card readers (`read`) and the pips (`suit_sum`,
+/// [`PipRead::suit_sum`]) together make likeliest, the two taken as independent
+/// evidence (their probabilities multiplied). The pips deny a suit only when they
+/// all but rule it out, which leaves a plastic deck's small club, read 0.6 a
+/// spade by an index whose club and spade are a few pixels apart, offered as a
+/// spade although its nine pips lean to clubs; when God is asked anyway, the
+/// card offered should be the one all the evidence favours.
+pub fn pips_weighed_suit(
+    read: &ClassRead,
+    rank: Rank,
+    suit_sum: &[f32; 4],
+    family: Option<InkFamily>,
+) -> Option<Suit> {
+    PIP_SUITS
+        .iter()
+        .zip(suit_sum)
+        .filter(|(suit, _)| family.map_or(true, |f| f.allows(**suit)))
+        .map(|(suit, from_pips)| {
+            let p = read.probability_of(Card::new(rank, *suit)).max(1e-30);
+            (*suit, p.ln() + from_pips)
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(suit, _)| suit)
 }
 
 /// The card recognizer: localiser settings plus the loaded model. Build it once and
@@ -323,7 +351,7 @@ impl Recognizer {
     }
 
     /// Checks each read of a whole number card (2 to 10) shorter than
-    /// [`PIP_CHECK_BELOW`] against its pips:
+    /// [`PIP_CHECK_BELOW`], or asking God at any height, against its pips:
     /// one whose pips deny its suit ([`Classifier::read_pips`]) asks God, with the
     /// suit the pips favour in `pips_say`, and so does one whose pips deny its
     /// read rank ([`pips_deny_rank`]), with their number in `pips_counted`. The
@@ -332,8 +360,9 @@ impl Recognizer {
     /// anything; its pips are the suit drawn several times larger, as many as its
     /// rank (fewer, when blur merges some), and a court card has next to none.
     /// Reads that ask God already are checked too, for what the pips can put in
-    /// their place ([`pips_correction`]); covered cards and court cards and aces
-    /// (no pips to speak of) are not checked.
+    /// their place: the suit they weigh in for ([`pips_weighed_suit`]) and their
+    /// number ([`pips_correction`]); covered cards and court cards and aces (no
+    /// pips to speak of) are not checked.
     fn check_pips(&self, frame: &RgbImage, cards: &mut [CardRead]) -> Result<(), ModelError> {
         if !self.classifier.reads_pips() {
             return Ok(());
@@ -341,7 +370,7 @@ impl Recognizer {
         for card in cards.iter_mut() {
             let number = (2..=10).contains(&card.card.rank.value());
             let small = card.corners.longest_side() < PIP_CHECK_BELOW;
-            if card.overlapped || !number || !small {
+            if card.overlapped || !number || !(small || card.needs_confirmation) {
                 continue;
             }
             let Some(rectified) = rectify(frame, &card.corners) else {
@@ -353,12 +382,24 @@ impl Recognizer {
             };
             // Pips the reader takes for a suit their ink's colour rules out (a
             // blurred red diamond's round smudges read as clubs) deny nothing.
-            let read = PipRead {
+            let mut read = PipRead {
                 denies: read
                     .denies
                     .filter(|s| family.map_or(true, |f| f.allows(*s))),
                 ..read
             };
+            // A read that asks God anyway is offered with the suit the pips and
+            // the readers favour together, a denial in all but name.
+            let asks = card.needs_confirmation || pips_deny_rank(card.card.rank.value(), read.pips);
+            if asks && read.denies.is_none() {
+                read.denies = match (read.suit_sum, card.class_read) {
+                    (Some(sum), Some(class)) => {
+                        pips_weighed_suit(&class, card.card.rank, &sum, family)
+                            .filter(|s| *s != card.card.suit)
+                    }
+                    _ => None,
+                };
+            }
             if let Some(suit) = read.denies {
                 card.needs_confirmation = true;
                 card.pips_say = Some(suit);
@@ -1568,6 +1609,53 @@ mod tests {
         }
     }
 
+    /// A read whose classes have these probabilities (the rest share what is left).
+    fn read_of(probs: &[(&str, f32)]) -> ClassRead {
+        let rest = (1.0 - probs.iter().map(|p| p.1).sum::<f32>()) / (CLASSES - probs.len()) as f32;
+        let mut score = [rest.ln(); CLASSES];
+        for (card, p) in probs {
+            score[card.parse::<Card>().unwrap().index()] = p.ln();
+        }
+        let best = probs.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+        ClassRead {
+            card: Some(best.0.parse().unwrap()),
+            confidence: best.1,
+            score,
+            whole: [0.0; CLASSES],
+        }
+    }
+
+    #[test]
+    fn pips_weigh_in_on_the_suit_of_an_unsure_read_within_its_ink_colour() {
+        let read = read_of(&[("9D", 0.69), ("9C", 0.3)]);
+        let nine = Rank::new(9).unwrap();
+        // Suits S H D C: nine pips that lean hard to clubs outweigh 0.69 to 0.3.
+        let clubs = [0.05f32, 0.01, 0.04, 0.9].map(f32::ln);
+        assert_eq!(
+            pips_weighed_suit(&read, nine, &clubs, None),
+            Some(Suit::Clubs)
+        );
+        // Red ink rules clubs out, whatever the pips say.
+        let red = Some(InkFamily::Red);
+        assert_eq!(
+            pips_weighed_suit(&read, nine, &clubs, red),
+            Some(Suit::Diamonds)
+        );
+        // Pips that barely lean leave the readers' suit.
+        let lean = [0.2f32, 0.2, 0.25, 0.35].map(f32::ln);
+        assert_eq!(
+            pips_weighed_suit(&read, nine, &lean, None),
+            Some(Suit::Diamonds)
+        );
+        // A suit the readers all but rule out is not offered on the pips' word
+        // (short of their denial, which is the check's, not this weighing's).
+        let spades = [0.97f32, 0.01, 0.01, 0.01].map(f32::ln);
+        assert_eq!(
+            pips_weighed_suit(&read, nine, &spades, None),
+            Some(Suit::Diamonds)
+        );
+    }
+
     #[test]
     fn pips_deny_a_rank_they_outnumber_and_a_high_rank_they_leave_bare() {
         // More pips than the rank: a seven read as a three.
@@ -1587,6 +1675,7 @@ mod tests {
     /// What the pips say: `denies`, and the pips read as each suit (S, H, D, C).
     fn pips(denies: Option<Suit>, by_suit: [usize; 4]) -> PipRead {
         PipRead {
+            suit_sum: None,
             denies,
             pips: by_suit.iter().sum(),
             by_suit,
