@@ -10,7 +10,8 @@
 //! 1080, the size the God console asks a webcam for: decoding and the whole read.
 //! And the whole read of an overlapping row of 12 and of a fanned hand of 16, and
 //! the pip check of the four cards (each rectified, its pips found and read),
-//! with its first two parts alone.
+//! with its first two parts alone, and the whole read of a row of four cards
+//! under 145 px (`tests/data/pips/0088-row-slant`), which pays that check.
 //!
 //! Run: `cargo bench --bench recognize` (the model benches are skipped, with a
 //! note, when `models/recognizer.onnx` is not there).
@@ -152,6 +153,19 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             recognizer
                 .recognise(black_box(&frame))
+                .map(|r| r.cards.len())
+        })
+    });
+    // Four cards 92-104 px tall at a slant (a webcam farther off): each read is
+    // sure, and each is checked against its pips on top.
+    let small = decode_frame(&scene("pips/0088-row-slant.jpg"), "0088-row-slant.jpg")
+        .expect("scene decodes");
+    let read = recognizer.recognise(&small).expect("model runs");
+    assert_eq!(read.cards.len(), 4, "the small row has four cards");
+    c.bench_function("recognise 4 small cards 1280x720", |b| {
+        b.iter(|| {
+            recognizer
+                .recognise(black_box(&small))
                 .map(|r| r.cards.len())
         })
     });
