@@ -9,9 +9,15 @@ next to no pips (a small king read as a ten), is doubted. This renders cards as
 `render_pips.py` does (every blob kept, court cards too), counts the patches read
 as a suit, and prints a histogram per rank, for all cards and for cards under
 145 px (the ones the service checks), with the two rules' hits, and the colour
-family (`pips.ink_family`) each suit's ink is given:
+family (`pips.ink_family`) each suit's ink is given.
+
+With `--settings`, the counts of every card (all heights) are also written into
+the recognizer settings' pip reader as `count_histogram`: the service weighs the
+rank of a read that asks God with how likely its card's count is for each rank
+(`readout.count_likelihood`). Fit it on the validation designs:
 
     pip_counts.py --split heldout --per-card 6 --seed 203 [--out eval/pip_counts_heldout.json]
+    pip_counts.py --split val --per-card 6 --seed 202 --out eval/pip_counts_val.json --settings recognizer.json
 """
 from __future__ import annotations
 
@@ -50,6 +56,8 @@ def main() -> None:
     ap.add_argument("--model", default="pips.onnx")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="", help="also write the counts as JSON here")
+    ap.add_argument("--settings", default="",
+                    help="write the counts as the pip reader's count_histogram into this recognizer.json")
     a = ap.parse_args()
     names = [n for s in a.split.split(",") for n in synth.SPLITS.get(s, [s])]
     keys = [i for i, k in enumerate(synth.CARDS) if k[:-1] in RANKS]
@@ -94,6 +102,15 @@ def main() -> None:
     print("  ink colour families by suit: " + "; ".join(
         f"{s}: " + ", ".join(f"{k} {v}" for k, v in families[s].items()) for s in "SHDC"))
     print(f"  number cards whose ink is named the family their suit is not: {wrong}/{len(inks)}")
+    if a.settings:
+        with open(a.settings) as f:
+            meta = json.load(f)
+        if "pip_reader" not in meta:
+            raise SystemExit(f"pip_counts: {a.settings} names no pip reader (run train_pips.py first)")
+        meta["pip_reader"]["count_histogram"] = report["bands"]["all"]["histogram"]
+        with open(a.settings, "w") as f:
+            json.dump(meta, f, indent=1)
+        print(f"pip_counts: {a.settings}: count_histogram of {a.split}")
     if a.out:
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         with open(a.out, "w") as f:

@@ -199,6 +199,28 @@ def pip_weighed_suit(row: np.ndarray, rank: str, s: np.ndarray, family: str | No
     return SUITS[allowed[int(np.argmax(score))]]
 
 
+def count_likelihood(histogram: dict, rank: str, count: int) -> float:
+    """How likely a card of `rank` shows `count` pips read as a suit, from the
+    validation designs' counts (`histogram`: rank -> how many cards showed 0..10),
+    each count given one card more so that none is ruled out by a small sample;
+    none for a number card showing more pips than its rank (blur merges pips, it
+    never adds them). Mirrors `CountHistogram::likelihood`."""
+    if rank in NUMBER_RANKS and count > NUMBER_RANKS[rank]:
+        return 0.0
+    h = histogram[rank]
+    return (h[min(count, len(h) - 1)] + 1) / (sum(h) + len(h))
+
+
+def pip_weighed_rank(row: np.ndarray, suit: str, count: int, histogram: dict) -> str:
+    """The rank an unsure read of suit `suit` is offered with once its pip count
+    weighs in: the rank whose card's class probability (`row`) times
+    `count_likelihood` is greatest. Mirrors `pips_weighed_rank`."""
+    ranks = [r for r in histogram if CLASS_NAMES.count(r + suit)]
+    score = [np.log(max(float(row[CLASS_NAMES.index(r + suit)]), 1e-30))
+             + np.log(max(count_likelihood(histogram, r, count), 1e-30)) for r in ranks]
+    return ranks[int(np.argmax(score))]
+
+
 def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | None = None,
                 row: np.ndarray | None = None, unsure: bool = False) -> tuple[int, bool]:
     """What the pip check makes of read class `read` given its card's pip logits
@@ -206,7 +228,8 @@ def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | Non
     colour family of its ink (`pips.ink_family`): (the class God is offered, whether
     the read must ask God). `row`: the read's class probabilities; `unsure`: the
     read asks God already. Mirrors `Classifier::read_pips`, the recognizer's ink
-    colour filter, `pips_deny_rank`, `pips_weighed_suit` and `pips_correction`."""
+    colour filter, `pips_deny_rank`, `pips_weighed_suit`, `pips_correction` and
+    `pips_weighed_rank`."""
     name = CLASS_NAMES[read]
     rank, suit = name[:-1], name[-1]
     lp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
@@ -230,6 +253,10 @@ def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | Non
     new_rank = rank
     if 4 * by_suit[SUITS.index(new_suit)] >= 3 * count and r < count <= 10:
         new_rank = str(count)
+    hist = settings.get("count_histogram")
+    if (asks and hist and row is not None and new_suit == suit and new_rank == rank
+            and count <= 10):
+        new_rank = pip_weighed_rank(row, suit, count, hist)
     return CLASS_NAMES.index(new_rank + new_suit), bool(denies is not None or deny_rank)
 
 

@@ -79,8 +79,9 @@ step render-pips-train $PY render_pips.py --split train,fonts,fonts_big --per-ca
 step render-pips-val $PY render_pips.py --split val --per-card 6 --out data/pips_val.npz --seed 202
 step render-pips-heldout $PY render_pips.py --split heldout --per-card 6 --out data/pips_heldout.npz --seed 203
 step train-pips $PY train_pips.py --threads "$THREADS" --eval data/pips_heldout.npz
-# The pips counted per rank: the evidence for the service's rank check (model card, "Pips").
-step pip-counts-val $PY pip_counts.py --split val --per-card 6 --seed 202 --out eval/pip_counts_val.json
+# The pips counted per rank: the evidence for the service's rank check, and (validation
+# designs) the counts it weighs unsure reads' ranks with (model card, "Pips").
+step pip-counts-val $PY pip_counts.py --split val --per-card 6 --seed 202 --out eval/pip_counts_val.json --settings recognizer.json
 step pip-counts-heldout $PY pip_counts.py --split heldout --per-card 6 --seed 203 --out eval/pip_counts_heldout.json
 if [ "${SCENES:-0}" = 1 ]; then
   step scenes $PY render_scenes.py --committed

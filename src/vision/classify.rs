@@ -14,7 +14,7 @@ use tract_onnx::prelude::*;
 use super::pips::PATCH;
 use super::rectify::{CROP_H, CROP_W, WHOLE_H, WHOLE_LEN, WHOLE_W};
 use super::warning::SMALL_CARD_HEIGHT;
-use crate::cards::{Card, Suit};
+use crate::cards::{Card, Rank, Suit};
 
 /// Classes the model tells apart: the 52 cards by [`Card::index`], then "not a
 /// card / no index".
@@ -109,6 +109,60 @@ pub struct PipReaderSettings {
     /// read. Pips under it still count towards [`PipRead::pips`].
     #[serde(default)]
     pub min_confidence: f32,
+    /// How many validation cards of each rank showed 0, 1, … 10 pips read as a
+    /// suit (`models/pip_counts.py --settings`); absent: a read's rank is not
+    /// weighed with its count (`recognizer::pips_weighed_rank`).
+    #[serde(default)]
+    pub count_histogram: Option<CountHistogram>,
+}
+
+/// `count_histogram` of `pip_reader`: per rank (`"2"` … `"10"`, `"J"`, `"Q"`,
+/// `"K"`), how many rendered validation cards showed each number of pips read as a
+/// suit, from 0 up (the last entry: that many or more).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(try_from = "HashMap<String, Vec<u32>>")]
+pub struct CountHistogram(Vec<(Rank, Vec<u32>)>);
+
+impl TryFrom<HashMap<String, Vec<u32>>> for CountHistogram {
+    type Error = String;
+
+    fn try_from(map: HashMap<String, Vec<u32>>) -> Result<Self, Self::Error> {
+        let mut ranks = Vec::with_capacity(map.len());
+        for (label, counts) in map {
+            let rank = Rank::parse(&label)
+                .filter(|r| r.value() >= 2)
+                .ok_or_else(|| format!("count_histogram: {label:?} is not a rank from 2 to K"))?;
+            if counts.is_empty() {
+                return Err(format!("count_histogram: rank {label} has no counts"));
+            }
+            ranks.push((rank, counts));
+        }
+        ranks.sort_by_key(|(r, _)| r.value());
+        Ok(CountHistogram(ranks))
+    }
+}
+
+impl CountHistogram {
+    /// The ranks it has counts for.
+    pub fn ranks(&self) -> impl Iterator<Item = Rank> + '_ {
+        self.0.iter().map(|(r, _)| *r)
+    }
+
+    /// How likely a card of `rank` shows `count` pips read as a suit: its share of
+    /// the validation cards of that rank, each count given one card more so that a
+    /// small sample rules nothing out; 0 for a number card showing more pips than
+    /// its rank (blur merges pips, it never adds them) and for a rank not counted.
+    pub fn likelihood(&self, rank: Rank, count: usize) -> f32 {
+        if rank.value() <= 10 && count > usize::from(rank.value()) {
+            return 0.0;
+        }
+        let Some((_, h)) = self.0.iter().find(|(r, _)| *r == rank) else {
+            return 0.0;
+        };
+        let seen = h[count.min(h.len() - 1)];
+        let total: u32 = h.iter().sum();
+        (seen as f32 + 1.0) / (total as f32 + h.len() as f32)
+    }
 }
 
 /// `card_reader` in `recognizer.json`: a model reading the whole rectified card
@@ -726,6 +780,13 @@ impl Classifier {
         Ok(self)
     }
 
+    /// The validation designs' pip counts per rank, when the settings give them
+    /// and a pip reader is loaded: what weighs an unsure read's rank.
+    pub fn pip_counts(&self) -> Option<&CountHistogram> {
+        self.pip_reader.as_ref()?;
+        self.settings.pip_reader.as_ref()?.count_histogram.as_ref()
+    }
+
     /// Whether number cards' reads are checked against their pips.
     pub fn reads_pips(&self) -> bool {
         self.pip_reader.is_some()
@@ -988,6 +1049,36 @@ pub fn find_model_dir() -> Result<PathBuf, ModelError> {
 mod tests {
     use super::super::rectify::CROP_LEN;
     use super::*;
+
+    #[test]
+    fn pip_count_likelihoods_come_from_the_counts_with_one_more_card_each() {
+        let counts: CountHistogram =
+            serde_json::from_str(r#"{"3": [0, 0, 2, 8], "K": [6, 2, 1, 0]}"#).unwrap();
+        let (three, king) = (Rank::new(3).unwrap(), Rank::KING);
+        // 8 of 10 threes showed three pips: (8 + 1) / (10 + 4).
+        assert!((counts.likelihood(three, 3) - 9.0 / 14.0).abs() < 1e-6);
+        // None showed none: unlikely, not ruled out.
+        assert!((counts.likelihood(three, 0) - 1.0 / 14.0).abs() < 1e-6);
+        // More pips than a three has: ruled out.
+        assert_eq!(counts.likelihood(three, 4), 0.0);
+        // A court card has no rank to exceed; counts past the list take its last.
+        assert!((counts.likelihood(king, 7) - 1.0 / 13.0).abs() < 1e-6);
+        // A rank not counted is never offered.
+        assert_eq!(counts.likelihood(Rank::new(5).unwrap(), 5), 0.0);
+        assert_eq!(counts.ranks().map(Rank::value).collect::<Vec<_>>(), [3, 13]);
+    }
+
+    #[test]
+    fn a_pip_count_histogram_names_ranks_from_two_to_king_with_counts() {
+        for (json, says) in [
+            (r#"{"A": [1]}"#, "\"A\" is not a rank from 2 to K"),
+            (r#"{"Z": [1]}"#, "\"Z\" is not a rank from 2 to K"),
+            (r#"{"7": []}"#, "rank 7 has no counts"),
+        ] {
+            let err = serde_json::from_str::<CountHistogram>(json).unwrap_err();
+            assert!(err.to_string().contains(says), "{json}: {err}");
+        }
+    }
 
     fn logits(hot: usize, value: f32) -> Vec<f32> {
         let mut v = vec![0.0; CLASSES];

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use image::RgbImage;
 use serde::Serialize;
 
-use super::classify::{ClassRead, Classifier, ModelError, PipRead, PIP_SUITS};
+use super::classify::{ClassRead, Classifier, CountHistogram, ModelError, PipRead, PIP_SUITS};
 use super::exposure::exposure_warnings;
 use super::fan::FanCard;
 use super::geometry::{Point, Quad};
@@ -188,6 +188,30 @@ pub fn pips_weighed_suit(
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(suit, _)| suit)
+}
+
+/// The rank an unsure read of suit `suit` is offered with once its card's pip
+/// count weighs in: of the ranks counted in `counts`, the one whose card of that
+/// suit the readers (`read`) and the count together make likeliest, the count's
+/// likelihood taken from the validation designs' counts
+/// ([`CountHistogram::likelihood`]). A blurred four read as a six shows four
+/// pips, which a six shows almost never; a ten showing no pips is a court card,
+/// and the index says which. `None`: no rank has any likelihood.
+pub fn pips_weighed_rank(
+    read: &ClassRead,
+    suit: Suit,
+    count: usize,
+    counts: &CountHistogram,
+) -> Option<Rank> {
+    counts
+        .ranks()
+        .map(|rank| {
+            let p = read.probability_of(Card::new(rank, suit)).max(1e-30);
+            let l = counts.likelihood(rank, count).max(1e-30);
+            (rank, p.ln() + l.ln())
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(rank, _)| rank)
 }
 
 /// The card recognizer: localiser settings plus the loaded model. Build it once and
@@ -408,7 +432,25 @@ impl Recognizer {
                 card.needs_confirmation = true;
                 card.pips_counted = Some(read.pips);
             }
-            if let Some(proposed) = pips_correction(card.card, &read) {
+            let proposed = pips_correction(card.card, &read).or_else(|| {
+                // Neither suit nor count denied: a read asking God anyway is
+                // offered the rank its count and its readers favour together.
+                let counts = self.classifier.pip_counts()?;
+                if !asks || read.pips > 10 {
+                    return None;
+                }
+                let rank = pips_weighed_rank(
+                    card.class_read.as_ref()?,
+                    card.card.suit,
+                    read.pips,
+                    counts,
+                )?;
+                (rank != card.card.rank).then(|| Card::new(rank, card.card.suit))
+            });
+            if let Some(proposed) = proposed {
+                if proposed.rank != card.card.rank {
+                    card.pips_counted = Some(read.pips);
+                }
                 card.index_read = Some(card.card);
                 card.card = proposed;
                 card.confidence = card.class_read.map_or(0.0, |r| r.probability_of(proposed));
@@ -1654,6 +1696,31 @@ mod tests {
             pips_weighed_suit(&read, nine, &spades, None),
             Some(Suit::Diamonds)
         );
+    }
+
+    #[test]
+    fn a_pip_count_weighs_in_on_the_rank_of_an_unsure_read() {
+        let counts: CountHistogram = serde_json::from_str(
+            r#"{"4": [0, 0, 5, 20, 75], "6": [0, 0, 0, 0, 0, 10, 90],
+                "10": [1, 0, 0, 0, 0, 0, 1, 2, 10, 10, 76], "K": [80, 10, 10]}"#,
+        )
+        .unwrap();
+        let spades = Suit::Spades;
+        // A six shows four pips almost never, a four mostly: 0.7 to 0.3 is outweighed.
+        let read = read_of(&[("6S", 0.7), ("4S", 0.29)]);
+        assert_eq!(pips_weighed_rank(&read, spades, 4, &counts), Rank::new(4));
+        // Six pips rule the four out (blur never adds pips), whatever the index says.
+        let read = read_of(&[("4S", 0.9), ("6S", 0.09)]);
+        assert_eq!(pips_weighed_rank(&read, spades, 6, &counts), Rank::new(6));
+        // No pips on a ten: a king, which the index gives some weight to.
+        let read = read_of(&[("10S", 0.8), ("KS", 0.19)]);
+        assert_eq!(
+            pips_weighed_rank(&read, spades, 0, &counts),
+            Some(Rank::KING)
+        );
+        // A count that fits the read leaves it.
+        let read = read_of(&[("10S", 0.8), ("KS", 0.19)]);
+        assert_eq!(pips_weighed_rank(&read, spades, 10, &counts), Rank::new(10));
     }
 
     #[test]
