@@ -39,7 +39,8 @@ pub struct CardRead {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub overlapped: bool,
     /// The suit the card's pips read as, when they deny the read's suit
-    /// ([`Classifier::read_pips`], in the recognizer's last step): the read then
+    /// ([`Classifier::read_pips`], in the recognizer's last step), or outweigh it
+    /// on a read that asks God anyway ([`pips_weighed_suit`]): the read then
     /// asks God, whatever its confidence. Absent when they agree, or could not be
     /// read.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -47,11 +48,14 @@ pub struct CardRead {
     /// How many pips the card shows, when that denies the read's rank
     /// ([`pips_deny_rank`]): more than the rank (a seven whose small index was
     /// read as a three), or next to none for a rank of six or more (a king read
-    /// as a ten). The read then asks God. Absent otherwise.
+    /// as a ten), or when, on a read that asks God anyway, the count puts
+    /// another rank in its place ([`pips_weighed_rank`]). The read then asks God.
+    /// Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pips_counted: Option<usize>,
     /// What the index (and card) readers read, when the pips put another card in
-    /// its place ([`pips_correction`]): `card` is then the pips' proposal, its
+    /// its place ([`pips_correction`], [`pips_weighed_suit`],
+    /// [`pips_weighed_rank`]): `card` is then the pips' proposal, its
     /// `confidence` what the readers give that card, and the read asks God.
     /// Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -168,9 +172,9 @@ pub fn pips_correction(card: Card, pips: &PipRead) -> Option<Card> {
 /// read's rank the index and card readers (`read`) and the pips (`suit_sum`,
 /// [`PipRead::suit_sum`]) together make likeliest, the two taken as independent
 /// evidence (their probabilities multiplied). The pips deny a suit only when they
-/// all but rule it out, which leaves a plastic deck's small club, read 0.6 a
-/// spade by an index whose club and spade are a few pixels apart, offered as a
-/// spade although its nine pips lean to clubs; when God is asked anyway, the
+/// all but rule it out, which leaves a plastic deck's nine of clubs, read 0.55 a
+/// spade by an index whose club and spade differ by a few pixels, offered as a
+/// spade although its pips lean to clubs; when God is asked anyway, the
 /// card offered should be the one all the evidence favours.
 pub fn pips_weighed_suit(
     read: &ClassRead,
@@ -194,9 +198,9 @@ pub fn pips_weighed_suit(
 /// count weighs in: of the ranks counted in `counts`, the one whose card of that
 /// suit the readers (`read`) and the count together make likeliest, the count's
 /// likelihood taken from the validation designs' counts
-/// ([`CountHistogram::likelihood`]). A blurred four read as a six shows four
-/// pips, which a six shows almost never; a ten showing no pips is a court card,
-/// and the index says which. `None`: no rank has any likelihood.
+/// ([`CountHistogram::likelihood`]). A blurred four read as a six shows three
+/// or four pips, which a six shows almost never; a ten showing no pips is most
+/// likely a court card, and the index says which. `None`: no rank has any likelihood.
 pub fn pips_weighed_rank(
     read: &ClassRead,
     suit: Suit,
@@ -384,9 +388,10 @@ impl Recognizer {
     /// anything; its pips are the suit drawn several times larger, as many as its
     /// rank (fewer, when blur merges some), and a court card has next to none.
     /// Reads that ask God already are checked too, for what the pips can put in
-    /// their place: the suit they weigh in for ([`pips_weighed_suit`]) and their
-    /// number ([`pips_correction`]); covered cards and court cards and aces (no
-    /// pips to speak of) are not checked.
+    /// their place: the suit they weigh in for ([`pips_weighed_suit`]), their
+    /// number when it passes the read's rank ([`pips_correction`]) and otherwise
+    /// the rank their count weighs in for ([`pips_weighed_rank`]); covered cards
+    /// and court cards and aces (no pips to speak of) are not checked.
     fn check_pips(&self, frame: &RgbImage, cards: &mut [CardRead]) -> Result<(), ModelError> {
         if !self.classifier.reads_pips() {
             return Ok(());
