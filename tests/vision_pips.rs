@@ -116,6 +116,22 @@ fn assert_sure_misread(alone: &Value, card: &str, misread: &str) {
     assert!(alone["confidence"].as_f64().unwrap() > 0.9995, "{alone}");
 }
 
+/// The premise of a test of an unsure read: without the pips, `card` is read as
+/// `misread`, and asks God.
+fn assert_unsure_misread(alone: &Value, misread: &str) {
+    assert_eq!(alone["card"], misread, "{alone}: no longer misread");
+    assert_eq!(alone["needs_confirmation"], Value::Bool(true), "{alone}");
+}
+
+/// `read` names `card`, surely, as its readers read it: the pips left it alone.
+fn assert_left_alone(read: &Value, card: &str) {
+    assert_eq!(read["card"], card, "{read}");
+    assert_eq!(read["needs_confirmation"], Value::Bool(false), "{read}");
+    for field in ["pips_say", "pips_counted", "index_read"] {
+        assert!(read.get(field).is_none(), "{field}: {read}");
+    }
+}
+
 #[test]
 fn a_number_card_whose_pips_deny_its_read_suit_is_offered_in_their_suit() {
     // A faint four-colour three of clubs (green) at a slant, its index read as the
@@ -175,8 +191,7 @@ fn an_unsure_read_is_offered_the_card_its_pips_show() {
     // it asks God anyway, and its pips, spades, put the right card before God.
     let frame = "tests/data/pips/0100-white-spread";
     let (read, alone) = with_and_without_pips(frame, "2S");
-    assert_eq!(alone["card"], "2D", "{alone}: no longer misread");
-    assert_eq!(alone["needs_confirmation"], Value::Bool(true), "{alone}");
+    assert_unsure_misread(&alone, "2D");
     assert_eq!(read["card"], "2S", "{read}");
     assert_eq!(read["index_read"], "2D", "{read}");
     assert_eq!(read["pips_say"], "S", "{read}");
@@ -192,17 +207,14 @@ fn an_unsure_read_is_offered_in_the_suit_its_pips_and_index_favour_together() {
     // the one the index and the pips make likeliest together.
     let frame = "tests/data/pips/0007-plastic-nine";
     let (read, alone) = with_and_without_pips(frame, "9C");
-    assert_eq!(alone["card"], "9S", "{alone}: no longer misread");
-    assert_eq!(alone["needs_confirmation"], Value::Bool(true), "{alone}");
+    assert_unsure_misread(&alone, "9S");
     assert_eq!(read["card"], "9C", "{read}");
     assert_eq!(read["index_read"], "9S", "{read}");
     assert_eq!(read["pips_say"], "C", "{read}");
     assert_eq!(read["needs_confirmation"], Value::Bool(true), "{read}");
     // The sure read beside it, a three of hearts, is left alone.
-    let (three, _) = with_and_without_pips(frame, "3H");
-    assert_eq!(three["card"], "3H", "{three}");
-    assert_eq!(three["needs_confirmation"], Value::Bool(false), "{three}");
-    assert!(three.get("pips_say").is_none(), "{three}");
+    let lines = recognize(&[&format!("{frame}.jpg")]);
+    assert_left_alone(read_of(&lines[0], &format!("{frame}.json"), "3H"), "3H");
 }
 
 #[test]
@@ -215,18 +227,15 @@ fn an_unsure_read_is_offered_the_rank_its_pip_count_and_index_favour_together() 
     // the queen, with the count.
     let frame = "tests/data/pips/0004-kennard-queen";
     let (read, alone) = with_and_without_pips(frame, "QH");
-    assert_eq!(alone["card"], "10H", "{alone}: no longer misread");
-    assert_eq!(alone["needs_confirmation"], Value::Bool(true), "{alone}");
+    assert_unsure_misread(&alone, "10H");
     assert_eq!(read["card"], "QH", "{read}");
     assert_eq!(read["index_read"], "10H", "{read}");
     assert!(read["pips_counted"].as_u64().unwrap() <= 2, "{read}");
     assert!(read.get("pips_say").is_none(), "{read}");
     assert_eq!(read["needs_confirmation"], Value::Bool(true), "{read}");
     // The ace of diamonds beside it, read surely, is left alone.
-    let (ace, _) = with_and_without_pips(frame, "AD");
-    assert_eq!(ace["card"], "AD", "{ace}");
-    assert_eq!(ace["needs_confirmation"], Value::Bool(false), "{ace}");
-    assert!(ace.get("index_read").is_none(), "{ace}");
+    let lines = recognize(&[&format!("{frame}.jpg")]);
+    assert_left_alone(read_of(&lines[0], &format!("{frame}.json"), "AD"), "AD");
 }
 
 #[test]
@@ -238,10 +247,7 @@ fn smudged_pips_of_a_blurred_card_do_not_deny_its_suit() {
     let frame = "tests/data/pips/0049-kennard-blurred";
     let lines = recognize(&[&format!("{frame}.jpg")]);
     for card in ["9D", "8D", "5D"] {
-        let read = read_of(&lines[0], &format!("{frame}.json"), card);
-        assert_eq!(read["card"], card, "{read}");
-        assert_eq!(read["needs_confirmation"], Value::Bool(false), "{read}");
-        assert!(read.get("pips_say").is_none(), "{read}");
+        assert_left_alone(read_of(&lines[0], &format!("{frame}.json"), card), card);
     }
 }
 
