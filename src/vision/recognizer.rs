@@ -283,13 +283,15 @@ impl Recognizer {
         self.table_threshold.map_or(model, |t| t.max(model))
     }
 
-    /// Reads every card in the frame. An outline close to square
-    /// ([`AMBIGUOUS_ASPECT`]) is read both ways up — as located and turned by a
-    /// quarter — and the better read kept: a card seen at a slant with its long side
-    /// pointing away from the camera looks square or even wider than tall, and its
-    /// outline alone cannot say which sides are the long ones. Any other outline whose
-    /// read is "not a card" or asks for confirmation is read turned as well, in a
-    /// second, usually empty batch (a strong slant can make a card look landscape).
+    /// Reads every card in the frame. Each outline is read as located; one whose
+    /// read is "not a card" or asks for confirmation is read again turned by a
+    /// quarter, in a second batch, and the better read kept: a card seen at a slant
+    /// with its long side pointing away from the camera looks square or even wider
+    /// than tall, and its outline alone cannot say which sides are the long ones.
+    /// A sure read as located needs no second: the same card turned shows its
+    /// indices sideways, which reads as no card or an unsure one. (Reading every
+    /// near-square outline both ways in the first batch read every labelled set
+    /// the same, for twice the crops on a slanted view.)
     ///
     /// Cards laid side by side and touching, in a deck with no printed border, merge
     /// into one outline that reads as no card or as an unsure one. An outline with
@@ -466,34 +468,23 @@ impl Recognizer {
     }
 
     /// The best read of each outline, with the outline it was read as: first as
-    /// located (and turned, for a near-square outline), then, in a second batch,
-    /// turned, for the other outlines whose first read is unsure.
+    /// located, then, in a second batch, turned by a quarter, for the outlines
+    /// whose first read is unsure (a near-square outline's long sides are a guess).
     fn read_both_ways(
         &self,
         frame: &RgbImage,
         quads: &[Quad],
         threshold: f32,
     ) -> Result<Vec<Option<(Quad, ClassRead)>>, ModelError> {
-        let ways: Vec<Vec<Quad>> = quads
-            .iter()
-            .map(|q| {
-                if q.aspect() >= AMBIGUOUS_ASPECT {
-                    vec![*q, quarter_turn(q)]
-                } else {
-                    vec![*q]
-                }
-            })
-            .collect();
-        let first: Vec<Quad> = ways.iter().flatten().copied().collect();
-        let mut reads = self.read_quads(frame, &first)?.into_iter();
         let mut best: Vec<Option<(Quad, ClassRead)>> = vec![None; quads.len()];
-        for (slot, readings) in best.iter_mut().zip(&ways) {
-            for q in readings {
-                keep_better(slot, *q, reads.next().flatten());
-            }
+        for ((slot, q), read) in best
+            .iter_mut()
+            .zip(quads)
+            .zip(self.read_quads(frame, quads)?)
+        {
+            keep_better(slot, *q, read);
         }
         let retry: Vec<usize> = (0..quads.len())
-            .filter(|&i| ways[i].len() == 1)
             .filter(|&i| best[i].as_ref().is_some_and(|(_, r)| !sure(r, threshold)))
             .collect();
         if !retry.is_empty() {
@@ -541,8 +532,8 @@ impl Recognizer {
     /// ([`Located::enclosing`]) where nothing inside reads as a card: every card
     /// outline whose centre lies in one read as no card, and no cut of touching
     /// cards lies there. Those are pieces of a court card's art that the masks cut
-    /// out in a card's shape, and the enclosing outline is read instead (both ways
-    /// up, as any card); when it reads as a card it takes the first piece's place
+    /// out in a card's shape, and the enclosing outline is read instead (turned too
+    /// when unsure, as any card); when it reads as a card it takes the first piece's place
     /// in `quads` and `best`, and is looked at again like any other card. Where
     /// the pieces read as cards (neighbours merged through a gap, a card on a
     /// sheet of paper) it is never read; nor where a row outline overlaps it: in
@@ -1559,11 +1550,6 @@ pub fn second_look_cuts(q: &Quad) -> Vec<Quad> {
         .chain(SECOND_LOOK_SHIFT.map(|(du, dv)| shifted(q, du, dv)))
         .collect()
 }
-
-/// Outlines whose short/long side ratio is at least this are read both ways up (a
-/// card from straight above is about 0.7; a slanted view foreshortens one pair of
-/// sides).
-pub const AMBIGUOUS_ASPECT: f64 = 0.8;
 
 /// The same outline with the other pair of sides taken as the long ones, in the
 /// contract's corner order (clockwise; of the two equivalent orderings, the one whose
