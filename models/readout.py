@@ -215,7 +215,7 @@ def pip_weighed_rank(row: np.ndarray, suit: str, count: int, histogram: dict) ->
     """The rank an unsure read of suit `suit` is offered with once its pip count
     weighs in: the rank whose card's class probability (`row`) times
     `count_likelihood` is greatest. Mirrors `pips_weighed_rank`."""
-    ranks = [r for r in histogram if CLASS_NAMES.count(r + suit)]
+    ranks = list(histogram)
     score = [np.log(max(float(row[CLASS_NAMES.index(r + suit)]), 1e-30))
              + np.log(max(count_likelihood(histogram, r, count), 1e-30)) for r in ranks]
     return ranks[int(np.argmax(score))]

@@ -406,8 +406,15 @@ impl ClassRead {
     /// The probability this read gives `card` (its score renormalised): what the
     /// index and card readers make of a card the pips propose instead of theirs.
     pub fn probability_of(&self, card: Card) -> f32 {
-        let probs = log_softmax(&self.score, 1.0);
-        probs.get(card.index()).map_or(0.0, |lp| lp.exp())
+        self.log_probabilities()
+            .get(card.index())
+            .map_or(0.0, |lp| lp.exp())
+    }
+
+    /// Every class's log-probability (the score renormalised), in the order of
+    /// [`Card::index`]: for weighing several cards against other evidence at once.
+    pub fn log_probabilities(&self) -> Vec<f32> {
+        log_softmax(&self.score, 1.0)
     }
 }
 

@@ -182,16 +182,12 @@ pub fn pips_weighed_suit(
     suit_sum: &[f32; 4],
     family: Option<InkFamily>,
 ) -> Option<Suit> {
-    PIP_SUITS
+    let options = PIP_SUITS
         .iter()
         .zip(suit_sum)
         .filter(|(suit, _)| family.map_or(true, |f| f.allows(**suit)))
-        .map(|(suit, from_pips)| {
-            let p = read.probability_of(Card::new(rank, *suit)).max(1e-30);
-            (*suit, p.ln() + from_pips)
-        })
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(suit, _)| suit)
+        .map(|(suit, from_pips)| (*suit, Card::new(rank, *suit), *from_pips));
+    likeliest(read, options)
 }
 
 /// The rank an unsure read of suit `suit` is offered with once its card's pip
@@ -207,15 +203,26 @@ pub fn pips_weighed_rank(
     count: usize,
     counts: &CountHistogram,
 ) -> Option<Rank> {
-    counts
-        .ranks()
-        .map(|rank| {
-            let p = read.probability_of(Card::new(rank, suit)).max(1e-30);
-            let l = counts.likelihood(rank, count).max(1e-30);
-            (rank, p.ln() + l.ln())
+    let options = counts.ranks().map(|rank| {
+        let from_count = counts.likelihood(rank, count).max(1e-30).ln();
+        (rank, Card::new(rank, suit), from_count)
+    });
+    likeliest(read, options)
+}
+
+/// Of `options` (a choice, the card it stands for, and the log-likelihood the
+/// pips give it), the choice whose card the readers (`read`) and the pips make
+/// likeliest together, the two taken as independent evidence (log-probabilities
+/// added; a card the readers rule out counts as 10⁻³⁰, not as impossible).
+fn likeliest<T>(read: &ClassRead, options: impl Iterator<Item = (T, Card, f32)>) -> Option<T> {
+    let readers = read.log_probabilities();
+    options
+        .map(|(choice, card, from_pips)| {
+            let p = readers.get(card.index()).map_or(0.0, |lp| lp.exp());
+            (choice, p.max(1e-30).ln() + from_pips)
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(rank, _)| rank)
+        .map(|(choice, _)| choice)
 }
 
 /// The card recognizer: localiser settings plus the loaded model. Build it once and
@@ -421,7 +428,8 @@ impl Recognizer {
             };
             // A read that asks God anyway is offered with the suit the pips and
             // the readers favour together, a denial in all but name.
-            let asks = card.needs_confirmation || pips_deny_rank(card.card.rank.value(), read.pips);
+            let deny_rank = pips_deny_rank(card.card.rank.value(), read.pips);
+            let asks = card.needs_confirmation || deny_rank;
             if asks && read.denies.is_none() {
                 read.denies = match (read.suit_sum, card.class_read) {
                     (Some(sum), Some(class)) => {
@@ -435,7 +443,7 @@ impl Recognizer {
                 card.needs_confirmation = true;
                 card.pips_say = Some(suit);
             }
-            if pips_deny_rank(card.card.rank.value(), read.pips) {
+            if deny_rank {
                 card.needs_confirmation = true;
                 card.pips_counted = Some(read.pips);
             }
