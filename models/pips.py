@@ -45,6 +45,12 @@ INK_FLOOR = 40.0
 PATCH_SPAN = 1.3
 
 
+def in_corner_zone(cx, cy):
+    """Whether points of the card (`cx`, `cy`: fractions of its width and height,
+    numbers or arrays) lie in one of the four corner zones."""
+    return ((cx < ZONE_X) | (cx > 1 - ZONE_X)) & ((cy < ZONE_Y) | (cy > 1 - ZONE_Y))
+
+
 def ink_distance(card: np.ndarray) -> np.ndarray:
     """Colour distance of every pixel of a 224 x 160 x 3 card from its paper colour."""
     f = card.astype(np.float32)
@@ -124,7 +130,7 @@ def _family(card: np.ndarray, dist: np.ndarray, hi: float, t: float) -> str | No
     box = dist[y0:y1, x0:x1]
     ys, xs = np.mgrid[y0:y1, x0:x1]
     cx, cy = xs / CARD_W, ys / CARD_H
-    corner = ((cx < ZONE_X) | (cx > 1 - ZONE_X)) & ((cy < ZONE_Y) | (cy > 1 - ZONE_Y))
+    corner = in_corner_zone(cx, cy)
     m = (box > t) & ~corner
     if m.sum() < MIN_INK_PIXELS:
         return None
@@ -158,9 +164,7 @@ def _pips(dist: np.ndarray, hi: float, t: float) -> np.ndarray:
             continue
         cx = (cen[i][0] + x0) / CARD_W
         cy = (cen[i][1] + y0) / CARD_H
-        zx = cx < ZONE_X or cx > 1 - ZONE_X
-        zy = cy < ZONE_Y or cy > 1 - ZONE_Y
-        if zx and zy:
+        if in_corner_zone(cx, cy):
             continue
         keep.append((area, cen[i][0] + x0, cen[i][1] + y0, max(w, h)))
     if not keep:

@@ -32,6 +32,12 @@ const PAPER_INSET: usize = 8;
 /// corner, where the indices are; a blob centred there is not a pip.
 const ZONE_X: f64 = 0.2;
 const ZONE_Y: f64 = 0.4;
+
+/// Whether a point of the card, `x` and `y` as fractions of its width and height,
+/// lies in one of the four corner zones.
+fn in_corner_zone(x: f64, y: f64) -> bool {
+    !(ZONE_X..=1.0 - ZONE_X).contains(&x) && !(ZONE_Y..=1.0 - ZONE_Y).contains(&y)
+}
 /// The least area of a pip, in pixels: specks of noise and print are smaller.
 const MIN_AREA: usize = 12;
 /// The least share of its bounding box a pip fills, and the most it is longer
@@ -149,9 +155,7 @@ impl Blob {
         let (cx, cy) = self.centre();
         let x = (cx + BOX.0 as f64) / f64::from(CARD_W);
         let y = (cy + BOX.2 as f64) / f64::from(CARD_H);
-        let in_x = !(ZONE_X..=1.0 - ZONE_X).contains(&x);
-        let in_y = !(ZONE_Y..=1.0 - ZONE_Y).contains(&y);
-        !(in_x && in_y)
+        !in_corner_zone(x, y)
     }
 }
 
@@ -232,9 +236,7 @@ fn family_of(card: &RgbImage, card_ink: &CardInk) -> Option<InkFamily> {
         let cy = y as f64 / f64::from(CARD_H);
         for x in x0..x1 {
             let cx = x as f64 / f64::from(CARD_W);
-            let zx = !(ZONE_X..=1.0 - ZONE_X).contains(&cx);
-            let zy = !(ZONE_Y..=1.0 - ZONE_Y).contains(&cy);
-            if (zx && zy) || dist[y * w + x] <= t {
+            if in_corner_zone(cx, cy) || dist[y * w + x] <= t {
                 continue;
             }
             let p = card.get_pixel(x as u32, y as u32);
