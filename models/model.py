@@ -22,11 +22,14 @@ class IndexNet(nn.Module):
     9 x 5 feature maps, then a linear read-out that keeps the layout (rank above suit)
     instead of pooling it away."""
 
-    def __init__(self, width: int = 40, dropout: float = 0.2, mix: int = 0):
+    def __init__(self, width: int = 40, dropout: float = 0.2, mix: int = 0, norm: str = "fixed"):
         super().__init__()
+        if norm not in NORMS:
+            raise ValueError(f"norm must be one of {', '.join(NORMS)}, not {norm!r}")
+        self.norm = norm
         w = width
         layers = [
-            nn.Conv2d(3, w // 2, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(w // 2),
+            nn.Conv2d(6 if norm == "both" else 3, w // 2, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(w // 2),
             nn.ReLU(inplace=True),                      # 36 x 20
             conv_bn(w // 2, w), nn.MaxPool2d(2),        # 18 x 10
             conv_bn(w, 2 * w), conv_bn(2 * w, 2 * w), nn.MaxPool2d(2),  # 9 x 5
@@ -41,7 +44,33 @@ class IndexNet(nn.Module):
                                   nn.Linear(out * 9 * 5, NUM_CLASSES))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features((x - 0.5) * 4.0))
+        fixed = (x - 0.5) * 4.0
+        if self.norm == "fixed":
+            return self.head(self.features(fixed))
+        crop = per_crop(x)
+        if self.norm == "crop":
+            return self.head(self.features(crop))
+        return self.head(self.features(torch.cat([fixed, crop], 1)))
+
+
+# How a crop's pixels reach the first convolution: "fixed" (the same affine map for
+# every crop), "crop" (each crop's colour planes standardised on their own: a faint
+# yellow or washed-out index stands out as strongly as a black one), "both" (the two
+# side by side, six planes).
+NORMS = ("fixed", "crop", "both")
+
+# The least spread a colour plane is divided by: a plane flatter than this (the red
+# plane of a red index on white) is not blown up into its noise.
+CROP_SPREAD_FLOOR = 0.05
+
+
+def per_crop(x: torch.Tensor) -> torch.Tensor:
+    """Each crop's colour planes standardised on their own (mean 0, spread 1, the
+    spread floored at CROP_SPREAD_FLOOR)."""
+    mean = x.mean(dim=(2, 3), keepdim=True)
+    d = x - mean
+    spread = (d * d).mean(dim=(2, 3), keepdim=True).sqrt().clamp(min=CROP_SPREAD_FLOOR)
+    return d / spread
 
 
 def count_params(m: nn.Module) -> int:

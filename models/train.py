@@ -234,6 +234,10 @@ def training_parser(description: str, epochs: int, width: int) -> argparse.Argum
 def main() -> None:
     ap = training_parser(__doc__, epochs=20, width=40)
     ap.add_argument("--mix", type=int, default=0, help="channels of a 1x1 convolution at 9x5 (0: none)")
+    ap.add_argument("--norm", default="fixed", choices=M.NORMS,
+                    help="how crops reach the first convolution (model.py, NORMS): one affine "
+                         "map for all (fixed), each crop's colour planes standardised (crop), "
+                         "or both side by side")
     ap.add_argument("--ema", type=float, default=0.0,
                     help="decay of an exponential moving average of the weights (batch-norm "
                          "statistics included), updated every step; the average is evaluated, "
@@ -248,8 +252,8 @@ def main() -> None:
     xtr, ytr = xtr.to(dev), ytr.to(dev)
     xva, yva = load_crops(os.path.join(a.data, "val.npz"))
     print(f"train targets {len(ytr)} (crop pairs), val crops {len(yva)}")
-    net = M.IndexNet(a.width, mix=a.mix).to(dev)
-    print(f"IndexNet width {a.width}, mix {a.mix}: {M.count_params(net)} parameters")
+    net = M.IndexNet(a.width, mix=a.mix, norm=a.norm).to(dev)
+    print(f"IndexNet width {a.width}, mix {a.mix}, norm {a.norm}: {M.count_params(net)} parameters")
     ema = None
     if a.ema > 0:
         from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
@@ -294,7 +298,8 @@ def main() -> None:
         "classes": 53,
         "temperature": round(temperature, 6),
         "confirm_threshold": round(threshold, 6),
-        "version": time.strftime("%Y-%m-%d", time.gmtime()) + f"-w{a.width}" + (f"-m{a.mix}" if a.mix else "") + f"-e{a.epochs}",
+        "version": time.strftime("%Y-%m-%d", time.gmtime()) + f"-w{a.width}" + (f"-m{a.mix}" if a.mix else "")
+        + (f"-n{a.norm}" if a.norm != "fixed" else "") + f"-e{a.epochs}",
         "class_names": readout.CLASS_NAMES,
         "rectified": [160, 224],
         "crop": {"x": [0, 40], "y": [0, 72]},
