@@ -102,24 +102,35 @@ class Recognizer:
         """crops N x 72 x 40 x 3 uint8 -> N x 53 logits."""
         return run_batched(self.sess, crops_u8)
 
-    def read(self, tl: np.ndarray, br: np.ndarray, cards: np.ndarray | None = None) -> np.ndarray:
+    def read(self, tl: np.ndarray, br: np.ndarray, cards: np.ndarray | None = None,
+             heights: np.ndarray | None = None) -> np.ndarray:
         """Reads as the service makes them: the corners, and the whole card where the
-        corners leave the card unsure (`readout.cascade`)."""
-        return self.reads_of(self.logits(tl), self.logits(br), self.whole_terms(cards))
+        corners leave the card unsure (`readout.cascade`); `heights`: `reads_of`."""
+        return self.reads_of(self.logits(tl), self.logits(br), self.whole_terms(cards), heights)
 
-    def reads_of(self, l1: np.ndarray, l2: np.ndarray, terms: np.ndarray | None) -> np.ndarray:
-        corners = readout.combine(l1, l2, self.meta["temperature"])
-        if terms is None:
-            return corners
-        return readout.cascade(corners, readout.combine(l1, l2, self.meta["temperature"], terms),
-                               self.meta["card_reader"].get("below"))
+    def reads_of(self, l1: np.ndarray, l2: np.ndarray, terms: np.ndarray | None,
+                 heights: np.ndarray | None = None) -> np.ndarray:
+        """The reads of cards whose crops' logits are `l1` (top-left) and `l2`, as the
+        service reads a card's outline: a card `heights` (its longest side) says is
+        big enough from its top-left crop alone where that is sure
+        (`readout.sure_corner_first`; without heights, none), else from both crops,
+        and the card reader where the corners leave the card unsure
+        (`readout.cascade`)."""
+        t = self.meta["temperature"]
+        corners = readout.combine(l1, l2, t)
+        if terms is not None:
+            corners = readout.cascade(corners, readout.combine(l1, l2, t, terms),
+                                      self.meta["card_reader"].get("below"))
+        return readout.sure_corner_first(corners, l1, t,
+                                         self.meta.get("confirm_threshold_one_corner"), heights)
 
 
 def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
     d = np.load(path)
     n = len(d["label"]) if limit is None else min(limit, len(d["label"]))
     idx = np.random.default_rng(0).permutation(len(d["label"]))[:n] if limit else np.arange(n)
-    probs = rec.read(d["tl"][idx], d["br"][idx], d["card"][idx] if "card" in d else None)
+    probs = rec.read(d["tl"][idx], d["br"][idx], d["card"][idx] if "card" in d else None,
+                     d["height"][idx] if "height" in d else None)
     r = readout.report(probs, d["label"][idx], rec.meta["confirm_threshold"], d["design"][idx],
                        d["design_names"])
     # As the service reads them, its pip check included (crops rendered with --pips).
@@ -195,7 +206,7 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
     terms = rec.whole_terms(np.stack(wholes))
     # The first look's logits serve both the first-look read and the second look.
     looks = [(rec.logits(tls), rec.logits(brs))]
-    probs = rec.reads_of(*looks[0], terms)
+    probs = rec.reads_of(*looks[0], terms, np.array([h for h, _, _ in pip_cards]))
     uniq = sorted(set(names))
     groups = np.array([uniq.index(n) for n in names])
     threshold = rec.meta["confirm_threshold"]

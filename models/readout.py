@@ -47,6 +47,28 @@ def cascade(corners: np.ndarray, both: np.ndarray, below: float | None) -> np.nd
     return np.where((corners.max(1) >= below)[:, None], corners, both)
 
 
+# Cards shorter than this (their outline's longest side, frame pixels) are always
+# read from both corners (src/vision/recognizer.rs, PIP_CHECK_BELOW).
+SURE_CORNER_MIN_HEIGHT = 145.0
+
+
+def sure_corner_first(probs: np.ndarray, tl_logits: np.ndarray, temperature: float,
+                      alone: float | None, heights: np.ndarray | None) -> np.ndarray:
+    """The service reads the top-left crop of a card at least SURE_CORNER_MIN_HEIGHT
+    tall first, and a card that crop alone reads as a card at least `alone` surely
+    (the one-corner threshold) from that crop (src/vision/classify.rs,
+    `read_sure_corner_first`): `probs` (the reads of both crops, and of the card
+    reader where it reads) with those cards' rows replaced by their top-left crop's
+    probabilities. `alone` or `heights` (each card's longest side) None: `probs`
+    unchanged."""
+    if alone is None or heights is None:
+        return probs
+    one = np.exp(log_softmax(tl_logits / temperature))
+    early = ((one.argmax(1) != NOT_A_CARD) & (one.max(1) >= alone)
+             & (np.asarray(heights) >= SURE_CORNER_MIN_HEIGHT))
+    return np.where(early[:, None], one, probs)
+
+
 def card_reader_term(logits: np.ndarray, temperature: float, weight: float) -> np.ndarray:
     """The card reader's part of a read: its log-probabilities at its temperature,
     times its weight (src/vision/classify.rs, `whole_terms`)."""

@@ -12,7 +12,7 @@ use thiserror::Error;
 use tract_onnx::prelude::*;
 
 use super::pips::PATCH;
-use super::rectify::{CROP_H, CROP_W, WHOLE_H, WHOLE_LEN, WHOLE_W};
+use super::rectify::{CROP_H, CROP_LEN, CROP_W, WHOLE_H, WHOLE_LEN, WHOLE_W};
 use super::warning::SMALL_CARD_HEIGHT;
 use crate::cards::{Card, Rank, Suit};
 
@@ -913,6 +913,83 @@ impl Classifier {
         Ok(reads)
     }
 
+    /// Reads cards from their crop pairs (`cards × 2 × [3, 72, 40]`, top-left crop
+    /// first) as [`Classifier::read`] reads them without whole cards, but the
+    /// top-left crops of the cards marked in `early` first: such a card whose
+    /// top-left crop alone reads as a card at least as surely as a read from one
+    /// corner must to be believed ([`ModelSettings::one_corner_threshold`], fitted
+    /// on single validation crops) is read from that crop, as a covered card's one
+    /// corner is. Every other crop is read in a second batch, and each other card's
+    /// two crops combined ([`combine`]). Most cards a camera sees well are read
+    /// from one crop, and the index model is most of a frame's time. Only a card's
+    /// outline may be marked: an outline of two cards side by side shows one
+    /// card's index in each corner, and only the two corners together tell.
+    pub fn read_sure_corner_first(
+        &self,
+        crops: &[f32],
+        cards: usize,
+        early: &[bool],
+    ) -> Result<Vec<ClassRead>, ModelError> {
+        let pair = 2 * CROP_LEN;
+        if crops.len() < cards * pair {
+            return Err(ModelError::Run(format!(
+                "{} crop values for {cards} cards, not {}",
+                crops.len(),
+                cards * pair
+            )));
+        }
+        let marked = |k: usize| early.get(k).copied().unwrap_or(false);
+        let firsts: Vec<usize> = (0..cards).filter(|&k| marked(k)).collect();
+        let first_crops: Vec<f32> = firsts
+            .iter()
+            .flat_map(|&k| crops[k * pair..k * pair + CROP_LEN].iter().copied())
+            .collect();
+        let first_logits = self.logits(&first_crops, firsts.len())?;
+        let temperature = self.settings.temperature;
+        let alone = self.settings.one_corner_threshold();
+        let mut reads: Vec<Option<ClassRead>> = vec![None; cards];
+        // Per card, its top-left crop's logits when they were read already.
+        let mut read_first: Vec<Option<&[f32]>> = vec![None; cards];
+        for (&k, z) in firsts.iter().zip(first_logits.chunks_exact(CLASSES)) {
+            let read = read_score(&log_softmax(z, temperature), [0.0; CLASSES]);
+            if read.card.is_some() && read.confidence >= alone {
+                reads[k] = Some(read);
+            } else {
+                read_first[k] = Some(z);
+            }
+        }
+        // The crops still to read: each unread card's bottom-right crop, and its
+        // top-left one too where that was not read first.
+        let mut rest = Vec::new();
+        for (k, first) in read_first.iter().enumerate() {
+            if reads[k].is_none() {
+                let from = if first.is_some() { CROP_LEN } else { 0 };
+                rest.extend_from_slice(&crops[k * pair + from..(k + 1) * pair]);
+            }
+        }
+        let rest_logits = self.logits(&rest, rest.len() / CROP_LEN)?;
+        let mut at = 0;
+        for (k, first) in read_first.iter().enumerate() {
+            if reads[k].is_some() {
+                continue;
+            }
+            let (a, b) = match first {
+                Some(a) => (*a, &rest_logits[at..at + CLASSES]),
+                None => (
+                    &rest_logits[at..at + CLASSES],
+                    &rest_logits[at + CLASSES..at + 2 * CLASSES],
+                ),
+            };
+            at += if first.is_some() {
+                CLASSES
+            } else {
+                2 * CLASSES
+            };
+            reads[k] = Some(combine(a, b, temperature));
+        }
+        Ok(reads.into_iter().flatten().collect())
+    }
+
     /// Reads cards from `looks` crop pairs each (`cards × looks × 2 × [3, 72, 40]`),
     /// all in one batch, averaging each card's looks (their summed crop
     /// log-probabilities, then renormalised, as [`combine`] does for one). A read
@@ -1434,6 +1511,81 @@ mod tests {
             ..alone
         };
         assert!(!c.wants_whole_card(&sure) && c.wants_whole_card(&unsure));
+    }
+
+    #[test]
+    fn a_sure_top_left_crop_alone_reads_a_card_and_the_rest_read_both_crops() {
+        use super::super::geometry::{Point, Quad};
+        use super::super::rectify::index_crops;
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let c = Classifier::load(&root.join("models")).expect("the committed model loads");
+        let scene = root.join("tests/data/scenes/08-seq4-dark");
+        let frame = image::open(scene.with_extension("jpg")).unwrap().to_rgb8();
+        let side: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(scene.with_extension("json")).unwrap())
+                .unwrap();
+        let quads: Vec<Quad> = side["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|card| {
+                let p = |k: usize| {
+                    let xy = &card["corners"][k];
+                    Point::new(xy[0].as_f64().unwrap(), xy[1].as_f64().unwrap())
+                };
+                Quad([p(0), p(1), p(2), p(3)])
+            })
+            .collect();
+        let n = quads.len();
+        let mut crops = vec![0.0; n * 2 * CROP_LEN];
+        for (q, slot) in quads.iter().zip(crops.chunks_exact_mut(2 * CROP_LEN)) {
+            assert!(index_crops(&frame, q, slot));
+        }
+        let both = c.read(&crops, &[], n).unwrap();
+        let firsts: Vec<f32> = crops
+            .chunks_exact(2 * CROP_LEN)
+            .flat_map(|pair| pair[..CROP_LEN].iter().copied())
+            .collect();
+        let one = c.read_one_corner(&firsts, n, 1).unwrap();
+        let alone = c.settings().one_corner_threshold();
+        // None marked: every card read from both crops, as `read` reads it.
+        let unmarked = c.read_sure_corner_first(&crops, n, &[]).unwrap();
+        for (a, b) in unmarked.iter().zip(&both) {
+            assert_eq!((a.card, a.confidence), (b.card, b.confidence));
+        }
+        // Every other card marked: a marked card whose top-left crop is sure is
+        // that crop's read, every other card the read of both crops, in order.
+        let early: Vec<bool> = (0..n).map(|k| k % 2 == 0).collect();
+        let reads = c.read_sure_corner_first(&crops, n, &early).unwrap();
+        assert_eq!(reads.len(), n);
+        let mut from_one = 0;
+        for k in 0..n {
+            let want = if early[k] && one[k].card.is_some() && one[k].confidence >= alone {
+                from_one += 1;
+                one[k]
+            } else {
+                both[k]
+            };
+            assert_eq!(reads[k].card, want.card, "card {k}");
+            assert!(
+                (reads[k].confidence - want.confidence).abs() < 1e-6,
+                "card {k}"
+            );
+        }
+        // The scene's well-seen cards are sure from one crop: the shortcut is taken.
+        assert!(
+            from_one >= 1,
+            "no marked card was read from its top-left crop alone"
+        );
+        let all = c.read_sure_corner_first(&crops, n, &vec![true; n]).unwrap();
+        for (k, read) in all.iter().enumerate() {
+            assert_eq!(
+                read.card, both[k].card,
+                "card {k}: one crop and two agree here"
+            );
+        }
+        // Too few crop values for the cards named is refused, not read.
+        assert!(c.read_sure_corner_first(&crops[1..], n, &early).is_err());
     }
 
     #[test]

@@ -340,7 +340,26 @@ impl Recognizer {
         let located = locate(frame, &self.localiser);
         let mut quads = located.cards.clone();
         let threshold = self.classifier.settings().confirm_threshold;
-        let mut best = self.read_both_ways(frame, &quads, threshold)?;
+        // Which outlines may be read from one sure corner: a card's, big enough.
+        // An outline of other proportions than a card's, or within a row the
+        // localiser found, may be several overlapping or touching cards, whose two
+        // corners show two cards' indices; on a card under `PIP_CHECK_BELOW` the
+        // index is a few pixels tall, and one corner can be surely wrong. These are
+        // read from both corners at once (`Recognizer::read_quads_sure_corner_first`).
+        let one_card: Vec<bool> = quads
+            .iter()
+            .map(|q| {
+                let c = q.centre();
+                q.longest_side() >= PIP_CHECK_BELOW
+                    && ONE_CARD_ASPECT.contains(&q.aspect())
+                    && !located
+                        .rows
+                        .iter()
+                        .chain(&located.short_rows)
+                        .any(|r| r.contains(c))
+            })
+            .collect();
+        let mut best = self.read_both_ways(frame, &quads, &one_card, threshold)?;
         let parts = self.cut_touching(frame, &quads, &mut best, threshold)?;
         self.read_enclosing(frame, &located, &mut quads, &mut best, &parts, threshold)?;
         let rows = spread_rows(&located, &best, &parts);
@@ -478,17 +497,20 @@ impl Recognizer {
     /// The best read of each outline, with the outline it was read as: first as
     /// located, then, in a second batch, turned by a quarter, for the outlines
     /// whose first read is unsure (a near-square outline's long sides are a guess).
+    /// `one_card` says per outline whether it can only be one card, and so may be
+    /// read from one corner alone when that corner is sure enough.
     fn read_both_ways(
         &self,
         frame: &RgbImage,
         quads: &[Quad],
+        one_card: &[bool],
         threshold: f32,
     ) -> Result<Vec<Option<(Quad, ClassRead)>>, ModelError> {
         let mut best: Vec<Option<(Quad, ClassRead)>> = vec![None; quads.len()];
         for ((slot, q), read) in best
             .iter_mut()
             .zip(quads)
-            .zip(self.read_quads(frame, quads)?)
+            .zip(self.read_quads_sure_corner_first(frame, quads, one_card)?)
         {
             keep_better(slot, *q, read);
         }
@@ -577,7 +599,7 @@ impl Recognizer {
         if outlines.is_empty() {
             return Ok(());
         }
-        let reads = self.read_both_ways(frame, &outlines, threshold)?;
+        let reads = self.read_both_ways(frame, &outlines, &[], threshold)?;
         for ((i, outer), read) in places.into_iter().zip(outlines).zip(reads) {
             if let Some((quad, read)) = read.filter(|(_, r)| r.card.is_some()) {
                 quads[i] = outer;
@@ -1185,21 +1207,40 @@ impl Recognizer {
         frame: &RgbImage,
         quads: &[Quad],
     ) -> Result<Vec<Option<ClassRead>>, ModelError> {
+        self.read_quads_sure_corner_first(frame, quads, &[])
+    }
+
+    /// [`Recognizer::read_quads`], but an outline marked in `one_card` (a card's
+    /// outline, not perhaps several cards') whose top-left crop alone reads as a
+    /// card surely enough is read from that crop
+    /// ([`Classifier::read_sure_corner_first`](super::classify::Classifier::read_sure_corner_first)):
+    /// on a frame of well-seen cards this halves the index model's work. Outlines
+    /// not marked (`one_card` shorter than `quads`) are read from both corners.
+    fn read_quads_sure_corner_first(
+        &self,
+        frame: &RgbImage,
+        quads: &[Quad],
+        one_card: &[bool],
+    ) -> Result<Vec<Option<ClassRead>>, ModelError> {
+        let mut early = Vec::with_capacity(quads.len());
         let mut crops = vec![0.0f32; quads.len() * 2 * CROP_LEN];
         let mut usable = Vec::with_capacity(quads.len());
         let mut cut = Vec::with_capacity(quads.len());
         let mut filled = 0;
-        for q in quads {
+        for (i, q) in quads.iter().enumerate() {
             let slot = &mut crops[filled * 2 * CROP_LEN..(filled + 1) * 2 * CROP_LEN];
             let ok = index_crops(frame, q, slot);
             usable.push(ok);
             if ok {
                 cut.push(*q);
+                early.push(one_card.get(i).copied().unwrap_or(false));
             }
             filled += usize::from(ok);
         }
         crops.truncate(filled * 2 * CROP_LEN);
-        let mut reads = self.classifier.read(&crops, &[], filled)?;
+        let mut reads = self
+            .classifier
+            .read_sure_corner_first(&crops, filled, &early)?;
         self.add_whole_cards(frame, &cut, &mut reads)?;
         let mut reads = reads.into_iter();
         Ok(usable
@@ -1513,6 +1554,14 @@ fn spread_rows(
     located.rows.iter().chain(short_rows).copied().collect()
 }
 
+/// The proportions (short sides over long sides, [`Quad::aspect`]) of an outline
+/// that can only be one card: a bridge card is 0.64 and a poker card 0.71 seen from
+/// above, a little more or less at a slant. Two cards overlapping by all but a
+/// tenth of a card's width make 0.78 and more, three barely overlapping about 0.5.
+/// Only such an outline may be read from one sure corner
+/// (`Recognizer::read_quads_sure_corner_first`).
+pub const ONE_CARD_ASPECT: std::ops::RangeInclusive<f64> = 0.56..=0.78;
+
 /// A lone uncovered strip is taken as a card only when read this surely: a thin
 /// pale outline may be anything (a covered card's strip still asks God below the
 /// one-corner threshold).
@@ -1639,6 +1688,17 @@ fn better(a: &ClassRead, b: &ClassRead) -> bool {
 mod tests {
     use super::super::classify::CLASSES;
     use super::*;
+
+    #[test]
+    fn only_a_single_cards_proportions_may_be_read_from_one_corner() {
+        // Poker (63 × 88 mm) and bridge (57 × 89 mm) cards seen from above.
+        assert!(ONE_CARD_ASPECT.contains(&(63.0 / 88.0)));
+        assert!(ONE_CARD_ASPECT.contains(&(57.0 / 89.0)));
+        // Two poker cards overlapping by all but a tenth of a card's width, and
+        // three barely overlapping (a short row the localiser may not mark).
+        assert!(!ONE_CARD_ASPECT.contains(&(63.0 * 1.1 / 88.0)));
+        assert!(!ONE_CARD_ASPECT.contains(&(88.0 / (63.0 * 2.9))));
+    }
 
     /// A read of `card` (`None`: not a card) at `confidence`, with no scores.
     fn class_read(card: Option<&str>, confidence: f32) -> ClassRead {
