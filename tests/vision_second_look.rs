@@ -31,15 +31,15 @@ fn unsure_cards_are_reported_with_the_read_of_seven_cuts() {
         let read = recognizer.recognise(&frame).expect("model runs");
         for card in &read.cards {
             let quad = card.corners;
-            let mut first = vec![0.0f32; 2 * CROP_LEN];
-            assert!(index_crops(&frame, &quad, &mut first));
+            let mut pair = vec![0.0f32; 2 * CROP_LEN];
+            assert!(index_crops(&frame, &quad, &mut pair));
             let mut whole = vec![0.0f32; WHOLE_LEN];
             assert!(whole_card(&frame, &quad, &mut whole));
             assert!(recognizer.classifier.reads_whole_cards());
             // The corners first; the whole card too when they leave the card unsure.
             let mut first = recognizer
                 .classifier
-                .read(&first, &[], 1)
+                .read(&pair, &[], 1)
                 .expect("model runs");
             if recognizer.classifier.wants_whole_card(&first[0]) {
                 recognizer
@@ -51,13 +51,11 @@ fn unsure_cards_are_reported_with_the_read_of_seven_cuts() {
             // A card's outline big enough is read from its top-left crop alone
             // when that crop is sure enough (within a row of the localiser's, from
             // both crops all the same): that read is the card's.
-            let mut crop_pair = vec![0.0f32; 2 * CROP_LEN];
-            assert!(index_crops(&frame, &quad, &mut crop_pair));
             let one_card =
                 quad.longest_side() >= PIP_CHECK_BELOW && ONE_CARD_ASPECT.contains(&quad.aspect());
             let one = recognizer
                 .classifier
-                .read_one_corner(&crop_pair[..CROP_LEN], 1, 1)
+                .read_one_corner(&pair[..CROP_LEN], 1, 1)
                 .expect("model runs")[0];
             let alone = recognizer.classifier.settings().one_corner_threshold();
             if one_card && one.card.is_some() && one.confidence >= alone {

@@ -968,24 +968,16 @@ impl Classifier {
             }
         }
         let rest_logits = self.logits(&rest, rest.len() / CROP_LEN)?;
-        let mut at = 0;
-        for (k, first) in read_first.iter().enumerate() {
-            if reads[k].is_some() {
-                continue;
+        // In the same order: each unread card's top-left logits (unless read
+        // first), then its bottom-right ones.
+        let mut rest = rest_logits.chunks_exact(CLASSES);
+        for (read, first) in reads.iter_mut().zip(read_first) {
+            if read.is_none() {
+                let (Some(a), Some(b)) = (first.or_else(|| rest.next()), rest.next()) else {
+                    return Err(ModelError::Run("too few logits for the crops read".into()));
+                };
+                *read = Some(combine(a, b, temperature));
             }
-            let (a, b) = match first {
-                Some(a) => (*a, &rest_logits[at..at + CLASSES]),
-                None => (
-                    &rest_logits[at..at + CLASSES],
-                    &rest_logits[at + CLASSES..at + 2 * CLASSES],
-                ),
-            };
-            at += if first.is_some() {
-                CLASSES
-            } else {
-                2 * CLASSES
-            };
-            reads[k] = Some(combine(a, b, temperature));
         }
         Ok(reads.into_iter().flatten().collect())
     }
