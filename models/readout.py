@@ -214,11 +214,18 @@ def pip_weighed_suit(row: np.ndarray, rank: str, s: np.ndarray, family: str | No
     the suit whose class probability (`row`, the read's 53) times its probability
     from the pips (`s`, the normalised suit sum of `pips.suit_sum`) is greatest,
     among the suits its ink's colour family allows. Mirrors `pips_weighed_suit`."""
-    allowed = [k for k, su in enumerate(SUITS)
-               if family not in INK_SUITS or su in INK_SUITS[family]]
-    score = [np.log(max(float(row[CLASS_NAMES.index(rank + SUITS[k])]), 1e-30)) + s[k]
-             for k in allowed]
-    return SUITS[allowed[int(np.argmax(score))]]
+    return likeliest(row, [(su, rank + su, s[k]) for k, su in enumerate(SUITS)
+                           if family not in INK_SUITS or su in INK_SUITS[family]])
+
+
+def likeliest(row: np.ndarray, options: list) -> str:
+    """Of `options` (a choice, the class name it stands for, the log-likelihood the
+    pips give it), the choice whose class the read (`row`, its 53 probabilities) and
+    the pips make likeliest together (a class the read rules out counts as 1e-30).
+    Mirrors `likeliest` in src/vision/recognizer.rs."""
+    score = [np.log(max(float(row[CLASS_NAMES.index(name)]), 1e-30)) + from_pips
+             for _, name, from_pips in options]
+    return options[int(np.argmax(score))][0]
 
 
 def count_likelihood(histogram: dict, rank: str, count: int) -> float:
@@ -237,10 +244,8 @@ def pip_weighed_rank(row: np.ndarray, suit: str, count: int, histogram: dict) ->
     """The rank an unsure read of suit `suit` is offered with once its pip count
     weighs in: the rank whose card's class probability (`row`) times
     `count_likelihood` is greatest. Mirrors `pips_weighed_rank`."""
-    ranks = list(histogram)
-    score = [np.log(max(float(row[CLASS_NAMES.index(r + suit)]), 1e-30))
-             + np.log(max(count_likelihood(histogram, r, count), 1e-30)) for r in ranks]
-    return ranks[int(np.argmax(score))]
+    return likeliest(row, [(r, r + suit, np.log(max(count_likelihood(histogram, r, count), 1e-30)))
+                           for r in histogram])
 
 
 def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | None = None,
