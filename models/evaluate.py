@@ -77,11 +77,15 @@ class Recognizer:
         return [z[target == i] for i in range(n)]
 
     def with_pip_check(self, probs: np.ndarray, labels: np.ndarray, heights: np.ndarray,
-                       patches: np.ndarray, target: np.ndarray, families) -> dict:
-        """The reads' measures after the service's pip check (`readout.pip_check`)."""
+                       patches: np.ndarray, target: np.ndarray, families,
+                       asking: np.ndarray | None = None) -> dict:
+        """The reads' measures after the service's pip check (`readout.pip_check`);
+        `asking`: reads that ask God whatever their confidence (`one_corner_asks`)."""
         logits = self.pip_logits(patches, target, len(labels))
         pred, asks = readout.pip_check(probs, heights, logits, self.meta["pip_reader"], families,
                                        self.meta["confirm_threshold"])
+        if asking is not None:
+            asks = asks | asking
         r = readout.report(probs, labels, self.meta["confirm_threshold"], pred=pred, asks=asks)
         return {k: r[k] for k in ("top1", "misreads", "misreads_above_threshold",
                                   "correct_needing_confirmation", "confusions")}
@@ -117,26 +121,39 @@ class Recognizer:
         and the card reader where the corners leave the card unsure
         (`readout.cascade`)."""
         t = self.meta["temperature"]
-        corners = readout.combine(l1, l2, t)
+        corners, one = readout.blank_corner(readout.combine(l1, l2, t), l1, l2, t)
         if terms is not None:
-            corners = readout.cascade(corners, readout.combine(l1, l2, t, terms),
-                                      self.meta["card_reader"].get("below"))
+            both = readout.cascade(corners, readout.combine(l1, l2, t, terms),
+                                   self.meta["card_reader"].get("below"))
+            corners = np.where(one[:, None], corners, both)
         return readout.sure_corner_first(corners, l1, t,
                                          self.meta.get("confirm_threshold_one_corner"), heights)
+
+    def one_corner_asks(self, l1: np.ndarray, l2: np.ndarray, probs: np.ndarray) -> tuple:
+        """Which of the reads `probs` (from `reads_of`) were read from one crop because
+        the other is blank (`readout.blank_corner`), and which of those ask God: a read
+        from one crop is held to the one-corner threshold."""
+        _, one = readout.blank_corner(readout.combine(l1, l2, self.meta["temperature"]), l1, l2,
+                                      self.meta["temperature"])
+        alone = self.meta.get("confirm_threshold_one_corner", self.meta["confirm_threshold"])
+        return one, one & (probs.max(1) < alone)
 
 
 def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
     d = np.load(path)
     n = len(d["label"]) if limit is None else min(limit, len(d["label"]))
     idx = np.random.default_rng(0).permutation(len(d["label"]))[:n] if limit else np.arange(n)
-    probs = rec.read(d["tl"][idx], d["br"][idx], d["card"][idx] if "card" in d else None,
-                     d["height"][idx] if "height" in d else None)
+    l1, l2 = rec.logits(d["tl"][idx]), rec.logits(d["br"][idx])
+    probs = rec.reads_of(l1, l2, rec.whole_terms(d["card"][idx] if "card" in d else None),
+                         d["height"][idx] if "height" in d else None)
+    one, one_asks = rec.one_corner_asks(l1, l2, probs)
     r = readout.report(probs, d["label"][idx], rec.meta["confirm_threshold"], d["design"][idx],
-                       d["design_names"])
+                       d["design_names"], asks=one_asks)
+    r["one_corner_reads"] = int(one.sum())
     # As the service reads them, its pip check included (crops rendered with --pips).
     if rec.pips is not None and "pip_patches" in d and limit is None:
         r["with_pip_check"] = rec.with_pip_check(probs, d["label"], d["height"], d["pip_patches"],
-                                                 d["pip_target"], d["ink_family"])
+                                                 d["pip_target"], d["ink_family"], one_asks)
     # Single-crop calibration, the quantity the temperature was fitted on.
     lt = rec.logits(np.concatenate([d["tl"][idx], d["br"][idx]]))
     p = np.exp(readout.log_softmax(lt / rec.meta["temperature"]))
@@ -207,10 +224,12 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
     # The first look's logits serve both the first-look read and the second look.
     looks = [(rec.logits(tls), rec.logits(brs))]
     probs = rec.reads_of(*looks[0], terms, np.array([h for h, _, _ in pip_cards]))
+    one, one_asks = rec.one_corner_asks(*looks[0], probs)
     uniq = sorted(set(names))
     groups = np.array([uniq.index(n) for n in names])
     threshold = rec.meta["confirm_threshold"]
-    r = readout.report(probs, labels, threshold, groups, uniq)
+    r = readout.report(probs, labels, threshold, groups, uniq, asks=one_asks)
+    r["one_corner_reads"] = int(one.sum())
     for pairs in cuts:
         looks.append((rec.logits(np.stack([p[0] for p in pairs])),
                       rec.logits(np.stack([p[1] for p in pairs]))))
@@ -218,8 +237,8 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
     # the card reader's `below`, which is above the threshold), so its second look
     # carries the card reader's term too.
     second = readout.second_look(probs, readout.combine_looks(looks, rec.meta["temperature"],
-                                                              terms), threshold)
-    s = readout.report(second, labels, threshold)
+                                                              terms), threshold, one)
+    s = readout.report(second, labels, threshold, asks=one_asks)
     r["second_look"] = {k: s[k] for k in ("top1", "misreads", "misreads_above_threshold",
                                           "correct_needing_confirmation")}
     # The service's pip check after the second look (it is the recognizer's last step).
@@ -229,7 +248,7 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
         r["with_pip_check"] = rec.with_pip_check(
             second, labels, np.array([h for h, _, _ in pip_cards]),
             np.stack(patches) if patches else np.zeros((0, pips.PATCH, pips.PATCH), np.float32), target,
-            [f for _, _, f in pip_cards])
+            [f for _, _, f in pip_cards], one_asks)
     r["scenes"] = n_files
     return r
 

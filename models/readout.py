@@ -47,6 +47,33 @@ def cascade(corners: np.ndarray, both: np.ndarray, below: float | None) -> np.nd
     return np.where((corners.max(1) >= below)[:, None], corners, both)
 
 
+# A card one of whose crops reads as no card, and the other as a card at least this
+# surely, is read from that crop alone (src/vision/classify.rs, BLANK_CORNER_LEVEL):
+# a lamp's glare can wash one index out to blank paper.
+BLANK_CORNER_LEVEL = 0.9
+
+
+def blank_corner(probs: np.ndarray, tl_logits: np.ndarray, br_logits: np.ndarray,
+                 temperature: float) -> tuple[np.ndarray, np.ndarray]:
+    """The service's reads of cards with one blank corner (src/vision/classify.rs,
+    `blank_corner_read`): where `probs` (the corners' combined read) says no card,
+    one crop says no card and the other a card at least BLANK_CORNER_LEVEL surely,
+    that crop's probabilities. Returns (the reads, which of them came from one crop:
+    those are held to the one-corner threshold, not read with the card reader, and
+    not looked at again)."""
+    p = [np.exp(log_softmax(z / temperature)) for z in (tl_logits, br_logits)]
+    none = probs.argmax(1) == NOT_A_CARD
+
+    def legible(a, b):
+        return ((a.argmax(1) != NOT_A_CARD) & (a.max(1) >= BLANK_CORNER_LEVEL)
+                & (b.argmax(1) == NOT_A_CARD))
+
+    use_tl = none & legible(p[0], p[1])
+    use_br = none & legible(p[1], p[0]) & ~use_tl
+    out = np.where(use_tl[:, None], p[0], np.where(use_br[:, None], p[1], probs))
+    return out, use_tl | use_br
+
+
 # Cards shorter than this (their outline's longest side, frame pixels) are always
 # read from both corners (src/vision/recognizer.rs, PIP_CHECK_BELOW).
 SURE_CORNER_MIN_HEIGHT = 145.0
@@ -104,11 +131,15 @@ def combine_looks(looks: list[tuple[np.ndarray, np.ndarray]], temperature: float
     return np.exp(log_softmax(s))
 
 
-def second_look(first: np.ndarray, looks: np.ndarray, threshold: float) -> np.ndarray:
+def second_look(first: np.ndarray, looks: np.ndarray, threshold: float,
+                one_corner: np.ndarray | None = None) -> np.ndarray:
     """The service's reads after its second look: `first` (probabilities of the first
     look), replaced by `looks` (probabilities of the seven cuts combined) where the
-    first read is a card below the threshold and the second look reads a card."""
+    first read is a card below the threshold and the second look reads a card, unless
+    `one_corner` marks it as read from one crop (`blank_corner`)."""
     unsure = (first.argmax(1) != NOT_A_CARD) & (first.max(1) < threshold)
+    if one_corner is not None:
+        unsure &= ~one_corner
     take = unsure & (looks.argmax(1) != NOT_A_CARD)
     return np.where(take[:, None], looks, first)
 

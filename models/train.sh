@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Rebuilds the card recognizer from the package registries, end to end, on CPU:
 #   deps -> fetch (deck artwork) -> font decks -> render (index crops, validation and
-#   held-out table scenes, camera views, rows of touching cards) -> train + export
+#   held-out table scenes, camera views, rows of touching cards, path-traced photos)
+#   -> train + export
 #   (ONNX) -> train the card reader (whole cards) -> calibrate (temperatures,
 #   threshold) -> render pip patches, train the pip reader -> evaluate (held-out
-#   designs, scenes, camera views, touching rows).
+#   designs, scenes, camera views, touching rows, photos).
 # Writes models/recognizer.onnx, models/card_reader.onnx, models/pips.onnx,
 # models/recognizer.json, models/eval/report.json, models/eval/pips.json;
 # models/.cache/steps.log gets the time of every step.
@@ -38,6 +39,7 @@ step() {
 deps() {
   local need=()
   command -v rsvg-convert >/dev/null || need+=(librsvg2-bin)
+  command -v blender >/dev/null || need+=(blender)
   command -v npm >/dev/null || need+=(npm)
   command -v python3.11 >/dev/null || need+=(python3.11 python3.11-venv)
   for f in "${FONTS[@]}"; do dpkg -s "$f" >/dev/null 2>&1 || need+=("$f"); done
@@ -66,6 +68,8 @@ step render-check-kennard-scenes $PY render_scenes.py --out data/check-kennard-s
 step render-eval-scenes $PY render_scenes.py --out data/eval-scenes --count 200 --designs heldout --seed 21
 step render-views $PY render_views.py --out data/views --count 150 --designs heldout --seed 41
 step render-touching $PY render_touching.py --out data/touching --count 120 --designs heldout --seed 51
+# Path-traced photos (Blender's Cycles): bent, glossy cards under a real lamp.
+step render-photos $PY render_photos.py --out data/photos --count 60 --designs heldout --seed 71
 # Overlapping rows, read end to end by `eleusis recognize --check` (not by evaluate.py:
 # a covered card's labelled outline includes its hidden corner).
 step render-spreads $PY render_spread.py --out data/spreads --count 90 --designs heldout --seed 81
@@ -87,5 +91,6 @@ if [ "${SCENES:-0}" = 1 ]; then
   step scenes $PY render_scenes.py --committed
 fi
 step evaluate $PY evaluate.py --scenes ../tests/data/scenes --scenes data/eval-scenes --scenes data/views \
-  --scenes data/touching --scenes data/val-scenes --scenes data/val-kde-scenes --scenes data/check-kennard-scenes
+  --scenes data/touching --scenes data/val-scenes --scenes data/val-kde-scenes --scenes data/check-kennard-scenes \
+  --scenes data/photos
 cat .cache/steps.log

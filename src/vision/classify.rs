@@ -400,6 +400,11 @@ pub struct ClassRead {
     /// The card reader's weighted log-probabilities, part of `score` (zeros without
     /// a card reader): each later look at the card adds them as the first did.
     pub whole: [f32; CLASSES],
+    /// Read from one index crop alone ([`blank_corner_read`]: the other corner
+    /// blank in a lamp's glare): held to the one-corner threshold like a covered
+    /// card's corner, and neither read with the card reader nor looked at again,
+    /// since the other corner's crops would only repeat that they show no index.
+    pub one_corner: bool,
 }
 
 impl ClassRead {
@@ -462,7 +467,45 @@ fn read_score(score: &[f32], whole: [f32; CLASSES]) -> ClassRead {
         confidence: if lp.is_finite() { lp.exp() } else { 0.0 },
         score: kept,
         whole,
+        one_corner: false,
     }
+}
+
+/// How sure one crop must be of a card for a card whose other crop reads as no
+/// card to be read from it ([`blank_corner_read`]). At this level none of the 292
+/// "not a card" targets of the validation crops is read as a card by one crop
+/// while the other says no card (4 are at 0.5); models/README.md, "Path-traced
+/// photos".
+pub const BLANK_CORNER_LEVEL: f32 = 0.9;
+
+/// A card one of whose index corners shows no index: in a lamp's glare, mirrored
+/// by a glossy coating, a corner can be washed out to blank paper, and its crop
+/// then says "not a card" as surely as the other says which card it is; summed,
+/// the blank corner outvotes the legible one and a card in plain view vanishes
+/// from the read. When one crop reads as no card and the other as a card at
+/// least [`BLANK_CORNER_LEVEL`] surely, the card is read from that crop alone, as
+/// a covered card is (`one_corner`); `None` otherwise. Something that is not a
+/// card shows no index in either corner. Only outlines that can be one card
+/// alone are read so ([`Classifier::read_sure_corner_first`]'s marks): a piece of
+/// an overlapping row can show an index in one corner and a neighbour's plain
+/// paper in the other.
+pub fn blank_corner_read(
+    top_left: &[f32],
+    bottom_right: &[f32],
+    temperature: f32,
+) -> Option<ClassRead> {
+    let reads =
+        [top_left, bottom_right].map(|z| read_score(&log_softmax(z, temperature), [0.0; CLASSES]));
+    let [a, b] = reads;
+    let (card, blank) = match (a.card, b.card) {
+        (Some(_), None) => (a, b),
+        (None, Some(_)) => (b, a),
+        _ => return None,
+    };
+    (blank.card.is_none() && card.confidence >= BLANK_CORNER_LEVEL).then_some(ClassRead {
+        one_corner: true,
+        ..card
+    })
 }
 
 /// Combines the logits of a card's two crops per the contract: log-softmax of each
@@ -841,7 +884,7 @@ impl Classifier {
     /// `below` (every read when that is absent).
     pub fn wants_whole_card(&self, corners_alone: &ClassRead) -> bool {
         match &self.settings.card_reader {
-            Some(c) if self.card_reader.is_some() => {
+            Some(c) if self.card_reader.is_some() && !corners_alone.one_corner => {
                 c.below.map_or(true, |b| corners_alone.confidence < b)
             }
             _ => false,
@@ -920,7 +963,9 @@ impl Classifier {
     /// corner must to be believed ([`ModelSettings::one_corner_threshold`], fitted
     /// on single validation crops) is read from that crop, as a covered card's one
     /// corner is. Every other crop is read in a second batch, and each other card's
-    /// two crops combined ([`combine`]). Most cards a camera sees well are read
+    /// two crops combined ([`combine`]); a marked card whose two crops combined read
+    /// as no card, but one of them as a card, may be read from that one
+    /// ([`blank_corner_read`]). Most cards a camera sees well are read
     /// from one crop, and the index model is most of a frame's time. Only a card's
     /// outline may be marked: an outline of two cards side by side shows one
     /// card's index in each corner, and only the two corners together tell.
@@ -953,7 +998,10 @@ impl Classifier {
         for (&k, z) in firsts.iter().zip(first_logits.chunks_exact(CLASSES)) {
             let read = read_score(&log_softmax(z, temperature), [0.0; CLASSES]);
             if read.card.is_some() && read.confidence >= alone {
-                reads[k] = Some(read);
+                reads[k] = Some(ClassRead {
+                    one_corner: true,
+                    ..read
+                });
             } else {
                 read_first[k] = Some(z);
             }
@@ -971,12 +1019,16 @@ impl Classifier {
         // In the same order: each unread card's top-left logits (unless read
         // first), then its bottom-right ones.
         let mut rest = rest_logits.chunks_exact(CLASSES);
-        for (read, first) in reads.iter_mut().zip(read_first) {
+        for (k, (read, first)) in reads.iter_mut().zip(read_first).enumerate() {
             if read.is_none() {
                 let (Some(a), Some(b)) = (first.or_else(|| rest.next()), rest.next()) else {
                     return Err(ModelError::Run("too few logits for the crops read".into()));
                 };
-                *read = Some(combine(a, b, temperature));
+                let both = combine(a, b, temperature);
+                *read = Some(match both.card {
+                    None if marked(k) => blank_corner_read(a, b, temperature).unwrap_or(both),
+                    _ => both,
+                });
             }
         }
         Ok(reads.into_iter().flatten().collect())
@@ -1189,6 +1241,27 @@ mod tests {
         let r = combine(&logits(NOT_A_CARD, 9.0), &logits(NOT_A_CARD, 7.0), 1.5);
         assert_eq!(r.card, None);
         assert!(r.confidence > 0.9);
+    }
+
+    #[test]
+    fn a_blank_corner_gives_way_to_a_legible_one() {
+        let jc: Card = "JC".parse().unwrap();
+        let (legible, blank) = (logits(jc.index(), 8.0), logits(NOT_A_CARD, 12.0));
+        // Summed, the blank corner outvotes the index: the card would vanish.
+        assert_eq!(combine(&legible, &blank, 1.0).card, None);
+        for (a, b) in [(&legible, &blank), (&blank, &legible)] {
+            let r = blank_corner_read(a, b, 1.0).unwrap();
+            assert_eq!(r.card, Some(jc));
+            assert!(r.one_corner);
+            let one = combine(&legible, &vec![0.0; CLASSES], 1.0);
+            assert!((r.confidence - one.confidence).abs() < 1e-6);
+        }
+        // Not when the legible corner is unsure, nor when both or neither read a card.
+        let faint = logits(jc.index(), 2.0);
+        assert!(combine(&faint, &vec![0.0; CLASSES], 1.0).confidence < BLANK_CORNER_LEVEL);
+        assert!(blank_corner_read(&faint, &blank, 1.0).is_none());
+        assert!(blank_corner_read(&blank, &blank, 1.0).is_none());
+        assert!(blank_corner_read(&legible, &logits(0, 6.0), 1.0).is_none());
     }
 
     #[test]

@@ -118,6 +118,14 @@ pub struct LocaliserConfig {
     pub min_margin_white: f64,
     /// Interior angles must lie in 90° ± this.
     pub max_angle_skew: f64,
+    /// Interior angles may lie in 90° ± this instead when the outline is nearly a
+    /// parallelogram (each pair of opposite angles within
+    /// `parallelogram_tolerance` of each other): a card turned diagonally to a
+    /// camera at a strong slant is sheared that far, while a piece of a card (court
+    /// art cut off at a straight line) is skewed at one end only.
+    pub max_sheared_skew: f64,
+    /// How far apart, in degrees, opposite angles may be for `max_sheared_skew`.
+    pub parallelogram_tolerance: f64,
     /// Smallest fraction of edge probes that must land on the refined outline.
     pub min_edge_support: f64,
     /// Smallest brightness (brightest channel) just inside the outline, as a
@@ -150,6 +158,8 @@ impl Default for LocaliserConfig {
             min_row_aspect: 0.08,
             min_margin_white: 0.6,
             max_angle_skew: 28.0,
+            max_sheared_skew: 38.0,
+            parallelogram_tolerance: 10.0,
             min_edge_support: 0.5,
             min_inside_light: 0.6,
         }
@@ -846,11 +856,7 @@ fn card_candidate<F: Fn(usize) -> bool>(
     if (aspect < cfg.aspect.0 && !row) || aspect > cfg.aspect.1 {
         return None;
     }
-    if quad
-        .angles()
-        .iter()
-        .any(|a| (a - 90.0).abs() > cfg.max_angle_skew)
-    {
+    if !card_angles(&quad, cfg) {
         return None;
     }
     if margin_white(mask, &quad) < cfg.min_margin_white {
@@ -861,6 +867,19 @@ fn card_candidate<F: Fn(usize) -> bool>(
         slack: 0.0,
         row,
     })
+}
+
+/// Whether a quad's corners could be a card's: near right angles, or a card seen
+/// sheared (a parallelogram, opposite angles alike) a little further from them.
+fn card_angles(quad: &Quad, cfg: &LocaliserConfig) -> bool {
+    let a = quad.angles();
+    let skew = a.iter().map(|a| (a - 90.0).abs()).fold(0.0, f64::max);
+    if skew <= cfg.max_angle_skew {
+        return true;
+    }
+    skew <= cfg.max_sheared_skew
+        && (a[0] - a[2]).abs() <= cfg.parallelogram_tolerance
+        && (a[1] - a[3]).abs() <= cfg.parallelogram_tolerance
 }
 
 /// The fraction of points just inside the quad's edges that are in the mask: a
@@ -1908,6 +1927,29 @@ mod tests {
             data,
             rgb: vec![[0; 3]; w * h],
         }
+    }
+
+    #[test]
+    fn a_card_sheared_by_a_strong_slant_passes_where_a_skewed_piece_does_not() {
+        let cfg = LocaliserConfig::default();
+        let quad = |p: [(f64, f64); 4]| Quad::from_cyclic(p.map(|(x, y)| Point::new(x, y)));
+        // The labelled outline of a card turned diagonally to a camera 49° off
+        // vertical: angles 118°, 66°, 111°, 65° (`tests/data/photos/0003-single-slant`).
+        let sheared = quad([
+            (599.0, 258.1),
+            (701.3, 298.0),
+            (595.2, 401.2),
+            (488.6, 352.1),
+        ]);
+        assert!(card_angles(&sheared, &cfg), "{:?}", sheared.angles());
+        // As skewed, but at one end only (a right trapezoid: 90°, 90°, 120°, 60°).
+        let skewed = quad([(0.0, 0.0), (100.0, 0.0), (100.0, 140.0), (-80.8, 140.0)]);
+        assert!(!card_angles(&skewed, &cfg), "{:?}", skewed.angles());
+        // Sheared past the wider limit (a parallelogram of 130° and 50°).
+        let flat = quad([(0.0, 0.0), (100.0, 0.0), (217.5, 140.0), (117.5, 140.0)]);
+        assert!(!card_angles(&flat, &cfg), "{:?}", flat.angles());
+        let upright = quad([(10.0, 10.0), (110.0, 10.0), (110.0, 150.0), (10.0, 150.0)]);
+        assert!(card_angles(&upright, &cfg));
     }
 
     #[test]

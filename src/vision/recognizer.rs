@@ -377,7 +377,7 @@ impl Recognizer {
         let whole = best.into_iter().flatten().chain(parts);
         let too_small = self.classifier.settings().confirm_below_height();
         for (quad, read, overlapped) in whole.map(|(q, r)| (q, r, false)).chain(spread) {
-            let needed = if overlapped {
+            let needed = if overlapped || read.one_corner {
                 self.classifier.settings().one_corner_threshold()
             } else {
                 threshold
@@ -1122,9 +1122,9 @@ impl Recognizer {
     ) -> Result<(), ModelError> {
         let unsure: Vec<usize> = (0..best.len())
             .filter(|&i| {
-                best[i]
-                    .as_ref()
-                    .is_some_and(|(_, r)| r.card.is_some() && r.confidence < threshold)
+                best[i].as_ref().is_some_and(|(_, r)| {
+                    r.card.is_some() && r.confidence < threshold && !r.one_corner
+                })
             })
             .collect();
         if unsure.is_empty() {
@@ -1707,6 +1707,7 @@ mod tests {
             confidence,
             score: [0.0; CLASSES],
             whole: [0.0; CLASSES],
+            one_corner: false,
         }
     }
 
@@ -1723,6 +1724,7 @@ mod tests {
             confidence: best.1,
             score,
             whole: [0.0; CLASSES],
+            one_corner: false,
         }
     }
 
