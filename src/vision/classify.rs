@@ -400,10 +400,12 @@ pub struct ClassRead {
     /// The card reader's weighted log-probabilities, part of `score` (zeros without
     /// a card reader): each later look at the card adds them as the first did.
     pub whole: [f32; CLASSES],
-    /// Read from one index crop alone ([`blank_corner_read`]: the other corner
-    /// blank in a lamp's glare): held to the one-corner threshold like a covered
-    /// card's corner, and neither read with the card reader nor looked at again,
-    /// since the other corner's crops would only repeat that they show no index.
+    /// Read from one index crop alone: a sure top-left crop
+    /// ([`Classifier::read_sure_corner_first`]) or a legible crop beside a corner
+    /// blank in a lamp's glare ([`blank_corner_read`]). Held to the one-corner
+    /// threshold like a covered card's corner, and neither read with the card
+    /// reader nor looked at again: the blank corner's crops would only repeat
+    /// that they show no index.
     pub one_corner: bool,
 }
 
@@ -497,12 +499,12 @@ pub fn blank_corner_read(
     let reads =
         [top_left, bottom_right].map(|z| read_score(&log_softmax(z, temperature), [0.0; CLASSES]));
     let [a, b] = reads;
-    let (card, blank) = match (a.card, b.card) {
-        (Some(_), None) => (a, b),
-        (None, Some(_)) => (b, a),
+    let card = match (a.card, b.card) {
+        (Some(_), None) => a,
+        (None, Some(_)) => b,
         _ => return None,
     };
-    (blank.card.is_none() && card.confidence >= BLANK_CORNER_LEVEL).then_some(ClassRead {
+    (card.confidence >= BLANK_CORNER_LEVEL).then_some(ClassRead {
         one_corner: true,
         ..card
     })
