@@ -106,37 +106,38 @@ class Recognizer:
         """crops N x 72 x 40 x 3 uint8 -> N x 53 logits."""
         return run_batched(self.sess, crops_u8)
 
-    def read(self, tl: np.ndarray, br: np.ndarray, cards: np.ndarray | None = None,
-             heights: np.ndarray | None = None) -> np.ndarray:
-        """Reads as the service makes them: the corners, and the whole card where the
-        corners leave the card unsure (`readout.cascade`); `heights`: `reads_of`."""
-        return self.reads_of(self.logits(tl), self.logits(br), self.whole_terms(cards), heights)
-
     def reads_of(self, l1: np.ndarray, l2: np.ndarray, terms: np.ndarray | None,
-                 heights: np.ndarray | None = None) -> np.ndarray:
+                 heights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The reads of cards whose crops' logits are `l1` (top-left) and `l2`, as the
         service reads a card's outline: a card `heights` (its longest side) says is
         big enough from its top-left crop alone where that is sure
         (`readout.sure_corner_first`; without heights, none), else from both crops,
-        and the card reader where the corners leave the card unsure
-        (`readout.cascade`)."""
+        the same cards from one legible crop where the other is blank
+        (`readout.blank_corner`), and the card reader where the corners leave the
+        card unsure (`readout.cascade`). Returns (the reads, which of them came from
+        one legible crop beside a blank one: `one_corner_asks`)."""
         t = self.meta["temperature"]
-        corners, one = readout.blank_corner(readout.combine(l1, l2, t), l1, l2, t)
+        both_crops = readout.combine(l1, l2, t)
+        corners, one = readout.blank_corner(both_crops, l1, l2, t)
+        # The service reads a blank corner only on outlines it may read from one
+        # corner (src/vision/classify.rs, `read_sure_corner_first`'s marks).
+        one &= (np.zeros(len(one), bool) if heights is None
+                else np.asarray(heights) >= readout.SURE_CORNER_MIN_HEIGHT)
+        corners = np.where(one[:, None], corners, both_crops)
         if terms is not None:
             both = readout.cascade(corners, readout.combine(l1, l2, t, terms),
                                    self.meta["card_reader"].get("below"))
             corners = np.where(one[:, None], corners, both)
-        return readout.sure_corner_first(corners, l1, t,
-                                         self.meta.get("confirm_threshold_one_corner"), heights)
+        probs = readout.sure_corner_first(corners, l1, t,
+                                          self.meta.get("confirm_threshold_one_corner"), heights)
+        return probs, one
 
-    def one_corner_asks(self, l1: np.ndarray, l2: np.ndarray, probs: np.ndarray) -> tuple:
-        """Which of the reads `probs` (from `reads_of`) were read from one crop because
-        the other is blank (`readout.blank_corner`), and which of those ask God: a read
-        from one crop is held to the one-corner threshold."""
-        _, one = readout.blank_corner(readout.combine(l1, l2, self.meta["temperature"]), l1, l2,
-                                      self.meta["temperature"])
+    def one_corner_asks(self, one: np.ndarray, probs: np.ndarray) -> np.ndarray:
+        """Which of the reads `probs` that `one` marks as read from one crop beside a
+        blank one (`reads_of`) ask God: a read from one crop is held to the
+        one-corner threshold."""
         alone = self.meta.get("confirm_threshold_one_corner", self.meta["confirm_threshold"])
-        return one, one & (probs.max(1) < alone)
+        return one & (probs.max(1) < alone)
 
 
 def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
@@ -144,9 +145,9 @@ def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
     n = len(d["label"]) if limit is None else min(limit, len(d["label"]))
     idx = np.random.default_rng(0).permutation(len(d["label"]))[:n] if limit else np.arange(n)
     l1, l2 = rec.logits(d["tl"][idx]), rec.logits(d["br"][idx])
-    probs = rec.reads_of(l1, l2, rec.whole_terms(d["card"][idx] if "card" in d else None),
-                         d["height"][idx] if "height" in d else None)
-    one, one_asks = rec.one_corner_asks(l1, l2, probs)
+    probs, one = rec.reads_of(l1, l2, rec.whole_terms(d["card"][idx] if "card" in d else None),
+                              d["height"][idx] if "height" in d else None)
+    one_asks = rec.one_corner_asks(one, probs)
     r = readout.report(probs, d["label"][idx], rec.meta["confirm_threshold"], d["design"][idx],
                        d["design_names"], asks=one_asks)
     r["one_corner_reads"] = int(one.sum())
@@ -223,8 +224,8 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
     terms = rec.whole_terms(np.stack(wholes))
     # The first look's logits serve both the first-look read and the second look.
     looks = [(rec.logits(tls), rec.logits(brs))]
-    probs = rec.reads_of(*looks[0], terms, np.array([h for h, _, _ in pip_cards]))
-    one, one_asks = rec.one_corner_asks(*looks[0], probs)
+    probs, one = rec.reads_of(*looks[0], terms, np.array([h for h, _, _ in pip_cards]))
+    one_asks = rec.one_corner_asks(one, probs)
     uniq = sorted(set(names))
     groups = np.array([uniq.index(n) for n in names])
     threshold = rec.meta["confirm_threshold"]
