@@ -473,6 +473,12 @@ fn read_score(score: &[f32], whole: [f32; CLASSES]) -> ClassRead {
     }
 }
 
+/// One index crop's read on its own: its log-softmax at the temperature,
+/// renormalised (no card reader term).
+fn crop_read(logits: &[f32], temperature: f32) -> ClassRead {
+    read_score(&log_softmax(logits, temperature), [0.0; CLASSES])
+}
+
 /// How sure one crop must be of a card for a card whose other crop reads as no
 /// card to be read from it ([`blank_corner_read`]). At this level none of the 292
 /// "not a card" targets of the validation crops is read as a card by one crop
@@ -496,9 +502,7 @@ pub fn blank_corner_read(
     bottom_right: &[f32],
     temperature: f32,
 ) -> Option<ClassRead> {
-    let reads =
-        [top_left, bottom_right].map(|z| read_score(&log_softmax(z, temperature), [0.0; CLASSES]));
-    let [a, b] = reads;
+    let [a, b] = [top_left, bottom_right].map(|z| crop_read(z, temperature));
     let card = match (a.card, b.card) {
         (Some(_), None) => a,
         (None, Some(_)) => b,
@@ -998,7 +1002,7 @@ impl Classifier {
         // Per card, its top-left crop's logits when they were read already.
         let mut read_first: Vec<Option<&[f32]>> = vec![None; cards];
         for (&k, z) in firsts.iter().zip(first_logits.chunks_exact(CLASSES)) {
-            let read = read_score(&log_softmax(z, temperature), [0.0; CLASSES]);
+            let read = crop_read(z, temperature);
             if read.card.is_some() && read.confidence >= alone {
                 reads[k] = Some(ClassRead {
                     one_corner: true,
