@@ -85,6 +85,15 @@ pub struct LocaliserConfig {
     /// turn: a cream or ivory card on a pale tinted cloth (cream on pale green,
     /// ivory on pink) is barely whiter than it, but differs in hue all round.
     pub outline_colour_steps: Vec<i16>,
+    /// The same colour steps on any other cloth, tried for cards only: where a card
+    /// lies in a shadow the room's bluish fill light whitens it only a little
+    /// more than the dark cloth beside it (paper of R, G, B 107, 142, 182 on dark
+    /// wood scores a whiteness step near 30, under the 40 of
+    /// `other_cloth_outline_steps`), and where a lamp's glare lights the cloth
+    /// beside a card that is darker than it, whiteness cannot tell the card's side
+    /// at all; its edge is still a strong step in colour. Outlines the other masks
+    /// found already are not re-fitted, so these only add cards they missed.
+    pub other_cloth_outline_colour_steps: Vec<i16>,
     /// Fit the sides of an outline that whiteness cannot fit again on the colour
     /// axis from the cloth's colour to the paper's (the median colours just
     /// outside and just inside it): the sides of a cream card on a pale green
@@ -149,6 +158,7 @@ impl Default for LocaliserConfig {
             outline_steps: vec![20, 40],
             other_cloth_outline_steps: vec![40],
             outline_colour_steps: vec![45, 70],
+            other_cloth_outline_colour_steps: vec![100, 140],
             refit_on_colour: true,
             outline_slack: 0.08,
             min_area_frac: 0.0015,
@@ -1057,6 +1067,21 @@ impl BlobSearch<'_> {
     /// Adds the card-like blobs of one mask to `out`, and to the fans those that
     /// are neither a card nor too small and whose hull holds an arc of corners.
     fn candidates<F: Fn(usize) -> bool>(&mut self, mask: &Mask<F>, out: &mut Vec<Candidate>) {
+        self.search(mask, out, true);
+    }
+
+    /// Adds the card-like blobs of one mask to `out`, and no fans.
+    fn cards_only<F: Fn(usize) -> bool>(&mut self, mask: &Mask<F>, out: &mut Vec<Candidate>) {
+        self.search(mask, out, false);
+    }
+
+    /// Both of the above: fans too when `fans_too`.
+    fn search<F: Fn(usize) -> bool>(
+        &mut self,
+        mask: &Mask<F>,
+        out: &mut Vec<Candidate>,
+        fans_too: bool,
+    ) {
         let cfg = self.cfg;
         let frame_area = (mask.w * mask.h) as f64;
         for blob in blobs(mask, self.sizes.0, self.sizes.1) {
@@ -1065,7 +1090,9 @@ impl BlobSearch<'_> {
             };
             if let Some(c) = card_candidate(mask, &hull, cfg) {
                 out.push(c);
-            } else if signed_area(&hull).abs() >= FAN_MIN_CARDS * cfg.min_area_frac * frame_area {
+            } else if fans_too
+                && signed_area(&hull).abs() >= FAN_MIN_CARDS * cfg.min_area_frac * frame_area
+            {
                 let fan = fan::fan_cards(&hull, cfg.min_area_frac * frame_area);
                 if !fan.is_empty() {
                     self.fans.push(fan);
@@ -1241,8 +1268,9 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     }
     // Enclosed outlines on any cloth: on a light one whole rows too; on others
     // cards only, since there the other masks already cut rows well and the
-    // enclosed blob of a row (its shadow with it) moves their outlines. On a
-    // light cloth, also outlines of colour steps.
+    // enclosed blob of a row (its shadow with it) moves their outlines. Also
+    // outlines of colour steps, at lower steps on a light cloth (a cream card on
+    // a pale one) than on others (a card in shadow on dark wood).
     let outline_steps = if light {
         &cfg.outline_steps
     } else {
@@ -1251,14 +1279,18 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
     let colour_steps: &[i16] = if light {
         &cfg.outline_colour_steps
     } else {
-        &[]
+        &cfg.other_cloth_outline_colour_steps
     };
-    for (steps_of, levels) in [
+    for (steps_of, levels, fans_too) in [
         (
             WorkImage::steps as fn(&WorkImage) -> Vec<i16>,
             outline_steps.as_slice(),
+            true,
         ),
-        (WorkImage::colour_steps, colour_steps),
+        // On a cloth that is not light, the colour outlines add cards only: the
+        // fan blobs they enclose hold a hand's shadow too, and a fan found there
+        // would stand in for the other masks' tighter one.
+        (WorkImage::colour_steps, colour_steps, light),
     ] {
         if levels.is_empty() {
             continue;
@@ -1268,7 +1300,11 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             let inside = work.enclosed(&steps, step);
             let on = |i: usize| inside[i];
             let mut found = Vec::new();
-            search.candidates(&Mask { w, h, on }, &mut found);
+            if fans_too {
+                search.candidates(&Mask { w, h, on }, &mut found);
+            } else {
+                search.cards_only(&Mask { w, h, on }, &mut found);
+            }
             for mut c in found {
                 if c.row && !light {
                     continue;
@@ -2574,6 +2610,34 @@ mod tests {
     }
 
     #[test]
+    fn a_card_in_shadow_on_dark_wood_is_enclosed_by_its_colour_outline() {
+        // In an object's shadow the room's bluish fill light is all that lights
+        // the paper: R, G, B about 107, 142, 182 (a path-traced photo's), a
+        // whiteness of 32 beside dark wood's 5 or so. The whiteness outline is a
+        // step of under 40, too weak for the enclosed-outline mask of a dark cloth,
+        // but the colour changes by about 250 (sum over R, G, B) all round.
+        let (paper, wood) = ([107, 142, 182], [62, 44, 32]);
+        let mut img = cloth(640, 400, wood);
+        let truth = tilted_card();
+        draw_card_on(&mut img, truth, paper);
+        let work = WorkImage::new(&img, 800);
+        assert!(work.median_whiteness() < LocaliserConfig::default().light_cloth_whiteness);
+        let (whiteness, colour) = (work.steps(), work.colour_steps());
+        let y = (215.0 / work.scale) as usize;
+        let row = y * work.w..(y + 1) * work.w;
+        let most = |v: &[i16]| v[row.clone()].iter().copied().max().unwrap_or(0);
+        assert!(most(&whiteness) < 40, "whiteness step {}", most(&whiteness));
+        assert!(most(&colour) >= 140, "colour step {}", most(&colour));
+        let outline_only = outline_masks_only();
+        assert_finds_only(&img, &outline_only, truth);
+        let without = LocaliserConfig {
+            other_cloth_outline_colour_steps: Vec::new(),
+            ..outline_only
+        };
+        assert!(locate_cards(&img, &without).is_empty());
+    }
+
+    #[test]
     fn a_card_whose_art_reaches_its_edges_is_found_whole_on_a_coloured_cloth() {
         // A court card's art can run across the card from edge to edge in a
         // colour as dark as the cloth: the whiteness masks see two strips. Its
@@ -2600,6 +2664,7 @@ mod tests {
         assert!(err < 2.0, "corner error {err}: {:?}", found[0]);
         let without = LocaliserConfig {
             other_cloth_outline_steps: Vec::new(),
+            other_cloth_outline_colour_steps: Vec::new(),
             ..LocaliserConfig::default()
         };
         let found = locate_cards(&img, &without);
