@@ -2576,25 +2576,36 @@ mod tests {
         assert!(locate_cards(&img, &none).is_empty());
     }
 
+    /// A 640 × 400 cloth of one colour with [`tilted_card`]'s card of plain paper
+    /// on it, and the card's corners.
+    fn tilted_card_on(cloth_rgb: [u8; 3], paper: [u8; 3]) -> (RgbImage, [Point; 4]) {
+        let mut img = cloth(640, 400, cloth_rgb);
+        let truth = tilted_card();
+        draw_card_on(&mut img, truth, paper);
+        (img, truth)
+    }
+
+    /// The largest whiteness step and colour step along a row across the lower
+    /// half of the card [`tilted_card`] places (below its pip), at the working
+    /// scale.
+    fn largest_steps_below_the_pip(img: &RgbImage) -> (i16, i16) {
+        let work = WorkImage::new(img, 800);
+        let y = (215.0 / work.scale) as usize;
+        let row = y * work.w..(y + 1) * work.w;
+        let most = |v: Vec<i16>| v[row.clone()].iter().copied().max().unwrap_or(0);
+        (most(work.steps()), most(work.colour_steps()))
+    }
+
     #[test]
     fn a_cream_card_on_a_pale_green_cloth_is_enclosed_by_its_colour_outline() {
         // Cream paper and a pale green cloth are as white as each other
         // (whiteness 160 against 160–168): the whiteness outline is open all
         // round, but the colour changes by about 60 (sum over R, G, B). The
         // sides are then fitted on the colour axis from cloth to paper.
-        let (paper, green) = ([250, 235, 205], [200, 240, 215]);
-        let mut img = cloth(640, 400, green);
-        let truth = tilted_card();
-        draw_card_on(&mut img, truth, paper);
-        let work = WorkImage::new(&img, 800);
-        let (whiteness, colour) = (work.steps(), work.colour_steps());
-        // Along a row across the card's lower half (below its pip), the largest
-        // step of each kind.
-        let y = (215.0 / work.scale) as usize;
-        let row = y * work.w..(y + 1) * work.w;
-        let most = |v: &[i16]| v[row.clone()].iter().copied().max().unwrap_or(0);
-        assert!(most(&whiteness) < 20, "whiteness step {}", most(&whiteness));
-        assert!(most(&colour) >= 45, "colour step {}", most(&colour));
+        let (img, truth) = tilted_card_on([200, 240, 215], [250, 235, 205]);
+        let (whiteness, colour) = largest_steps_below_the_pip(&img);
+        assert!(whiteness < 20, "whiteness step {whiteness}");
+        assert!(colour >= 45, "colour step {colour}");
         let outline_only = outline_masks_only();
         assert_finds_only(&img, &outline_only, truth);
         let without = LocaliserConfig {
@@ -2616,18 +2627,12 @@ mod tests {
         // whiteness of 32 beside dark wood's 5 or so. The whiteness outline is a
         // step of under 40, too weak for the enclosed-outline mask of a dark cloth,
         // but the colour changes by about 250 (sum over R, G, B) all round.
-        let (paper, wood) = ([107, 142, 182], [62, 44, 32]);
-        let mut img = cloth(640, 400, wood);
-        let truth = tilted_card();
-        draw_card_on(&mut img, truth, paper);
+        let (img, truth) = tilted_card_on([62, 44, 32], [107, 142, 182]);
         let work = WorkImage::new(&img, 800);
         assert!(work.median_whiteness() < LocaliserConfig::default().light_cloth_whiteness);
-        let (whiteness, colour) = (work.steps(), work.colour_steps());
-        let y = (215.0 / work.scale) as usize;
-        let row = y * work.w..(y + 1) * work.w;
-        let most = |v: &[i16]| v[row.clone()].iter().copied().max().unwrap_or(0);
-        assert!(most(&whiteness) < 40, "whiteness step {}", most(&whiteness));
-        assert!(most(&colour) >= 140, "colour step {}", most(&colour));
+        let (whiteness, colour) = largest_steps_below_the_pip(&img);
+        assert!(whiteness < 40, "whiteness step {whiteness}");
+        assert!(colour >= 140, "colour step {colour}");
         let outline_only = outline_masks_only();
         assert_finds_only(&img, &outline_only, truth);
         let without = LocaliserConfig {
