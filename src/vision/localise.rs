@@ -1067,16 +1067,11 @@ impl BlobSearch<'_> {
     /// Adds the card-like blobs of one mask to `out`, and to the fans those that
     /// are neither a card nor too small and whose hull holds an arc of corners.
     fn candidates<F: Fn(usize) -> bool>(&mut self, mask: &Mask<F>, out: &mut Vec<Candidate>) {
-        self.search(mask, out, true);
+        self.candidates_with(mask, out, true);
     }
 
-    /// Adds the card-like blobs of one mask to `out`, and no fans.
-    fn cards_only<F: Fn(usize) -> bool>(&mut self, mask: &Mask<F>, out: &mut Vec<Candidate>) {
-        self.search(mask, out, false);
-    }
-
-    /// Both of the above: fans too when `fans_too`.
-    fn search<F: Fn(usize) -> bool>(
+    /// [`BlobSearch::candidates`], adding fans only when `fans_too`.
+    fn candidates_with<F: Fn(usize) -> bool>(
         &mut self,
         mask: &Mask<F>,
         out: &mut Vec<Candidate>,
@@ -1300,11 +1295,7 @@ pub fn locate(frame: &RgbImage, cfg: &LocaliserConfig) -> Located {
             let inside = work.enclosed(&steps, step);
             let on = |i: usize| inside[i];
             let mut found = Vec::new();
-            if fans_too {
-                search.candidates(&Mask { w, h, on }, &mut found);
-            } else {
-                search.cards_only(&Mask { w, h, on }, &mut found);
-            }
+            search.candidates_with(&Mask { w, h, on }, &mut found, fans_too);
             for mut c in found {
                 if c.row && !light {
                     continue;
