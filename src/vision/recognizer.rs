@@ -13,8 +13,8 @@ use super::geometry::{Point, Quad};
 use super::localise::{locate, LocaliserConfig, Located};
 use super::pips::{pips_and_ink_family, InkFamily};
 use super::rectify::{
-    card_to_frame, index_crops, rectify, top_left_crop, whole_card, CARD_H, CARD_W, CROP_LEN,
-    WHOLE_LEN,
+    bottom_right_crop, card_to_frame, crops_cuttable, index_crops, rectify, top_left_crop,
+    whole_card, CARD_H, CARD_W, CROP_LEN, WHOLE_LEN,
 };
 use super::spread::{cover_beyond, readings, shows_ink, split, Spread};
 use super::warning::{small_cards_warning, FrameWarning};
@@ -1227,20 +1227,41 @@ impl Recognizer {
         let mut usable = Vec::with_capacity(quads.len());
         let mut cut = Vec::with_capacity(quads.len());
         let mut filled = 0;
+        // A marked outline's bottom-right crop is cut only if its top-left one
+        // alone does not read it: where its outline is sure to be cuttable
+        // throughout, the top-left crop is cut alone first.
+        let mut later = Vec::with_capacity(quads.len());
         for (i, q) in quads.iter().enumerate() {
             let slot = &mut crops[filled * 2 * CROP_LEN..(filled + 1) * 2 * CROP_LEN];
-            let ok = index_crops(frame, q, slot);
+            let marked = one_card.get(i).copied().unwrap_or(false);
+            let lazy = marked && crops_cuttable(q);
+            let ok = if lazy {
+                top_left_crop(frame, q, slot)
+            } else {
+                index_crops(frame, q, slot)
+            };
             usable.push(ok);
             if ok {
                 cut.push(*q);
-                early.push(one_card.get(i).copied().unwrap_or(false));
+                early.push(marked);
+                later.push(lazy);
             }
             filled += usize::from(ok);
         }
         crops.truncate(filled * 2 * CROP_LEN);
-        let mut reads = self
-            .classifier
-            .read_sure_corner_first(&crops, filled, &early)?;
+        let mut reads =
+            self.classifier
+                .read_sure_corner_first_cutting(&crops, filled, &early, |k, rest| {
+                    if later[k] {
+                        let from = rest.len();
+                        rest.resize(from + CROP_LEN, 0.0);
+                        bottom_right_crop(frame, &cut[k], &mut rest[from..])
+                    } else {
+                        let pair = &crops[k * 2 * CROP_LEN..(k + 1) * 2 * CROP_LEN];
+                        rest.extend_from_slice(&pair[CROP_LEN..]);
+                        true
+                    }
+                })?;
         self.add_whole_cards(frame, &cut, &mut reads)?;
         let mut reads = reads.into_iter();
         Ok(usable

@@ -78,12 +78,30 @@ impl<'a> Sampler<'a> {
         let (xi, yi) = (floor(x), floor(y));
         let (ax, ay) = ((x - xi as f64) as f32, (y - yi as f64) as f32);
         let (w, h) = (self.w, self.h);
+        let mut out = [0.0f32; 3];
+        if xi >= 0 && yi >= 0 && xi < w - 1 && yi < h - 1 {
+            // Inside the frame with a pixel to spare on each axis (nearly every
+            // sample): no clamping, and one bounds check per row of two pixels.
+            let stride = w as usize * 3;
+            let at = yi as usize * stride + xi as usize * 3;
+            let (Some(top), Some(bot)) = (
+                self.raw.get(at..at + 6),
+                self.raw.get(at + stride..at + stride + 6),
+            ) else {
+                return out;
+            };
+            for (c, o) in out.iter_mut().enumerate() {
+                let t = f32::from(top[c]) * (1.0 - ax) + f32::from(top[c + 3]) * ax;
+                let b = f32::from(bot[c]) * (1.0 - ax) + f32::from(bot[c + 3]) * ax;
+                *o = t * (1.0 - ay) + b * ay;
+            }
+            return out;
+        }
         let col = |v: i64| (v.clamp(0, w - 1) as usize) * 3;
         let row = |v: i64| (v.clamp(0, h - 1) as usize) * (w as usize) * 3;
         let (x0, x1) = (col(xi), col(xi.saturating_add(1)));
         let (y0, y1) = (row(yi), row(yi.saturating_add(1)));
         let raw = self.raw;
-        let mut out = [0.0f32; 3];
         for (c, o) in out.iter_mut().enumerate() {
             let p = |i: usize| f32::from(raw[i + c]);
             let top = p(y0 + x0) * (1.0 - ax) + p(y0 + x1) * ax;
@@ -134,6 +152,29 @@ pub fn index_crops(frame: &RgbImage, quad: &Quad, out: &mut [f32]) -> bool {
 /// neighbour in an overlapping row.
 pub fn top_left_crop(frame: &RgbImage, quad: &Quad, out: &mut [f32]) -> bool {
     cut_crops(frame, quad, &[false], out)
+}
+
+/// Writes the card's bottom-right index crop alone into `out` (the top-left box
+/// of the card turned by 180°, the second crop of [`index_crops`]).
+pub fn bottom_right_crop(frame: &RgbImage, quad: &Quad, out: &mut [f32]) -> bool {
+    cut_crops(frame, quad, &[true], out)
+}
+
+/// Whether every crop of the card can be cut ([`index_crops`] succeeds on any
+/// non-empty frame): the map from card to frame exists and stays away from
+/// infinity over the whole card. Its denominator is affine in the card's
+/// coordinates, so it is enough that it has one sign, well clear of zero (a
+/// millionth, where a card's is near 1 and cutting needs 10⁻¹²), at the corners
+/// of the card's pixel grid. Lets a crop be cut later, only if needed,
+/// knowing that it will cut.
+pub fn crops_cuttable(quad: &Quad) -> bool {
+    let Some(h) = card_to_frame(quad) else {
+        return false;
+    };
+    let (cw, ch) = (f64::from(CARD_W) - 1.0, f64::from(CARD_H) - 1.0);
+    let w = |x: f64, y: f64| h.0[6] * x + h.0[7] * y + h.0[8];
+    let corners = [w(0.0, 0.0), w(cw, 0.0), w(cw, ch), w(0.0, ch)];
+    corners.iter().all(|&v| v >= 1e-6) || corners.iter().all(|&v| v <= -1e-6)
 }
 
 /// Cuts the index crops of the card, one per entry of `turned` (the top-left box of
@@ -307,6 +348,58 @@ mod tests {
             [8, 24, 9, 23, 0].map(|s| round_half_even(s, 16)),
             [0, 2, 1, 1, 0]
         );
+    }
+
+    #[test]
+    fn the_bottom_right_crop_alone_is_the_second_of_the_pair() {
+        let frame = RgbImage::from_fn(320, 300, |x, y| {
+            Rgb([(x % 256) as u8, (y % 256) as u8, ((x * 3 + y) % 256) as u8])
+        });
+        let q = quad([(40.0, 30.0), (170.0, 45.0), (160.0, 230.0), (35.0, 220.0)]);
+        let mut pair = vec![0.0; 2 * CROP_LEN];
+        let (mut first, mut second) = (vec![0.0; CROP_LEN], vec![0.0; CROP_LEN]);
+        assert!(index_crops(&frame, &q, &mut pair));
+        assert!(top_left_crop(&frame, &q, &mut first));
+        assert!(bottom_right_crop(&frame, &q, &mut second));
+        assert_eq!(first, pair[..CROP_LEN]);
+        assert_eq!(second, pair[CROP_LEN..]);
+    }
+
+    #[test]
+    fn a_quad_said_to_be_cuttable_always_cuts() {
+        // Quads from tidy to wild (crossed, folded, far beyond the frame): every
+        // one said to be cuttable cuts both crops; the tidy ones are said to be.
+        let frame = RgbImage::from_fn(64, 64, |x, y| Rgb([x as u8, y as u8, 9]));
+        let mut state = 12345u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) as f64 / f64::from(1u32 << 31)) * 400.0 - 200.0
+        };
+        let mut out = vec![0.0; 2 * CROP_LEN];
+        let mut said = 0;
+        for _ in 0..2000 {
+            let q = quad([
+                (next(), next()),
+                (next(), next()),
+                (next(), next()),
+                (next(), next()),
+            ]);
+            if crops_cuttable(&q) {
+                said += 1;
+                assert!(index_crops(&frame, &q, &mut out), "{q:?}");
+            }
+        }
+        assert!(said > 100, "only {said} random quads were cuttable");
+        let tidy = quad([(10.0, 5.0), (50.0, 8.0), (48.0, 60.0), (8.0, 58.0)]);
+        assert!(crops_cuttable(&tidy));
+        let flat = quad([(1.0, 1.0), (2.0, 2.0), (3.0, 3.0), (4.0, 4.0)]);
+        assert!(!crops_cuttable(&flat));
+        // A quad whose far corners run off to infinity inside the card: the map
+        // exists but passes through infinity, and is not cuttable.
+        let bent = quad([(0.0, 0.0), (100.0, 0.0), (-100.0, 300.0), (200.0, 300.0)]);
+        assert!(card_to_frame(&bent).is_some() && !crops_cuttable(&bent));
     }
 
     #[test]
