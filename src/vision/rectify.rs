@@ -351,6 +351,40 @@ mod tests {
     }
 
     #[test]
+    fn samples_inside_the_frame_and_at_its_edges_are_clamped_bilinear_ones() {
+        // The reference: bilinear with every coordinate clamped to the frame.
+        let frame = RgbImage::from_fn(37, 23, |x, y| {
+            Rgb([
+                (x * 7 % 256) as u8,
+                (y * 11 % 256) as u8,
+                ((x * y) % 256) as u8,
+            ])
+        });
+        let at = |x: i64, y: i64, c: usize| {
+            let (x, y) = (x.clamp(0, 36) as u32, y.clamp(0, 22) as u32);
+            f32::from(frame.get_pixel(x, y).0[c])
+        };
+        let sampler = Sampler::new(&frame);
+        let mut k = 0u32;
+        for yy in -8..=96 {
+            for xx in -8..=160 {
+                // Steps of a quarter pixel, nudged so that none is exact.
+                let (x, y) = (f64::from(xx) / 4.0 + 0.013, f64::from(yy) / 4.0 - 0.007);
+                let (xi, yi) = (x.floor() as i64, y.floor() as i64);
+                let (ax, ay) = ((x - xi as f64) as f32, (y - yi as f64) as f32);
+                let got = sampler.sample(x, y);
+                for (c, g) in got.iter().enumerate() {
+                    let top = at(xi, yi, c) * (1.0 - ax) + at(xi + 1, yi, c) * ax;
+                    let bot = at(xi, yi + 1, c) * (1.0 - ax) + at(xi + 1, yi + 1, c) * ax;
+                    assert_eq!(*g, top * (1.0 - ay) + bot * ay, "({x}, {y}) channel {c}");
+                }
+                k += 1;
+            }
+        }
+        assert!(k > 17_000);
+    }
+
+    #[test]
     fn the_bottom_right_crop_alone_is_the_second_of_the_pair() {
         let frame = RgbImage::from_fn(320, 300, |x, y| {
             Rgb([(x % 256) as u8, (y % 256) as u8, ((x * 3 + y) % 256) as u8])
