@@ -84,6 +84,12 @@ pub enum StoreError {
     /// made. Only restarting on the right file helps.
     #[error("database {path} {what}; nothing was written: stop this program and restart it on the right database file")]
     Detached { path: PathBuf, what: Detachment },
+    /// The database file is gone but a write-ahead log of that name is still
+    /// beside it (a writer killed or crashed, then its file moved or deleted):
+    /// SQLite would refuse with a bare "disk I/O error", and the log must not be
+    /// played into a new database.
+    #[error("database {path} does not exist, but {wal} is there: the write-ahead log of a database of that name that did not close cleanly, since moved or deleted; to start a new database there move {wal} and {path}-shm away, or put the database file back beside them")]
+    OrphanWal { path: PathBuf, wal: PathBuf },
     /// A read-only open that needs write access because a writer left committed
     /// changes in the write-ahead log (see [`Store::open_read_only`]).
     #[error("database {path} cannot be read without write access: {wal} holds committed changes not yet checkpointed into it (a writer did not close cleanly); give write access back, open it once with a writer (e.g. `eleusis record --db {path} < /dev/null`), then write-protect it again ({reason})")]
@@ -231,6 +237,7 @@ impl Store {
             });
         }
         refuse_read_only(path)?;
+        refuse_orphan_wal(path)?;
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -668,6 +675,22 @@ fn refuse_read_only(path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Refuses to create a database where its file is missing but a non-empty
+/// write-ahead log of that name is left ([`StoreError::OrphanWal`]).
+fn refuse_orphan_wal(path: &Path) -> Result<(), StoreError> {
+    if path.exists() {
+        return Ok(());
+    }
+    let wal = side_file(path, "-wal");
+    match std::fs::metadata(&wal) {
+        Ok(meta) if meta.len() > 0 => Err(StoreError::OrphanWal {
+            path: path.to_path_buf(),
+            wal,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Milliseconds since the Unix epoch, now.
 pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -745,6 +768,33 @@ mod tests {
             relative.starts_with("file:///") && relative.ends_with("/x.db?immutable=1"),
             "{relative}"
         );
+    }
+
+    #[test]
+    fn a_write_ahead_log_left_without_its_database_is_named_not_played() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (live, gone) = (dir.path().join("live.db"), dir.path().join("gone.db"));
+        let store = Store::open(&live).expect("open");
+        store
+            .conn()
+            .execute_batch("CREATE TABLE scratch (x INTEGER); INSERT INTO scratch VALUES (1);")
+            .expect("write");
+        // The log as a killed writer leaves it, beside a database file since deleted.
+        std::fs::copy(side_file(&live, "-wal"), side_file(&gone, "-wal")).expect("copy");
+        assert!(
+            std::fs::metadata(side_file(&gone, "-wal"))
+                .expect("wal")
+                .len()
+                > 0
+        );
+        let err = Store::open(&gone).unwrap_err();
+        assert!(matches!(err, StoreError::OrphanWal { .. }), "{err}");
+        assert!(err.to_string().contains("gone.db-wal"), "{err}");
+        assert!(!gone.exists(), "no database was created");
+        // Moved away, the name is free for a new database.
+        std::fs::rename(side_file(&gone, "-wal"), dir.path().join("kept-wal")).expect("move");
+        Store::open(&gone).expect("a new database opens");
+        drop(store);
     }
 
     #[test]
