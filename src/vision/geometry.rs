@@ -257,10 +257,17 @@ impl Homography {
         ]))
     }
 
+    /// The homogeneous coordinate the image of `(x, y)` is divided by: affine in
+    /// `(x, y)`, zero where the point goes to infinity.
+    pub fn denominator(&self, x: f64, y: f64) -> f64 {
+        let h = &self.0;
+        h[6] * x + h[7] * y + h[8]
+    }
+
     /// Maps a point; `None` at infinity.
     pub fn apply(&self, x: f64, y: f64) -> Option<Point> {
         let h = &self.0;
-        let w = h[6] * x + h[7] * y + h[8];
+        let w = self.denominator(x, y);
         if w.abs() < 1e-12 {
             return None;
         }

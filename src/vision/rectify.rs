@@ -78,34 +78,27 @@ impl<'a> Sampler<'a> {
         let (xi, yi) = (floor(x), floor(y));
         let (ax, ay) = ((x - xi as f64) as f32, (y - yi as f64) as f32);
         let (w, h) = (self.w, self.h);
-        let mut out = [0.0f32; 3];
-        if xi >= 0 && yi >= 0 && xi < w - 1 && yi < h - 1 {
-            // Inside the frame with a pixel to spare on each axis (nearly every
-            // sample): no clamping, and one bounds check per row of two pixels.
-            let stride = w as usize * 3;
-            let at = yi as usize * stride + xi as usize * 3;
-            let (Some(top), Some(bot)) = (
-                self.raw.get(at..at + 6),
-                self.raw.get(at + stride..at + stride + 6),
-            ) else {
-                return out;
-            };
-            for (c, o) in out.iter_mut().enumerate() {
-                let t = f32::from(top[c]) * (1.0 - ax) + f32::from(top[c + 3]) * ax;
-                let b = f32::from(bot[c]) * (1.0 - ax) + f32::from(bot[c + 3]) * ax;
-                *o = t * (1.0 - ay) + b * ay;
-            }
-            return out;
-        }
-        let col = |v: i64| (v.clamp(0, w - 1) as usize) * 3;
-        let row = |v: i64| (v.clamp(0, h - 1) as usize) * (w as usize) * 3;
-        let (x0, x1) = (col(xi), col(xi.saturating_add(1)));
-        let (y0, y1) = (row(yi), row(yi.saturating_add(1)));
+        let stride = w as usize * 3;
         let raw = self.raw;
+        // The four neighbours' pixels. Inside the frame with a pixel to spare on
+        // each axis (nearly every sample) the two of each row lie side by side
+        // and are taken in one slice; beyond, edge pixels repeat.
+        let (tl, tr, bl, br) = if xi >= 0 && yi >= 0 && xi < w - 1 && yi < h - 1 {
+            let at = yi as usize * stride + xi as usize * 3;
+            let (top, bot) = (&raw[at..at + 6], &raw[at + stride..at + stride + 6]);
+            (&top[..3], &top[3..], &bot[..3], &bot[3..])
+        } else {
+            let col = |v: i64| (v.clamp(0, w - 1) as usize) * 3;
+            let row = |v: i64| (v.clamp(0, h - 1) as usize) * stride;
+            let (x0, x1) = (col(xi), col(xi.saturating_add(1)));
+            let (y0, y1) = (row(yi), row(yi.saturating_add(1)));
+            let px = |i: usize| &raw[i..i + 3];
+            (px(y0 + x0), px(y0 + x1), px(y1 + x0), px(y1 + x1))
+        };
+        let mut out = [0.0f32; 3];
         for (c, o) in out.iter_mut().enumerate() {
-            let p = |i: usize| f32::from(raw[i + c]);
-            let top = p(y0 + x0) * (1.0 - ax) + p(y0 + x1) * ax;
-            let bot = p(y1 + x0) * (1.0 - ax) + p(y1 + x1) * ax;
+            let top = f32::from(tl[c]) * (1.0 - ax) + f32::from(tr[c]) * ax;
+            let bot = f32::from(bl[c]) * (1.0 - ax) + f32::from(br[c]) * ax;
             *o = top * (1.0 - ay) + bot * ay;
         }
         out
@@ -172,8 +165,7 @@ pub fn crops_cuttable(quad: &Quad) -> bool {
         return false;
     };
     let (cw, ch) = (f64::from(CARD_W) - 1.0, f64::from(CARD_H) - 1.0);
-    let w = |x: f64, y: f64| h.0[6] * x + h.0[7] * y + h.0[8];
-    let corners = [w(0.0, 0.0), w(cw, 0.0), w(cw, ch), w(0.0, ch)];
+    let corners = [(0.0, 0.0), (cw, 0.0), (cw, ch), (0.0, ch)].map(|(x, y)| h.denominator(x, y));
     corners.iter().all(|&v| v >= 1e-6) || corners.iter().all(|&v| v <= -1e-6)
 }
 
