@@ -112,18 +112,15 @@ class Recognizer:
         service reads a card's outline: a card `heights` (its longest side) says is
         big enough from its top-left crop alone where that is sure
         (`readout.sure_corner_first`; without heights, none), else from both crops,
-        the same cards from one legible crop where the other is blank
+        any card from one legible crop where the other is blank
         (`readout.blank_corner`), and the card reader where the corners leave the
         card unsure (`readout.cascade`). Returns (the reads, which of them came from
         one legible crop beside a blank one: `one_corner_asks`)."""
         t = self.meta["temperature"]
         both_crops = readout.combine(l1, l2, t)
+        # The service reads a blank corner on every outline of one card, whatever
+        # its size (src/vision/classify.rs, `Outline`); these are all one card's.
         corners, one = readout.blank_corner(both_crops, l1, l2, t)
-        # The service reads a blank corner only on outlines it may read from one
-        # corner (src/vision/classify.rs, `read_sure_corner_first`'s marks).
-        one &= (np.zeros(len(one), bool) if heights is None
-                else np.asarray(heights) >= readout.SURE_CORNER_MIN_HEIGHT)
-        corners = np.where(one[:, None], corners, both_crops)
         if terms is not None:
             both = readout.cascade(corners, readout.combine(l1, l2, t, terms),
                                    self.meta["card_reader"].get("below"))
@@ -132,12 +129,17 @@ class Recognizer:
                                           self.meta.get("confirm_threshold_one_corner"), heights)
         return probs, one
 
-    def one_corner_asks(self, one: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    def one_corner_asks(self, one: np.ndarray, probs: np.ndarray,
+                        heights: np.ndarray | None = None) -> np.ndarray:
         """Which of the reads `probs` that `one` marks as read from one crop beside a
         blank one (`reads_of`) ask God: a read from one crop is held to the
-        one-corner threshold."""
+        one-corner threshold, and one of a card shorter than
+        `readout.SURE_CORNER_MIN_HEIGHT` always asks (src/vision/recognizer.rs,
+        `small_lone_corner`)."""
         alone = self.meta.get("confirm_threshold_one_corner", self.meta["confirm_threshold"])
-        return one & (probs.max(1) < alone)
+        small = (np.zeros(len(one), bool) if heights is None
+                 else np.asarray(heights) < readout.SURE_CORNER_MIN_HEIGHT)
+        return one & ((probs.max(1) < alone) | small)
 
 
 def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
@@ -145,9 +147,10 @@ def eval_split(rec: Recognizer, path: str, limit: int | None) -> dict:
     n = len(d["label"]) if limit is None else min(limit, len(d["label"]))
     idx = np.random.default_rng(0).permutation(len(d["label"]))[:n] if limit else np.arange(n)
     l1, l2 = rec.logits(d["tl"][idx]), rec.logits(d["br"][idx])
+    heights = d["height"][idx] if "height" in d else None
     probs, one = rec.reads_of(l1, l2, rec.whole_terms(d["card"][idx] if "card" in d else None),
-                              d["height"][idx] if "height" in d else None)
-    one_asks = rec.one_corner_asks(one, probs)
+                              heights)
+    one_asks = rec.one_corner_asks(one, probs, heights)
     r = readout.report(probs, d["label"][idx], rec.meta["confirm_threshold"], d["design"][idx],
                        d["design_names"], asks=one_asks)
     r["one_corner_reads"] = int(one.sum())
@@ -224,8 +227,9 @@ def eval_scenes(rec: Recognizer, folder: str) -> dict:
     terms = rec.whole_terms(np.stack(wholes))
     # The first look's logits serve both the first-look read and the second look.
     looks = [(rec.logits(tls), rec.logits(brs))]
-    probs, one = rec.reads_of(*looks[0], terms, np.array([h for h, _, _ in pip_cards]))
-    one_asks = rec.one_corner_asks(one, probs)
+    heights = np.array([h for h, _, _ in pip_cards])
+    probs, one = rec.reads_of(*looks[0], terms, heights)
+    one_asks = rec.one_corner_asks(one, probs, heights)
     uniq = sorted(set(names))
     groups = np.array([uniq.index(n) for n in names])
     threshold = rec.meta["confirm_threshold"]

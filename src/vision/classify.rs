@@ -479,6 +479,25 @@ fn crop_read(logits: &[f32], temperature: f32) -> ClassRead {
     read_score(&log_softmax(logits, temperature), [0.0; CLASSES])
 }
 
+/// What an outline to be read may hold, which decides how far its two index
+/// crops may be read apart ([`Classifier::read_sure_corner_first`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Outline {
+    /// Perhaps several cards (a piece of a row, touching cards, an outline of
+    /// other proportions than a card's): one card's index may show in each
+    /// corner, and only the two crops together tell.
+    #[default]
+    MaybeSeveral,
+    /// One card, too small for one corner to be believed alone (its index a few
+    /// pixels tall can be surely wrong): both crops are read together, but a
+    /// corner washed out in glare gives way to a legible one
+    /// ([`blank_corner_read`]).
+    SmallCard,
+    /// One card, big enough: a top-left crop sure on its own is the read, and a
+    /// blank corner gives way to a legible one.
+    Card,
+}
+
 /// How sure one crop must be of a card for a card whose other crop reads as no
 /// card to be read from it ([`blank_corner_read`]). At this level none of the 292
 /// "not a card" targets of the validation crops is read as a card by one crop
@@ -494,7 +513,7 @@ pub const BLANK_CORNER_LEVEL: f32 = 0.9;
 /// least [`BLANK_CORNER_LEVEL`] surely, the card is read from that crop alone, as
 /// a covered card is (`one_corner`); `None` otherwise. Something that is not a
 /// card shows no index in either corner. Only outlines that can be one card
-/// alone are read so ([`Classifier::read_sure_corner_first`]'s marks): a piece of
+/// alone are read so ([`Outline`]): a piece of
 /// an overlapping row can show an index in one corner and a neighbour's plain
 /// paper in the other.
 pub fn blank_corner_read(
@@ -964,41 +983,43 @@ impl Classifier {
 
     /// Reads cards from their crop pairs (`cards × 2 × [3, 72, 40]`, top-left crop
     /// first) as [`Classifier::read`] reads them without whole cards, but the
-    /// top-left crops of the cards marked in `early` first: such a card whose
-    /// top-left crop alone reads as a card at least as surely as a read from one
-    /// corner must to be believed ([`ModelSettings::one_corner_threshold`], fitted
-    /// on single validation crops) is read from that crop, as a covered card's one
-    /// corner is. Every other crop is read in a second batch, and each other card's
-    /// two crops combined ([`combine`]); a marked card whose two crops combined read
-    /// as no card, but one of them as a card, may be read from that one
-    /// ([`blank_corner_read`]). Most cards a camera sees well are read
-    /// from one crop, and the index model is most of a frame's time. Only a card's
-    /// outline may be marked: an outline of two cards side by side shows one
-    /// card's index in each corner, and only the two corners together tell.
+    /// top-left crops of the cards marked [`Outline::Card`] in `outlines` first:
+    /// such a card whose top-left crop alone reads as a card at least as surely as
+    /// a read from one corner must to be believed
+    /// ([`ModelSettings::one_corner_threshold`], fitted on single validation crops)
+    /// is read from that crop, as a covered card's one corner is. Every other crop
+    /// is read in a second batch, and each other card's two crops combined
+    /// ([`combine`]); a card marked [`Outline::Card`] or [`Outline::SmallCard`]
+    /// whose two crops combined read as no card, but one of them as a card, may be
+    /// read from that one ([`blank_corner_read`]). Most cards a camera sees well
+    /// are read from one crop, and the index model is most of a frame's time. Only
+    /// a card's outline may be marked: an outline of two cards side by side shows
+    /// one card's index in each corner, and only the two corners together tell.
+    /// Cards beyond `outlines` are [`Outline::MaybeSeveral`].
     pub fn read_sure_corner_first(
         &self,
         crops: &[f32],
         cards: usize,
-        early: &[bool],
+        outlines: &[Outline],
     ) -> Result<Vec<ClassRead>, ModelError> {
         let pair = 2 * CROP_LEN;
-        self.read_sure_corner_first_cutting(crops, cards, early, |k, rest| {
+        self.read_sure_corner_first_cutting(crops, cards, outlines, |k, rest| {
             rest.extend_from_slice(&crops[k * pair + CROP_LEN..(k + 1) * pair]);
             true
         })
     }
 
     /// [`Classifier::read_sure_corner_first`], but the bottom-right crops of the
-    /// cards marked in `early` need not be in `crops` yet: each card's is asked
-    /// of `bottom_right(k, rest)` (which appends it to `rest`, `false` when it
-    /// cannot be cut) only when the card's top-left crop alone did not read it.
-    /// Cutting a crop costs about a tenth of reading it, and most marked cards
+    /// cards marked [`Outline::Card`] need not be in `crops` yet: each card's is
+    /// asked of `bottom_right(k, rest)` (which appends it to `rest`, `false` when
+    /// it cannot be cut) only when the card's top-left crop alone did not read it.
+    /// Cutting a crop costs about a tenth of reading it, and most such cards
     /// never need their second.
     pub fn read_sure_corner_first_cutting(
         &self,
         crops: &[f32],
         cards: usize,
-        early: &[bool],
+        outlines: &[Outline],
         mut bottom_right: impl FnMut(usize, &mut Vec<f32>) -> bool,
     ) -> Result<Vec<ClassRead>, ModelError> {
         let pair = 2 * CROP_LEN;
@@ -1009,8 +1030,10 @@ impl Classifier {
                 cards * pair
             )));
         }
-        let marked = |k: usize| early.get(k).copied().unwrap_or(false);
-        let firsts: Vec<usize> = (0..cards).filter(|&k| marked(k)).collect();
+        let outline = |k: usize| outlines.get(k).copied().unwrap_or_default();
+        let firsts: Vec<usize> = (0..cards)
+            .filter(|&k| outline(k) == Outline::Card)
+            .collect();
         let first_crops: Vec<f32> = firsts
             .iter()
             .flat_map(|&k| crops[k * pair..k * pair + CROP_LEN].iter().copied())
@@ -1058,7 +1081,9 @@ impl Classifier {
                 };
                 let both = combine(a, b, temperature);
                 *read = Some(match both.card {
-                    None if marked(k) => blank_corner_read(a, b, temperature).unwrap_or(both),
+                    None if outline(k) != Outline::MaybeSeveral => {
+                        blank_corner_read(a, b, temperature).unwrap_or(both)
+                    }
                     _ => both,
                 });
             }
@@ -1650,19 +1675,40 @@ mod tests {
         for (a, b) in unmarked.iter().zip(&both) {
             assert_eq!((a.card, a.confidence), (b.card, b.confidence));
         }
+        // Small cards' outlines: never read from one corner first, so read as
+        // both crops read them (no corner of this scene is blank).
+        let small = c
+            .read_sure_corner_first(&crops, n, &vec![Outline::SmallCard; n])
+            .unwrap();
+        for (a, b) in small.iter().zip(&both) {
+            assert_eq!(
+                (a.card, a.confidence, a.one_corner),
+                (b.card, b.confidence, false)
+            );
+        }
         // Every other card marked: a marked card whose top-left crop is sure is
         // that crop's read, every other card the read of both crops, in order.
-        let early: Vec<bool> = (0..n).map(|k| k % 2 == 0).collect();
+        let early: Vec<Outline> = (0..n)
+            .map(|k| {
+                if k % 2 == 0 {
+                    Outline::Card
+                } else {
+                    Outline::MaybeSeveral
+                }
+            })
+            .collect();
         let reads = c.read_sure_corner_first(&crops, n, &early).unwrap();
         assert_eq!(reads.len(), n);
         let mut from_one = 0;
         for k in 0..n {
-            let want = if early[k] && one[k].card.is_some() && one[k].confidence >= alone {
-                from_one += 1;
-                one[k]
-            } else {
-                both[k]
-            };
+            let want =
+                if early[k] == Outline::Card && one[k].card.is_some() && one[k].confidence >= alone
+                {
+                    from_one += 1;
+                    one[k]
+                } else {
+                    both[k]
+                };
             assert_eq!(reads[k].card, want.card, "card {k}");
             assert!(
                 (reads[k].confidence - want.confidence).abs() < 1e-6,
@@ -1692,7 +1738,9 @@ mod tests {
         // A crop that cannot be cut is an error, not a read of nothing.
         let failed = c.read_sure_corner_first_cutting(&crops, n, &early, |_, _| false);
         assert!(failed.is_err());
-        let all = c.read_sure_corner_first(&crops, n, &vec![true; n]).unwrap();
+        let all = c
+            .read_sure_corner_first(&crops, n, &vec![Outline::Card; n])
+            .unwrap();
         for (k, read) in all.iter().enumerate() {
             assert_eq!(
                 read.card, both[k].card,

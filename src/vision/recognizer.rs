@@ -6,7 +6,9 @@ use std::borrow::Cow;
 use image::RgbImage;
 use serde::Serialize;
 
-use super::classify::{ClassRead, Classifier, CountHistogram, ModelError, PipRead, PIP_SUITS};
+use super::classify::{
+    ClassRead, Classifier, CountHistogram, ModelError, Outline, PipRead, PIP_SUITS,
+};
 use super::exposure::exposure_warnings;
 use super::fan::FanCard;
 use super::geometry::{Point, Quad};
@@ -340,26 +342,32 @@ impl Recognizer {
         let located = locate(frame, &self.localiser);
         let mut quads = located.cards.clone();
         let threshold = self.classifier.settings().confirm_threshold;
-        // Which outlines may be read from one sure corner: a card's, big enough.
-        // An outline of other proportions than a card's, or within a row the
-        // localiser found, may be several overlapping or touching cards, whose two
-        // corners show two cards' indices; on a card under `PIP_CHECK_BELOW` the
-        // index is a few pixels tall, and one corner can be surely wrong. These are
-        // read from both corners at once (`Recognizer::read_quads_sure_corner_first`).
-        let one_card: Vec<bool> = quads
+        // What each outline may hold. An outline of other proportions than a
+        // card's, or within a row the localiser found, may be several overlapping
+        // or touching cards, whose two corners show two cards' indices: read from
+        // both corners at once. A card's outline may be read from one sure corner
+        // (`Recognizer::read_quads_sure_corner_first`), but on a card under
+        // `PIP_CHECK_BELOW` the index is a few pixels tall and one corner can be
+        // surely wrong: such a card is read from both, and from one only where
+        // the other is blank in glare (asking God, below).
+        let outlines: Vec<Outline> = quads
             .iter()
             .map(|q| {
                 let c = q.centre();
-                q.longest_side() >= PIP_CHECK_BELOW
-                    && ONE_CARD_ASPECT.contains(&q.aspect())
+                let card = ONE_CARD_ASPECT.contains(&q.aspect())
                     && !located
                         .rows
                         .iter()
                         .chain(&located.short_rows)
-                        .any(|r| r.contains(c))
+                        .any(|r| r.contains(c));
+                match (card, q.longest_side() >= PIP_CHECK_BELOW) {
+                    (false, _) => Outline::MaybeSeveral,
+                    (true, false) => Outline::SmallCard,
+                    (true, true) => Outline::Card,
+                }
             })
             .collect();
-        let mut best = self.read_both_ways(frame, &quads, &one_card, threshold)?;
+        let mut best = self.read_both_ways(frame, &quads, &outlines, threshold)?;
         let parts = self.cut_touching(frame, &quads, &mut best, threshold)?;
         self.read_enclosing(frame, &located, &mut quads, &mut best, &parts, threshold)?;
         let rows = spread_rows(&located, &best, &parts);
@@ -383,12 +391,20 @@ impl Recognizer {
                 threshold
             }
             .max(self.table_threshold.unwrap_or(0.0));
+            // A whole card under `PIP_CHECK_BELOW` read from one corner was read
+            // so because its other corner is blank in glare (no such card is read
+            // from one sure corner first): its small index had no second corner
+            // to agree with, and asks God however sure it is.
+            let small_lone_corner =
+                read.one_corner && !overlapped && quad.longest_side() < PIP_CHECK_BELOW;
             match read.card {
                 Some(card) => out.cards.push(CardRead {
                     card,
                     confidence: read.confidence,
                     corners: quad,
-                    needs_confirmation: read.confidence < needed || quad.longest_side() < too_small,
+                    needs_confirmation: read.confidence < needed
+                        || quad.longest_side() < too_small
+                        || small_lone_corner,
                     overlapped,
                     pips_say: None,
                     pips_counted: None,
@@ -497,20 +513,20 @@ impl Recognizer {
     /// The best read of each outline, with the outline it was read as: first as
     /// located, then, in a second batch, turned by a quarter, for the outlines
     /// whose first read is unsure (a near-square outline's long sides are a guess).
-    /// `one_card` says per outline whether it can only be one card, and so may be
-    /// read from one corner alone when that corner is sure enough.
+    /// `outlines` says per outline what it may hold, and so whether it may be
+    /// read from one corner alone ([`Outline`]).
     fn read_both_ways(
         &self,
         frame: &RgbImage,
         quads: &[Quad],
-        one_card: &[bool],
+        outlines: &[Outline],
         threshold: f32,
     ) -> Result<Vec<Option<(Quad, ClassRead)>>, ModelError> {
         let mut best: Vec<Option<(Quad, ClassRead)>> = vec![None; quads.len()];
         for ((slot, q), read) in best
             .iter_mut()
             .zip(quads)
-            .zip(self.read_quads_sure_corner_first(frame, quads, one_card)?)
+            .zip(self.read_quads_sure_corner_first(frame, quads, outlines)?)
         {
             keep_better(slot, *q, read);
         }
@@ -1210,31 +1226,31 @@ impl Recognizer {
         self.read_quads_sure_corner_first(frame, quads, &[])
     }
 
-    /// [`Recognizer::read_quads`], but an outline marked in `one_card` (a card's
-    /// outline, not perhaps several cards') whose top-left crop alone reads as a
-    /// card surely enough is read from that crop
+    /// [`Recognizer::read_quads`], but an outline marked [`Outline::Card`] in
+    /// `outlines` (a card's outline, big enough) whose top-left crop alone reads
+    /// as a card surely enough is read from that crop
     /// ([`Classifier::read_sure_corner_first`](super::classify::Classifier::read_sure_corner_first)):
     /// on a frame of well-seen cards this halves the index model's work. Outlines
-    /// not marked (`one_card` shorter than `quads`) are read from both corners.
+    /// beyond `outlines` may be several cards, read from both corners.
     fn read_quads_sure_corner_first(
         &self,
         frame: &RgbImage,
         quads: &[Quad],
-        one_card: &[bool],
+        outlines: &[Outline],
     ) -> Result<Vec<Option<ClassRead>>, ModelError> {
-        let mut early = Vec::with_capacity(quads.len());
+        let mut kinds = Vec::with_capacity(quads.len());
         let mut crops = vec![0.0f32; quads.len() * 2 * CROP_LEN];
         let mut usable = Vec::with_capacity(quads.len());
         let mut cut = Vec::with_capacity(quads.len());
         let mut filled = 0;
-        // A marked outline's bottom-right crop is cut only if its top-left one
+        // A big card's outline's bottom-right crop is cut only if its top-left one
         // alone does not read it: where its outline is sure to be cuttable
         // throughout, the top-left crop is cut alone first.
         let mut later = Vec::with_capacity(quads.len());
         for (i, q) in quads.iter().enumerate() {
             let slot = &mut crops[filled * 2 * CROP_LEN..(filled + 1) * 2 * CROP_LEN];
-            let marked = one_card.get(i).copied().unwrap_or(false);
-            let lazy = marked && crops_cuttable(q);
+            let outline = outlines.get(i).copied().unwrap_or_default();
+            let lazy = outline == Outline::Card && crops_cuttable(q);
             let ok = if lazy {
                 top_left_crop(frame, q, slot)
             } else {
@@ -1243,7 +1259,7 @@ impl Recognizer {
             usable.push(ok);
             if ok {
                 cut.push(*q);
-                early.push(marked);
+                kinds.push(outline);
                 later.push(lazy);
             }
             filled += usize::from(ok);
@@ -1251,7 +1267,7 @@ impl Recognizer {
         crops.truncate(filled * 2 * CROP_LEN);
         let mut reads =
             self.classifier
-                .read_sure_corner_first_cutting(&crops, filled, &early, |k, rest| {
+                .read_sure_corner_first_cutting(&crops, filled, &kinds, |k, rest| {
                     if later[k] {
                         let from = rest.len();
                         rest.resize(from + CROP_LEN, 0.0);
