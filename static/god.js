@@ -421,6 +421,7 @@
     const inZone = reply.cards.map((r) => r.card + (r.needs_confirmation ? "?" : "")).join(" ");
     $("watch-status").textContent = reply.text + (inZone ? " · in the zone: " + inZone : "") +
       (reply.outside ? " · " + reply.outside + " card(s) outside the zone" : "") +
+      ((reply.unreadable || []).length ? " · " + reply.unreadable.length + " card-shaped outline(s) not read" : "") +
       (reply.warnings.length ? " · ⚠ " + reply.warnings.map((w) => w.text).join("; ") : "");
     if (reply.laid) takeLaid(reply.laid);
   }
@@ -428,12 +429,17 @@
     showFrame(laid);
     useReads();
     const n = laid.reads.length, sure = laid.reads.every((r) => !r.needs_confirmation);
+    // An outline of a card no index could be read on may be a card of the play
+    // (in glare, in a shadow): judging without it could judge the wrong play.
+    const unread = (laid.unreadable || []).length;
     const live = view && view.round && view.state && !view.state.ended;
     // With a prophet in office the prophet calls each play first: God sends it.
-    if ($("auto-judge").checked && live && sure && n >= 1 && n <= 4 && !prophetInOffice()) {
+    if ($("auto-judge").checked && live && sure && !unread && n >= 1 && n <= 4 && !prophetInOffice()) {
       $("play").click();
     } else {
-      $("play-error").textContent = n > 4
+      $("play-error").textContent = unread
+        ? unread + " card-shaped outline(s) in the zone could not be read (a card in glare or shadow?): look at the table, type any card missing, then Play."
+        : n > 4
         ? n + " cards laid: a hand spread out? Check the reads, then No play."
         : prophetInOffice() ? "play read from the zone: choose the prophet's call, then Play."
         : "play read from the zone: check the reads, then Play.";
@@ -478,6 +484,15 @@
       g.fillStyle = g.strokeStyle; g.font = "bold 16px system-ui";
       g.fillText(r.card + " " + Math.round(r.confidence * 100) + "%", r.corners[0][0] * sx, r.corners[0][1] * sy - 4);
     }
+    // Outlines of a card on which no index could be read: dashed, with a question.
+    g.setLineDash([8, 6]); g.strokeStyle = g.fillStyle = "#e74c3c";
+    for (const q of reply.unreadable || []) {
+      g.beginPath();
+      q.forEach(([x, y], i) => (i ? g.lineTo(x * sx, y * sy) : g.moveTo(x * sx, y * sy)));
+      g.closePath(); g.stroke();
+      g.fillText("?", q[0][0] * sx, q[0][1] * sy - 4);
+    }
+    g.setLineDash([]);
   }
   function showReads(reply) {
     const box = $("reads");
@@ -485,7 +500,10 @@
     // Exposure problems first: they say why cards may be missing below.
     for (const w of reply.warnings || []) box.append(E.el("div", { class: "error" }, "⚠ camera: " + w.text));
     if (!reply.recognized) box.append(E.el("div", { class: "muted" }, reply.recognizer + " — type the cards; the frame is kept as evidence."));
-    else if (!reply.reads.length) box.append(E.el("div", { class: "muted" }, "no card found in the frame"));
+    else if (!reply.reads.length && !(reply.unreadable || []).length) box.append(E.el("div", { class: "muted" }, "no card found in the frame"));
+    const unread = (reply.unreadable || []).length;
+    if (unread) box.append(E.el("div", { id: "unreadable", class: "error" },
+      "⚠ " + unread + " outline(s) of a card's shape could not be read (dashed in red): a card in a lamp's glare or a shadow? It is not among the reads below: type it in, or move the lamp."));
     reply.reads.forEach((r, i) => {
       // The card as the recognizer saw it, upright: its top-left corner is what was read.
       const row = E.el("div", { class: "read" + (r.needs_confirmation ? " confirm" : "") },

@@ -838,6 +838,60 @@ fn path_traced_photos_of_bent_glossy_cards_are_read() {
     assert_eq!(three["needs_confirmation"], true, "{small}");
 }
 
+/// The centre of a JSON quad `[[x, y]; 4]`.
+fn centre_of(quad: &Value) -> (f64, f64) {
+    let (mut x, mut y) = (0.0, 0.0);
+    for k in 0..4 {
+        x += quad[k][0].as_f64().unwrap() / 4.0;
+        y += quad[k][1].as_f64().unwrap() / 4.0;
+    }
+    (x, y)
+}
+
+#[test]
+fn a_card_in_a_hard_shadow_is_reported_unreadable_not_dropped() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let frame = root().join("tests/data/shadow/73-0047-eight-slant.jpg");
+    let out = eleusis(&["recognize", "--json", frame.to_str().unwrap()]);
+    assert!(out.status.success());
+    let line = &lines(&out)[0];
+    let labelled: Value = serde_json::from_slice(
+        &std::fs::read(root().join("tests/data/shadow/73-0047-eight-slant.json")).unwrap(),
+    )
+    .unwrap();
+    let labels = labelled["cards"].as_array().unwrap();
+    // The seven cards in the light are read; the two of diamonds in the shadow's
+    // dark core is not, but its outline is reported as unreadable.
+    let mut read = read_names(line);
+    read.sort();
+    let mut lit: Vec<String> = labels
+        .iter()
+        .map(|c| c["card"].as_str().unwrap().to_string())
+        .filter(|c| c != "2D")
+        .collect();
+    lit.sort();
+    assert_eq!(read, lit, "{line}");
+    let unreadable = line["unreadable"].as_array().expect("unreadable outlines");
+    assert_eq!(unreadable.len(), 1, "{line}");
+    let two = labels.iter().find(|c| c["card"] == "2D").unwrap();
+    let ((x, y), (u, v)) = (centre_of(&unreadable[0]), centre_of(&two["corners"]));
+    assert!((x - u).hypot(y - v) < 8.0, "{line}");
+    // A frame whose cards are all read has none.
+    let out = eleusis(&[
+        "recognize",
+        "--json",
+        scene("08-seq4-dark.jpg").to_str().unwrap(),
+    ]);
+    assert!(lines(&out)[0].get("unreadable").is_none());
+    // The text output says so under the frame's reads.
+    let out = eleusis(&["recognize", frame.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\n  unreadable: 1 card-shaped outline(s), no index read"),
+        "{text}"
+    );
+}
+
 #[test]
 fn touching_cards_of_a_borderless_deck_are_cut_apart_and_read() {
     assert!(has_model(), "the committed model models/recognizer.onnx");

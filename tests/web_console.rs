@@ -152,6 +152,112 @@ fn watching_goes_on_with_the_camera_panel_out_of_sight() {
     server.stop();
 }
 
+/// Whether `(x, y)` lies inside the convex quad `q` (either winding).
+fn inside(q: &[(f64, f64); 4], x: f64, y: f64) -> bool {
+    let sides: Vec<f64> = (0..4)
+        .map(|i| {
+            let (a, b) = (q[i], q[(i + 1) % 4]);
+            (b.0 - a.0) * (y - a.1) - (b.1 - a.1) * (x - a.0)
+        })
+        .collect();
+    sides.iter().all(|s| *s >= 0.0) || sides.iter().all(|s| *s <= 0.0)
+}
+
+/// A play of two sure cards beside a third washed out to blank paper by a lamp's
+/// glare, on which no index can be read: with "judge sure plays at once" on, the
+/// play is not judged (it could be a play of three), and God is told why and shown
+/// the outline.
+#[test]
+fn a_play_beside_a_card_no_index_can_be_read_on_waits_for_god() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("watch.db"));
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    // The eight cards of a path-traced photo (tests/data/shadow) with all but the
+    // 7H and the 7C painted over with the felt's colour, and the 3H's place
+    // painted as a card washed out to white.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/shadow");
+    let mut table = image::open(root.join("73-0047-eight-slant.jpg"))
+        .expect("frame")
+        .to_rgb8();
+    let labelled: Value =
+        serde_json::from_slice(&std::fs::read(root.join("73-0047-eight-slant.json")).unwrap())
+            .unwrap();
+    let felt = *table.get_pixel(900, 600);
+    let mut paint = |corners: &Value, grow: f64, colour: image::Rgb<u8>| {
+        let p = |k: usize| {
+            (
+                corners[k][0].as_f64().unwrap(),
+                corners[k][1].as_f64().unwrap(),
+            )
+        };
+        let mx = (0..4).map(|k| p(k).0).sum::<f64>() / 4.0;
+        let my = (0..4).map(|k| p(k).1).sum::<f64>() / 4.0;
+        let q = [0, 1, 2, 3].map(|k| (mx + grow * (p(k).0 - mx), my + grow * (p(k).1 - my)));
+        for (x, y, px) in table.enumerate_pixels_mut() {
+            if inside(&q, f64::from(x), f64::from(y)) {
+                *px = colour;
+            }
+        }
+    };
+    let cards = labelled["cards"].as_array().unwrap();
+    for card in cards {
+        if !["7H", "7C"].contains(&card["card"].as_str().unwrap()) {
+            paint(&card["corners"], 1.2, felt);
+        }
+    }
+    let blank = cards.iter().find(|c| c["card"] == "3H").unwrap();
+    paint(&blank["corners"], 1.0, image::Rgb([246, 246, 242]));
+    let empty = image::RgbImage::from_pixel(table.width(), table.height(), felt);
+    let video = dir.path().join("shadow.y4m");
+    let mut frames = vec![&empty; 3];
+    frames.extend([&table; 4]);
+    write_y4m(&video, &frames);
+
+    let mut driver = Driver::start();
+    driver.open_session_with_webcam(&dir.path().join("profile"), &video);
+    driver.goto(&console(&server));
+    driver.wait_for(
+        "the round's turn",
+        "return document.getElementById('now').textContent;",
+        |v| v.as_str().is_some_and(|t| t.contains("Turn: ")),
+    );
+    driver.eval("document.getElementById('cam-on').click(); return true;");
+    driver.wait_for(
+        "the webcam's picture",
+        "return document.getElementById('preview').width;",
+        |v| v.as_u64() == Some(1280),
+    );
+    driver.eval(
+        "document.getElementById('auto-judge').checked = true; \
+         const w = document.getElementById('watch'); w.checked = true; \
+         w.dispatchEvent(new Event('change')); return true;",
+    );
+    let said = driver.wait_for(
+        "the play held for God",
+        "return [document.getElementById('play-error').textContent, \
+         document.getElementById('watch-status').textContent];",
+        |v| {
+            v[0].as_str()
+                .is_some_and(|t| t.contains("could not be read"))
+        },
+    )[0]
+    .clone();
+    assert!(
+        said.as_str().unwrap().starts_with("1 card-shaped outline"),
+        "{said}"
+    );
+    let reads = driver.eval(
+        "return [document.getElementById('unreadable') !== null, \
+         [...document.querySelectorAll('#reads input[type=text]')].map((i) => i.value)];",
+    );
+    assert_eq!(reads, json!([true, ["7H", "7C"]]), "{reads}");
+    assert!(plays(&server).is_empty(), "{:?}", plays(&server));
+    drop(driver);
+    server.stop();
+}
+
 /// A browser session on the console at `url`, once its live connection is up.
 fn open_console(dir: &Path, url: &str) -> Driver {
     let mut driver = Driver::start();

@@ -80,6 +80,7 @@ fn a_play_laid_in_the_zone_is_reported_once_with_its_frame_as_evidence() {
     assert_eq!(replies[2]["phase"], "laid", "{}", replies[2]);
     assert_eq!(names(&laid["reads"]), ["4D", "4H", "8C", "5H"], "{laid}");
     assert_eq!(names(&replies[2]["cards"]), ["4D", "4H", "8C", "5H"]);
+    assert_eq!(replies[2]["unreadable"], json!([]), "{}", replies[2]);
     let frame = laid["frame"].as_str().expect("frame id").to_string();
     assert_eq!(frame.len(), 64);
     // The frame was kept: it can be fetched, and a play can take it as evidence.
@@ -125,6 +126,76 @@ fn a_play_laid_in_the_zone_is_reported_once_with_its_frame_as_evidence() {
         .map(|d| d.count())
         .unwrap_or(0);
     assert!(spooled <= 1, "{spooled} frames spooled");
+}
+
+/// A frame of `bytes`' size, every pixel its colour at (5, 5) with a little grain.
+fn empty_like(bytes: &[u8]) -> Vec<u8> {
+    let image = image::load_from_memory(bytes).expect("decodes").to_rgb8();
+    let cloth = *image.get_pixel(5, 5);
+    let empty = image::RgbImage::from_fn(image.width(), image.height(), |x, y| {
+        let grain = ((x * 7 + y * 13) % 5) as u8;
+        image::Rgb(cloth.0.map(|c| c.saturating_add(grain)))
+    });
+    let mut png = Vec::new();
+    empty
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .expect("png");
+    png
+}
+
+#[test]
+fn a_card_no_index_can_be_read_on_is_named_with_the_play_not_dropped() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("watch.db"));
+    server.post("/api/rounds", ROUND).expect(200);
+    // Eight cards on felt; the two of diamonds lies in an object's dark shadow,
+    // where the model reads no index on it (tests/data/shadow).
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shadow =
+        std::fs::read(root.join("tests/data/shadow/73-0047-eight-slant.jpg")).expect("frame");
+    let empty = empty_like(&shadow);
+    // A capture says so too.
+    let captured = server.post_bytes("/api/frames", &shadow).expect(200);
+    assert_eq!(captured["reads"].as_array().unwrap().len(), 7, "{captured}");
+    assert_eq!(
+        captured["unreadable"].as_array().unwrap().len(),
+        1,
+        "{captured}"
+    );
+    for zone in ["", "zone=0,0.4,1,1"] {
+        let ask = |restart: bool| {
+            let query = [if restart { "restart=1" } else { "" }, zone]
+                .into_iter()
+                .filter(|q| !q.is_empty())
+                .collect::<Vec<_>>()
+                .join("&");
+            format!("/api/watch?{query}")
+        };
+        server.post_bytes(&ask(true), &empty).expect(200);
+        for _ in 0..2 {
+            server.post_bytes(&ask(false), &empty).expect(200);
+        }
+        let replies: Vec<Value> = (0..3)
+            .map(|_| server.post_bytes(&ask(false), &shadow).expect(200))
+            .collect();
+        let last = &replies[2];
+        let laid = &last["laid"];
+        assert_eq!(last["phase"], "laid", "{last}");
+        // The whole frame holds the shadowed card; the zone of its lower part
+        // (the 2D lies at a third of the frame's height) does not.
+        let (want, reads) = if zone.is_empty() { (1, 7) } else { (0, 6) };
+        assert_eq!(
+            last["unreadable"].as_array().unwrap().len(),
+            want,
+            "{zone}: {last}"
+        );
+        assert_eq!(laid["unreadable"], last["unreadable"], "{zone}: {laid}");
+        assert_eq!(
+            laid["reads"].as_array().unwrap().len(),
+            reads,
+            "{zone}: {laid}"
+        );
+    }
 }
 
 #[test]

@@ -333,6 +333,9 @@ fn frame_json(file: &str, read: &FrameRead) -> Value {
             card
         }).collect::<Vec<_>>(),
     });
+    if !read.unreadable.is_empty() {
+        line["unreadable"] = json!(read.unreadable);
+    }
     with_warnings(&mut line, &read.warnings);
     line
 }
@@ -349,6 +352,16 @@ fn warnings_text(warnings: &[FrameWarning]) -> String {
         .iter()
         .map(|w| format!("\n  warning: {w}"))
         .collect()
+}
+
+/// The text line of a frame's unreadable outlines, when it has some.
+fn unreadable_text(read: &FrameRead) -> String {
+    match read.unreadable.len() {
+        0 => String::new(),
+        n => format!(
+            "\n  unreadable: {n} card-shaped outline(s), no index read (a card in glare or shadow?)"
+        ),
+    }
 }
 
 fn frame_text(file: &str, read: &FrameRead) -> String {
@@ -669,8 +682,9 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
                 } else {
                     writeln!(
                         out,
-                        "{}{}",
+                        "{}{}{}",
                         check_text(&file, &s),
+                        unreadable_text(&read),
                         warnings_text(&read.warnings)
                     )?;
                 }
@@ -678,8 +692,9 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
             None if args.json => writeln!(out, "{}", frame_json(&file, &read))?,
             None => writeln!(
                 out,
-                "{}{}",
+                "{}{}{}",
                 frame_text(&file, &read),
+                unreadable_text(&read),
                 warnings_text(&read.warnings)
             )?,
         }

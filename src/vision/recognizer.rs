@@ -78,10 +78,53 @@ pub struct FrameRead {
     /// Card-shaped things the model turned away as "not a card".
     #[serde(skip)]
     pub rejected: Vec<Quad>,
+    /// The rejected outlines that look like a card no index could be read on
+    /// ([`unreadable_cards`]): a card washed out by a lamp's glare or lost in a
+    /// shadow, which would otherwise vanish from a play without a word.
+    #[serde(skip)]
+    pub unreadable: Vec<Quad>,
     /// What about the frame may have cost cards: its exposure, cards too small to
     /// read (empty when fine).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<FrameWarning>,
+}
+
+/// How an unreadable outline's longest side may compare with the median of the
+/// frame's whole cards read ([`unreadable_cards`]): a card of the same deck, give or
+/// take the slant of the camera across the table.
+pub const UNREADABLE_SIZE: std::ops::RangeInclusive<f64> = 0.8..=1.25;
+
+/// The outlines turned away as no card (`rejected`) that look like a card whose
+/// index could not be read: a card's proportions ([`ONE_CARD_ASPECT`]), apart
+/// from every card read (neither holds the other's centre: not a piece of a read
+/// card's art, not an outline around read cards), and, when whole cards were
+/// read, of their size ([`UNREADABLE_SIZE`]). A lamp's glare can wash a card's
+/// indices out to white, a hard shadow can hide them: the localiser still finds
+/// the card, the model rightly reads no index, and without this the card would
+/// vanish from the play. A phone, a coaster or a hand has other proportions; a
+/// business card of a card's shape is reported too, which costs God one look.
+/// Overlapping outlines of one thing count once, in the order turned away.
+pub fn unreadable_cards(cards: &[CardRead], rejected: &[Quad]) -> Vec<Quad> {
+    let mut sizes: Vec<f64> = cards
+        .iter()
+        .filter(|c| !c.overlapped)
+        .map(|c| c.corners.longest_side())
+        .collect();
+    sizes.sort_by(f64::total_cmp);
+    let median = sizes.get(sizes.len() / 2).copied();
+    let mut unreadable: Vec<Quad> = Vec::new();
+    for quad in rejected {
+        let shaped = ONE_CARD_ASPECT.contains(&quad.aspect());
+        let sized = median.map_or(true, |m| {
+            UNREADABLE_SIZE.contains(&(quad.longest_side() / m))
+        });
+        let apart = !cards.iter().any(|c| c.corners.overlaps(quad));
+        let new = !unreadable.iter().any(|u| u.overlaps(quad));
+        if shaped && sized && apart && new {
+            unreadable.push(*quad);
+        }
+    }
+    unreadable
 }
 
 /// Puts cards in the order a play is read: left to right across the frame, by the
@@ -330,7 +373,7 @@ impl Recognizer {
             for card in &mut out.cards {
                 card.corners = card.corners.scaled(back);
             }
-            for quad in &mut out.rejected {
+            for quad in out.rejected.iter_mut().chain(&mut out.unreadable) {
                 *quad = quad.scaled(back);
             }
         }
@@ -380,6 +423,7 @@ impl Recognizer {
             height: frame.height(),
             cards: Vec::new(),
             rejected: Vec::new(),
+            unreadable: Vec::new(),
             warnings: exposure_warnings(frame),
         };
         let whole = best.into_iter().flatten().chain(parts);
@@ -417,6 +461,7 @@ impl Recognizer {
         drop_duplicates(&mut out.cards);
         self.check_pips(frame, &mut out.cards)?;
         order_left_to_right(&mut out.cards, |c| &c.corners);
+        out.unreadable = unreadable_cards(&out.cards, &out.rejected);
         out.warnings
             .extend(small_cards_warning(out.cards.iter().map(|c| &c.corners)));
         Ok(out)
@@ -1924,6 +1969,45 @@ mod tests {
             .iter()
             .map(|c| format!("{}@{}", c.card, c.corners.0[0].x))
             .collect()
+    }
+
+    #[test]
+    fn outlines_turned_away_that_look_like_a_card_are_unreadable() {
+        // Whole cards 100 × 140 read at x = 0 and 200 (and a covered strip,
+        // whose size does not count).
+        let cards = vec![
+            read("2S", 1.0, 0.0, 100.0, false),
+            read("3S", 1.0, 200.0, 100.0, false),
+            read("4S", 1.0, 600.0, 30.0, true),
+        ];
+        let at = |left: f64, w: f64, h: f64| {
+            quad([(left, 0.0), (left + w, 0.0), (left + w, h), (left, h)])
+        };
+        let rejected = [
+            // A card of the same size in glare: unreadable.
+            at(400.0, 100.0, 140.0),
+            // Another outline of that same thing counts once.
+            at(405.0, 95.0, 135.0),
+            // A piece of a read card's art, and an outline around read cards.
+            at(20.0, 60.0, 84.0),
+            at(-10.0, 320.0, 450.0),
+            // A phone (too narrow), a coaster (square), a card-shaped thing
+            // twice the cards' size or half of it.
+            at(800.0, 70.0, 150.0),
+            at(900.0, 120.0, 120.0),
+            at(1100.0, 200.0, 280.0),
+            at(1400.0, 50.0, 70.0),
+            // Turned landscape, the same card.
+            at(1600.0, 140.0, 100.0),
+        ];
+        let unreadable = unreadable_cards(&cards, &rejected);
+        assert_eq!(unreadable, [rejected[0], rejected[8]]);
+        // With no card read, any outline of a card's proportions is one.
+        assert_eq!(
+            unreadable_cards(&[], &rejected[4..8]),
+            [rejected[6], rejected[7]]
+        );
+        assert!(unreadable_cards(&cards, &[]).is_empty());
     }
 
     #[test]

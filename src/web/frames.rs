@@ -115,6 +115,11 @@ pub struct FrameReply {
     /// without a recognizer, and cards too small to read: why cards may be missing
     /// or asking God, and what to change.
     pub warnings: Vec<FrameWarning>,
+    /// Outlines of a card's shape and size on which no index could be read
+    /// (`[[x, y]; 4]` each, as `corners`): a card in a lamp's glare or a hard
+    /// shadow, which is missing from `reads`, or a note of a card's shape. God
+    /// looks before a play is judged.
+    pub unreadable: Vec<Vec<[f64; 2]>>,
 }
 
 /// Whether `id` is a frame id (64 lowercase hex digits); anything else could name a
@@ -249,6 +254,7 @@ impl FrameReply {
             recognizer: camera.note.clone(),
             recognized: false,
             warnings: Vec::new(),
+            unreadable: Vec::new(),
         }
     }
 }
@@ -267,7 +273,7 @@ pub fn read_into(reply: &mut FrameReply, image: &RgbImage, camera: &Camera) {
                     .map(|c| Read {
                         card: c.card.to_string(),
                         confidence: c.confidence,
-                        corners: c.corners.0.iter().map(|p| [p.x, p.y]).collect(),
+                        corners: corners_of(&c.corners),
                         needs_confirmation: c.needs_confirmation,
                         overlapped: c.overlapped,
                         pips_say: c.pips_say.map(|s| s.letter().to_string()),
@@ -275,6 +281,7 @@ pub fn read_into(reply: &mut FrameReply, image: &RgbImage, camera: &Camera) {
                         index_read: c.index_read.map(|i| i.to_string()),
                     })
                     .collect();
+                reply.unreadable = read.unreadable.iter().map(corners_of).collect();
                 reply.warnings = read.warnings;
             }
             Err(e) => reply.recognizer = format!("the recognizer failed on this frame: {e}"),
@@ -283,6 +290,11 @@ pub fn read_into(reply: &mut FrameReply, image: &RgbImage, camera: &Camera) {
     if !reply.recognized {
         reply.warnings = exposure_warnings(image);
     }
+}
+
+/// An outline as the replies give it: `[[x, y]; 4]`, top-left first, clockwise.
+fn corners_of(quad: &Quad) -> Vec<[f64; 2]> {
+    quad.0.iter().map(|p| [p.x, p.y]).collect()
 }
 
 /// A frame's JPEG bytes from the spool, when it is still there.

@@ -60,6 +60,10 @@ pub struct WatchReply {
     pub cleared: bool,
     /// The frame's problems (exposure, cards too small to read).
     pub warnings: Vec<FrameWarning>,
+    /// Outlines of a card's shape and size in the zone on which no index could
+    /// be read (a card in glare or shadow, missing from `cards`); `laid` carries
+    /// them too. A play is not judged at once while the zone holds one.
+    pub unreadable: Vec<Vec<[f64; 2]>>,
 }
 
 /// The zone of `?zone=x0,y0,x1,y1` (fractions of the frame's width and height);
@@ -103,6 +107,10 @@ pub fn watch_frame(
         });
     }
     let (width, height) = (image.width(), image.height());
+    let unreadable: Vec<Vec<[f64; 2]>> = std::mem::take(&mut read.unreadable)
+        .into_iter()
+        .filter(|c| zone.contains(quad_of_corners(c).centre(), width, height))
+        .collect();
     let (inside, outside): (Vec<Read>, Vec<Read>) = read
         .reads
         .drain(..)
@@ -157,6 +165,7 @@ pub fn watch_frame(
             reply.recognized = true;
             reply.reads = cards.clone();
             reply.warnings = read.warnings.clone();
+            reply.unreadable = unreadable.clone();
             Some(reply)
         }
         None => None,
@@ -172,12 +181,17 @@ pub fn watch_frame(
         laid,
         cleared: outcome.cleared,
         warnings: read.warnings,
+        unreadable,
     })
 }
 
 fn quad_of(read: &Read) -> Quad {
+    quad_of_corners(&read.corners)
+}
+
+fn quad_of_corners(corners: &[[f64; 2]]) -> Quad {
     let p = |i: usize| {
-        read.corners
+        corners
             .get(i)
             .map_or(Point::new(0.0, 0.0), |c| Point::new(c[0], c[1]))
     };
