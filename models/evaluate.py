@@ -137,7 +137,9 @@ class Recognizer:
         `readout.SURE_CORNER_MIN_HEIGHT` always asks (src/vision/recognizer.rs,
         `small_lone_corner`)."""
         alone = self.meta.get("confirm_threshold_one_corner", self.meta["confirm_threshold"])
-        small = (np.zeros(len(one), bool) if heights is None
+        # Crops rendered without their card's height (no --pips) could be small:
+        # their blank-corner reads ask.
+        small = (np.ones(len(one), bool) if heights is None
                  else np.asarray(heights) < readout.SURE_CORNER_MIN_HEIGHT)
         return one & ((probs.max(1) < alone) | small)
 

@@ -485,7 +485,7 @@
       g.fillText(r.card + " " + Math.round(r.confidence * 100) + "%", r.corners[0][0] * sx, r.corners[0][1] * sy - 4);
     }
     // Outlines of a card on which no index could be read: dashed, with a question.
-    g.setLineDash([8, 6]); g.strokeStyle = g.fillStyle = "#e74c3c";
+    g.setLineDash([8, 6]); g.strokeStyle = g.fillStyle = "#e74c3c"; g.font = "bold 16px system-ui";
     for (const q of reply.unreadable || []) {
       g.beginPath();
       q.forEach(([x, y], i) => (i ? g.lineTo(x * sx, y * sy) : g.moveTo(x * sx, y * sy)));

@@ -1412,6 +1412,46 @@ fn watch_folder(dir: &Path) {
 }
 
 #[test]
+fn watch_mode_counts_a_card_no_index_can_be_read_on_as_part_of_the_play() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let dir = tempfile::tempdir().expect("dir");
+    let shadow = root().join("tests/data/shadow/73-0047-eight-slant.jpg");
+    let image = image::open(&shadow).expect("frame").to_rgb8();
+    let felt = image::RgbImage::from_pixel(image.width(), image.height(), *image.get_pixel(5, 5));
+    for i in 0..6 {
+        let path = dir.path().join(format!("{i:02}.png"));
+        if i < 3 {
+            felt.save(&path).expect("png");
+        } else {
+            std::fs::copy(&shadow, path.with_extension("jpg")).expect("copy");
+        }
+    }
+    let folder = dir.path().display().to_string();
+    let out = eleusis(&["recognize", "--watch", "--json", &folder]);
+    let lines = lines(&out);
+    let laid = &lines[5];
+    assert_eq!(laid["phase"], "laid", "{lines:?}");
+    assert_eq!(laid["laid"].as_array().unwrap().len(), 7, "{laid}");
+    assert_eq!(laid["laid_unreadable"], 1, "{laid}");
+    assert_eq!(laid["unreadable"], 1, "{laid}");
+    // A zone around the shadowed two of diamonds alone: a play of it settles.
+    let out = eleusis(&[
+        "recognize",
+        "--watch",
+        "--zone",
+        "0.45,0.22,0.56,0.37",
+        &folder,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "05.jpg: laid (0 in the zone, 1 unreadable, 7 outside); play laid: 1 card-shaped outline(s) not read\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn watch_mode_reports_a_play_once_when_it_settles_and_the_clear_after_it() {
     if !has_model() {
         return;

@@ -162,7 +162,9 @@ fn a_card_no_index_can_be_read_on_is_named_with_the_play_not_dropped() {
         1,
         "{captured}"
     );
-    for zone in ["", "zone=0,0.4,1,1"] {
+    // The whole frame; a zone of its lower part (the 2D lies at a third of the
+    // frame's height); a zone around the 2D alone.
+    for zone in ["", "zone=0,0.4,1,1", "zone=0.45,0.22,0.56,0.37"] {
         let ask = |restart: bool| {
             let query = [if restart { "restart=1" } else { "" }, zone]
                 .into_iter()
@@ -181,9 +183,11 @@ fn a_card_no_index_can_be_read_on_is_named_with_the_play_not_dropped() {
         let last = &replies[2];
         let laid = &last["laid"];
         assert_eq!(last["phase"], "laid", "{last}");
-        // The whole frame holds the shadowed card; the zone of its lower part
-        // (the 2D lies at a third of the frame's height) does not.
-        let (want, reads) = if zone.is_empty() { (1, 7) } else { (0, 6) };
+        let (want, reads) = match zone {
+            "" => (1, 7),
+            "zone=0,0.4,1,1" => (0, 6),
+            _ => (1, 0),
+        };
         assert_eq!(
             last["unreadable"].as_array().unwrap().len(),
             want,
@@ -195,6 +199,9 @@ fn a_card_no_index_can_be_read_on_is_named_with_the_play_not_dropped() {
             reads,
             "{zone}: {laid}"
         );
+        // Still lying there, the shadowed card alone keeps the zone from clear.
+        let again = server.post_bytes(&ask(false), &shadow).expect(200);
+        assert_eq!(again["phase"], "laid", "{zone}: {again}");
     }
 }
 

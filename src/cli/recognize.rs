@@ -231,7 +231,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// Feeds one frame's cards in the zone to the watcher: the frame's line (JSON or
 /// text) and whether a play settled with it.
 fn watch_line(
-    watcher: &mut PlayZoneWatcher<(CardRead, String)>,
+    watcher: &mut PlayZoneWatcher<(Option<CardRead>, String)>,
     zone: Zone,
     file: &str,
     read: &FrameRead,
@@ -241,11 +241,20 @@ fn watch_line(
         .cards
         .iter()
         .partition(|c| zone.contains(c.corners.centre(), read.width, read.height));
+    // An outline no index could be read on is something in the zone too: part of
+    // the play, and the zone is not clear while it lies there (`eleusis serve`).
+    let unreadable: Vec<&Quad> = read
+        .unreadable
+        .iter()
+        .filter(|q| zone.contains(q.centre(), read.width, read.height))
+        .collect();
     let seen = inside
         .iter()
-        .map(|c| Seen {
-            quad: c.corners,
-            read: ((*c).clone(), file.to_string()),
+        .map(|c| (c.corners, Some((*c).clone())))
+        .chain(unreadable.iter().map(|q| (**q, None)))
+        .map(|(quad, card)| Seen {
+            quad,
+            read: (card, file.to_string()),
         })
         .collect();
     let watch = watcher.observe(seen);
@@ -256,9 +265,13 @@ fn watch_line(
             .collect()
     };
     let laid: Option<Vec<String>> = watch.laid.as_ref().map(|l| {
-        let cards: Vec<&CardRead> = l.iter().map(|s| &s.read.0).collect();
+        let cards: Vec<&CardRead> = l.iter().filter_map(|s| s.read.0.as_ref()).collect();
         names(&cards)
     });
+    let laid_unreadable = watch
+        .laid
+        .as_ref()
+        .map(|l| l.iter().filter(|s| s.read.0.is_none()).count());
     // The play is read from the frame of the last few that found the most of it.
     let laid_from = watch
         .laid
@@ -266,7 +279,7 @@ fn watch_line(
         .and_then(|l| l.first())
         .map(|s| s.read.1.clone());
     let line = if as_json {
-        json!({
+        let mut line = json!({
             "file": file,
             "phase": watch.phase,
             "in_zone": names(&inside),
@@ -274,20 +287,34 @@ fn watch_line(
             "laid": laid,
             "laid_from": laid_from,
             "cleared": watch.cleared,
-        })
-        .to_string()
+        });
+        if !unreadable.is_empty() {
+            line["unreadable"] = json!(unreadable.len());
+        }
+        if let Some(n) = laid_unreadable.filter(|n| *n > 0) {
+            line["laid_unreadable"] = json!(n);
+        }
+        line.to_string()
     } else {
         let mut text = format!(
             "{file}: {} ({} in the zone",
             watch.phase.name(),
             inside.len()
         );
+        if !unreadable.is_empty() {
+            text += &format!(", {} unreadable", unreadable.len());
+        }
         if !outside.is_empty() {
             text += &format!(", {} outside", outside.len());
         }
         text += ")";
         if let Some(cards) = &laid {
-            text += &format!("; play laid: {}", cards.join(" "));
+            let mut parts = vec![cards.join(" ")];
+            if let Some(n) = laid_unreadable.filter(|n| *n > 0) {
+                parts.push(format!("{n} card-shaped outline(s) not read"));
+            }
+            parts.retain(|p| !p.is_empty());
+            text += &format!("; play laid: {}", parts.join(" and "));
         }
         if let Some(from) = laid_from.as_deref().filter(|f| *f != file) {
             text += &format!(" (read in {from})");
@@ -589,7 +616,7 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     let localiser = LocaliserConfig::default();
     let mut all_ok = true;
     let mut summary = CheckSummary::default();
-    let mut watcher: PlayZoneWatcher<(CardRead, String)> =
+    let mut watcher: PlayZoneWatcher<(Option<CardRead>, String)> =
         PlayZoneWatcher::new(WatchConfig::default());
     let mut plays = 0usize;
     for path in &files {

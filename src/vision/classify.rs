@@ -407,6 +407,10 @@ pub struct ClassRead {
     /// reader nor looked at again: the blank corner's crops would only repeat
     /// that they show no index.
     pub one_corner: bool,
+    /// Read from one crop because the other showed no index
+    /// ([`blank_corner_read`]), not because the one was sure on its own: such a
+    /// card's corner had nothing to agree with, and a small one asks God.
+    pub blank_corner: bool,
 }
 
 impl ClassRead {
@@ -470,6 +474,7 @@ fn read_score(score: &[f32], whole: [f32; CLASSES]) -> ClassRead {
         score: kept,
         whole,
         one_corner: false,
+        blank_corner: false,
     }
 }
 
@@ -529,6 +534,7 @@ pub fn blank_corner_read(
     };
     (card.confidence >= BLANK_CORNER_LEVEL).then_some(ClassRead {
         one_corner: true,
+        blank_corner: true,
         ..card
     })
 }
@@ -1308,6 +1314,7 @@ mod tests {
         assert_eq!(combine(&legible, &blank, 1.0).card, None);
         for (a, b) in [(&legible, &blank), (&blank, &legible)] {
             let r = blank_corner_read(a, b, 1.0).unwrap();
+            assert!(r.one_corner && r.blank_corner);
             assert_eq!(r.card, Some(jc));
             assert!(r.one_corner);
             let one = combine(&legible, &vec![0.0; CLASSES], 1.0);
@@ -1686,6 +1693,22 @@ mod tests {
                 (b.card, b.confidence, false)
             );
         }
+        // The first card's bottom-right index washed out to plain paper: read from
+        // both crops it vanishes, but a card's outline (small or not) gives way to
+        // its legible top-left crop, marked as read beside a blank corner.
+        let mut glare = crops.clone();
+        glare[CROP_LEN..2 * CROP_LEN].fill(1.0);
+        let several = c.read_sure_corner_first(&glare, n, &[]).unwrap();
+        assert_eq!(several[0].card, None, "{}", several[0].confidence);
+        for outline in [Outline::SmallCard, Outline::Card] {
+            let read = c.read_sure_corner_first(&glare, n, &[outline]).unwrap();
+            assert_eq!(read[0].card, one[0].card, "{outline:?}");
+            assert!(read[0].one_corner, "{outline:?}");
+        }
+        let small = c
+            .read_sure_corner_first(&glare, n, &[Outline::SmallCard])
+            .unwrap();
+        assert!(small[0].blank_corner);
         // Every other card marked: a marked card whose top-left crop is sure is
         // that crop's read, every other card the read of both crops, in order.
         let early: Vec<Outline> = (0..n)

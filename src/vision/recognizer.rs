@@ -101,8 +101,9 @@ pub const UNREADABLE_SIZE: std::ops::RangeInclusive<f64> = 0.8..=1.25;
 /// read, of their size ([`UNREADABLE_SIZE`]). A lamp's glare can wash a card's
 /// indices out to white, a hard shadow can hide them: the localiser still finds
 /// the card, the model rightly reads no index, and without this the card would
-/// vanish from the play. A phone, a coaster or a hand has other proportions; a
-/// business card of a card's shape is reported too, which costs God one look.
+/// vanish from the play. A coaster or a hand rarely has a card's proportions, a
+/// phone seldom; a note or a business card of a card's shape is reported too,
+/// which costs God one look (README, "Unreadable outlines").
 /// Overlapping outlines of one thing count once, in the order turned away.
 pub fn unreadable_cards(cards: &[CardRead], rejected: &[Quad]) -> Vec<Quad> {
     let mut sizes: Vec<f64> = cards
@@ -435,12 +436,10 @@ impl Recognizer {
                 threshold
             }
             .max(self.table_threshold.unwrap_or(0.0));
-            // A whole card under `PIP_CHECK_BELOW` read from one corner was read
-            // so because its other corner is blank in glare (no such card is read
-            // from one sure corner first): its small index had no second corner
-            // to agree with, and asks God however sure it is.
-            let small_lone_corner =
-                read.one_corner && !overlapped && quad.longest_side() < PIP_CHECK_BELOW;
+            // A card under `PIP_CHECK_BELOW` read from one corner because the
+            // other is blank in glare: its small index had no second corner to
+            // agree with, and asks God however sure it is.
+            let small_lone_corner = read.blank_corner && quad.longest_side() < PIP_CHECK_BELOW;
             match read.card {
                 Some(card) => out.cards.push(CardRead {
                     card,
@@ -1790,6 +1789,7 @@ mod tests {
             score: [0.0; CLASSES],
             whole: [0.0; CLASSES],
             one_corner: false,
+            blank_corner: false,
         }
     }
 
@@ -1807,6 +1807,7 @@ mod tests {
             score,
             whole: [0.0; CLASSES],
             one_corner: false,
+            blank_corner: false,
         }
     }
 
@@ -1973,24 +1974,31 @@ mod tests {
 
     #[test]
     fn outlines_turned_away_that_look_like_a_card_are_unreadable() {
-        // Whole cards 100 × 140 read at x = 0 and 200 (and a covered strip,
-        // whose size does not count).
-        let cards = vec![
-            read("2S", 1.0, 0.0, 100.0, false),
-            read("3S", 1.0, 200.0, 100.0, false),
-            read("4S", 1.0, 600.0, 30.0, true),
-        ];
         let at = |left: f64, w: f64, h: f64| {
             quad([(left, 0.0), (left + w, 0.0), (left + w, h), (left, h)])
         };
+        // Whole cards 100 × 140 read at x = 0 and 200, and two covered strips of
+        // a row of bigger cards, whose size does not count (with them, the
+        // median would be 300).
+        let strip = |card: &str, left: f64| CardRead {
+            corners: at(left, 40.0, 300.0),
+            ..read(card, 1.0, left, 40.0, true)
+        };
+        let cards = vec![
+            read("2S", 1.0, 0.0, 100.0, false),
+            read("3S", 1.0, 200.0, 100.0, false),
+            strip("4S", 2000.0),
+            strip("5S", 2040.0),
+        ];
         let rejected = [
             // A card of the same size in glare: unreadable.
             at(400.0, 100.0, 140.0),
             // Another outline of that same thing counts once.
             at(405.0, 95.0, 135.0),
-            // A piece of a read card's art, and an outline around read cards.
-            at(20.0, 60.0, 84.0),
-            at(-10.0, 320.0, 450.0),
+            // An outline of a read card's size and shape on it (another cut of
+            // that card), and one a little off holding its centre.
+            at(2.0, 100.0, 140.0),
+            at(-45.0, 100.0, 140.0),
             // A phone (too narrow), a coaster (square), a card-shaped thing
             // twice the cards' size or half of it.
             at(800.0, 70.0, 150.0),

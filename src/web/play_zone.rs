@@ -22,12 +22,14 @@ pub struct ZoneWatch {
     watcher: Mutex<PlayZoneWatcher<Watched>>,
 }
 
-/// A card as the watcher keeps it: its read, and the frame it was read in (shared,
-/// not copied), so that the frame kept as a play's evidence is the one its reads
-/// came from.
+/// A card as the watcher keeps it: its read (`None` for an outline of a card no
+/// index could be read on: a card in glare or shadow is still something in the
+/// zone, part of the play and not a clear zone), and the frame it was read in
+/// (shared, not copied), so that the frame kept as a play's evidence is the one
+/// its reads came from.
 #[derive(Debug, Clone)]
 pub struct Watched {
-    read: Read,
+    read: Option<Read>,
     frame: Bytes,
 }
 
@@ -61,8 +63,10 @@ pub struct WatchReply {
     /// The frame's problems (exposure, cards too small to read).
     pub warnings: Vec<FrameWarning>,
     /// Outlines of a card's shape and size in the zone on which no index could
-    /// be read (a card in glare or shadow, missing from `cards`); `laid` carries
-    /// them too. A play is not judged at once while the zone holds one.
+    /// be read (a card in glare or shadow, missing from `cards`), of the same
+    /// frame as `cards`; `laid` carries them too. The watcher counts them as
+    /// things in the zone: a play of one settles, and the zone holding one is
+    /// not clear. A play is not judged at once while the zone holds one.
     pub unreadable: Vec<Vec<[f64; 2]>>,
 }
 
@@ -107,20 +111,22 @@ pub fn watch_frame(
         });
     }
     let (width, height) = (image.width(), image.height());
-    let unreadable: Vec<Vec<[f64; 2]>> = std::mem::take(&mut read.unreadable)
-        .into_iter()
-        .filter(|c| zone.contains(quad_of_corners(c).centre(), width, height))
-        .collect();
     let (inside, outside): (Vec<Read>, Vec<Read>) = read
         .reads
         .drain(..)
         .partition(|r| zone.contains(quad_of(r).centre(), width, height));
+    let unreadable = std::mem::take(&mut read.unreadable)
+        .into_iter()
+        .map(|c| quad_of_corners(&c))
+        .filter(|q| zone.contains(q.centre(), width, height));
     let seen: Vec<Seen<Watched>> = inside
         .into_iter()
-        .map(|r| Seen {
-            quad: quad_of(&r),
+        .map(|r| (quad_of(&r), Some(r)))
+        .chain(unreadable.map(|q| (q, None)))
+        .map(|(quad, read)| Seen {
+            quad,
             read: Watched {
-                read: r,
+                read,
                 frame: bytes.clone(),
             },
         })
@@ -136,12 +142,13 @@ pub fn watch_frame(
         }
         watcher.observe(seen.clone())
     };
-    let cards: Vec<Read> = outcome
-        .laid
-        .as_ref()
-        .unwrap_or(&seen)
+    // The play settled, or else what this frame holds in the zone.
+    let shown = outcome.laid.as_ref().unwrap_or(&seen);
+    let cards: Vec<Read> = shown.iter().filter_map(|s| s.read.read.clone()).collect();
+    let unreadable: Vec<Vec<[f64; 2]>> = shown
         .iter()
-        .map(|s| s.read.read.clone())
+        .filter(|s| s.read.read.is_none())
+        .map(|s| s.quad.0.iter().map(|p| [p.x, p.y]).collect())
         .collect();
     let laid = match outcome.laid.as_ref().and_then(|l| l.first()) {
         Some(card) => {
