@@ -503,8 +503,20 @@
     else if (!reply.reads.length && !(reply.unreadable || []).length) box.append(E.el("div", { class: "muted" }, "no card found in the frame"));
     const unread = (reply.unreadable || []).length;
     if (unread) box.append(E.el("div", { id: "unreadable", class: "error" },
-      "⚠ " + unread + " outline(s) of a card's shape could not be read (dashed in red): a card in a lamp's glare or a shadow? It is not among the reads below: type it in, or move the lamp."));
-    reply.reads.forEach((r, i) => {
+      "⚠ " + unread + " outline(s) of a card's shape could not be read (dashed in red): a card in a lamp's glare or a shadow? Type the card beside its cut below, or move the lamp."));
+    // Reads and unreadable outlines, left to right as the play is read (by the
+    // centre of each outline): a card typed beside its outline takes its place.
+    const centreX = (q) => q.reduce((s, p) => s + p[0], 0) / q.length;
+    const rows = reply.reads.map((r, i) => ({ x: centreX(r.corners), r, i }))
+      .concat((reply.unreadable || []).map((q) => ({ x: centreX(q), q })))
+      .sort((a, b) => a.x - b.x);
+    rows.forEach(({ r, i, q }) => {
+      if (q) {
+        box.append(E.el("div", { class: "read unreadable" },
+          E.cardCut(reply.url, q), E.el("span", { class: "muted", title: "an outline of a card's shape on which no index could be read" }, "unreadable"),
+          E.el("input", { type: "text", value: "", placeholder: "card?", title: "type the card here if this is one" })));
+        return;
+      }
       // The card as the recognizer saw it, upright: its top-left corner is what was read.
       const row = E.el("div", { class: "read" + (r.needs_confirmation ? " confirm" : "") },
         E.cardCut(reply.url, r.corners), E.card(r.card, "tiny"), E.el("span", {}, Math.round(r.confidence * 100) + "%"),

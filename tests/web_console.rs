@@ -252,8 +252,17 @@ fn a_play_beside_a_card_no_index_can_be_read_on_waits_for_god() {
         "return [document.getElementById('unreadable') !== null, \
          [...document.querySelectorAll('#reads input[type=text]')].map((i) => i.value)];",
     );
-    assert_eq!(reads, json!([true, ["7H", "7C"]]), "{reads}");
+    // The outline's cut comes first (left to right), with an empty field to
+    // type the card in; typed, it takes its place in the play.
+    assert_eq!(reads, json!([true, ["", "7H", "7C"]]), "{reads}");
     assert!(plays(&server).is_empty(), "{:?}", plays(&server));
+    let cards = driver.eval(
+        "const i = document.querySelector('#reads .read.unreadable input[type=text]'); \
+         i.value = '3H'; document.getElementById('use-reads').click(); \
+         return [document.getElementById('cards').value, \
+         document.querySelector('#reads .read.unreadable img.card-cut').src.includes('/card?corners=')];",
+    );
+    assert_eq!(cards, json!(["3H 7H 7C", true]), "{cards}");
     drop(driver);
     server.stop();
 }
