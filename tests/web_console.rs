@@ -49,6 +49,22 @@ fn wait_for_turn(driver: &Driver, name: &str) {
     );
 }
 
+/// Switches the webcam on, waits for its picture, and watches the play zone with
+/// "judge sure plays at once" on.
+fn watch_with_auto_judge(driver: &Driver) {
+    driver.eval("document.getElementById('cam-on').click(); return true;");
+    driver.wait_for(
+        "the webcam's picture",
+        "return document.getElementById('preview').width;",
+        |v| v.as_u64() == Some(1280),
+    );
+    driver.eval(
+        "document.getElementById('auto-judge').checked = true; \
+         const w = document.getElementById('watch'); w.checked = true; \
+         w.dispatchEvent(new Event('change')); return true;",
+    );
+}
+
 fn set_window(driver: &Driver, width: u32, height: u32) {
     driver.call(
         "POST",
@@ -101,18 +117,8 @@ fn watching_goes_on_with_the_camera_panel_out_of_sight() {
     set_window(&driver, 1366, 560);
     driver.goto(&console(&server));
     wait_for_turn(&driver, "Jacques");
-    driver.eval("document.getElementById('cam-on').click(); return true;");
-    driver.wait_for(
-        "the webcam's picture",
-        "return document.getElementById('preview').width;",
-        |v| v.as_u64() == Some(1280),
-    );
-    driver.eval(
-        "document.getElementById('auto-judge').checked = true; \
-         const w = document.getElementById('watch'); w.checked = true; \
-         w.dispatchEvent(new Event('change')); \
-         window.scrollTo(0, 0); return true;",
-    );
+    watch_with_auto_judge(&driver);
+    driver.eval("window.scrollTo(0, 0); return true;");
     let view = driver.eval(
         "const r = document.getElementById('camera-view').getBoundingClientRect(); \
          return [r.top, window.innerHeight];",
@@ -223,17 +229,7 @@ fn a_play_beside_a_card_no_index_can_be_read_on_waits_for_god() {
         "return document.getElementById('now').textContent;",
         |v| v.as_str().is_some_and(|t| t.contains("Turn: ")),
     );
-    driver.eval("document.getElementById('cam-on').click(); return true;");
-    driver.wait_for(
-        "the webcam's picture",
-        "return document.getElementById('preview').width;",
-        |v| v.as_u64() == Some(1280),
-    );
-    driver.eval(
-        "document.getElementById('auto-judge').checked = true; \
-         const w = document.getElementById('watch'); w.checked = true; \
-         w.dispatchEvent(new Event('change')); return true;",
-    );
+    watch_with_auto_judge(&driver);
     let said = driver.wait_for(
         "the play held for God",
         "return [document.getElementById('play-error').textContent, \

@@ -18,17 +18,8 @@ const ROUND: &str = r#"{"god":"Pierre","players":["Alain","François","Jacques"]
 fn frames() -> (Vec<u8>, Vec<u8>) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let cards = std::fs::read(root.join("tests/data/scenes/08-seq4-dark.jpg")).expect("frame");
-    let image = image::load_from_memory(&cards).expect("decodes").to_rgb8();
-    let cloth = *image.get_pixel(5, 5);
-    let empty = image::RgbImage::from_fn(image.width(), image.height(), |x, y| {
-        let grain = ((x * 7 + y * 13) % 5) as u8;
-        image::Rgb(cloth.0.map(|c| c.saturating_add(grain)))
-    });
-    let mut png = Vec::new();
-    empty
-        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .expect("png");
-    (cards, png)
+    let empty = empty_like(&cards);
+    (cards, empty)
 }
 
 fn names(reads: &Value) -> Vec<String> {
