@@ -475,23 +475,22 @@
     const img = $("frame-img"), c = $("overlay");
     c.width = img.clientWidth; c.height = img.clientHeight;
     const g = c.getContext("2d"), sx = c.width / reply.width, sy = c.height / reply.height;
-    g.lineWidth = 3;
-    for (const r of reply.reads) {
-      g.strokeStyle = r.needs_confirmation ? "#f39c12" : "#2ecc71";
-      g.beginPath();
-      r.corners.forEach(([x, y], i) => (i ? g.lineTo(x * sx, y * sy) : g.moveTo(x * sx, y * sy)));
-      g.closePath(); g.stroke();
-      g.fillStyle = g.strokeStyle; g.font = "bold 16px system-ui";
-      g.fillText(r.card + " " + Math.round(r.confidence * 100) + "%", r.corners[0][0] * sx, r.corners[0][1] * sy - 4);
-    }
-    // Outlines of a card on which no index could be read: dashed, with a question.
-    g.setLineDash([8, 6]); g.strokeStyle = g.fillStyle = "#e74c3c"; g.font = "bold 16px system-ui";
-    for (const q of reply.unreadable || []) {
+    g.lineWidth = 3; g.font = "bold 16px system-ui";
+    // An outline in the stroke's colour, labelled above its first corner.
+    const outline = (q, label) => {
       g.beginPath();
       q.forEach(([x, y], i) => (i ? g.lineTo(x * sx, y * sy) : g.moveTo(x * sx, y * sy)));
       g.closePath(); g.stroke();
-      g.fillText("?", q[0][0] * sx, q[0][1] * sy - 4);
+      g.fillStyle = g.strokeStyle;
+      g.fillText(label, q[0][0] * sx, q[0][1] * sy - 4);
+    };
+    for (const r of reply.reads) {
+      g.strokeStyle = r.needs_confirmation ? "#f39c12" : "#2ecc71";
+      outline(r.corners, r.card + " " + Math.round(r.confidence * 100) + "%");
     }
+    // Outlines of a card on which no index could be read: dashed, with a question.
+    g.setLineDash([8, 6]); g.strokeStyle = "#e74c3c";
+    for (const q of reply.unreadable || []) outline(q, "?");
     g.setLineDash([]);
   }
   function showReads(reply) {
@@ -499,16 +498,16 @@
     box.replaceChildren();
     // Exposure problems first: they say why cards may be missing below.
     for (const w of reply.warnings || []) box.append(E.el("div", { class: "error" }, "⚠ camera: " + w.text));
+    const unreadable = reply.unreadable || [];
     if (!reply.recognized) box.append(E.el("div", { class: "muted" }, reply.recognizer + " — type the cards; the frame is kept as evidence."));
-    else if (!reply.reads.length && !(reply.unreadable || []).length) box.append(E.el("div", { class: "muted" }, "no card found in the frame"));
-    const unread = (reply.unreadable || []).length;
-    if (unread) box.append(E.el("div", { id: "unreadable", class: "error" },
-      "⚠ " + unread + " outline(s) of a card's shape could not be read (dashed in red): a card in a lamp's glare or a shadow? Type the card beside its cut below, or move the lamp."));
+    else if (!reply.reads.length && !unreadable.length) box.append(E.el("div", { class: "muted" }, "no card found in the frame"));
+    if (unreadable.length) box.append(E.el("div", { id: "unreadable", class: "error" },
+      "⚠ " + unreadable.length + " outline(s) of a card's shape could not be read (dashed in red): a card in a lamp's glare or a shadow? Type the card beside its cut below, or move the lamp."));
     // Reads and unreadable outlines, left to right as the play is read (by the
     // centre of each outline): a card typed beside its outline takes its place.
     const centreX = (q) => q.reduce((s, p) => s + p[0], 0) / q.length;
     const rows = reply.reads.map((r, i) => ({ x: centreX(r.corners), r, i }))
-      .concat((reply.unreadable || []).map((q) => ({ x: centreX(q), q })))
+      .concat(unreadable.map((q) => ({ x: centreX(q), q })))
       .sort((a, b) => a.x - b.x);
     rows.forEach(({ r, i, q }) => {
       if (q) {

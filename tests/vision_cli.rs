@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use eleusis::vision::geometry::{Point, Quad};
 use serde_json::{json, Value};
 
 fn root() -> &'static Path {
@@ -839,13 +840,11 @@ fn path_traced_photos_of_bent_glossy_cards_are_read() {
 }
 
 /// The centre of a JSON quad `[[x, y]; 4]`.
-fn centre_of(quad: &Value) -> (f64, f64) {
-    let (mut x, mut y) = (0.0, 0.0);
-    for k in 0..4 {
-        x += quad[k][0].as_f64().unwrap() / 4.0;
-        y += quad[k][1].as_f64().unwrap() / 4.0;
-    }
-    (x, y)
+fn centre_of(quad: &Value) -> Point {
+    Quad(std::array::from_fn(|k| {
+        Point::new(quad[k][0].as_f64().unwrap(), quad[k][1].as_f64().unwrap())
+    }))
+    .centre()
 }
 
 #[test]
@@ -874,8 +873,10 @@ fn a_card_in_a_hard_shadow_is_reported_unreadable_not_dropped() {
     let unreadable = line["unreadable"].as_array().expect("unreadable outlines");
     assert_eq!(unreadable.len(), 1, "{line}");
     let two = labels.iter().find(|c| c["card"] == "2D").unwrap();
-    let ((x, y), (u, v)) = (centre_of(&unreadable[0]), centre_of(&two["corners"]));
-    assert!((x - u).hypot(y - v) < 8.0, "{line}");
+    assert!(
+        centre_of(&unreadable[0]).dist(centre_of(&two["corners"])) < 8.0,
+        "{line}"
+    );
     // A frame whose cards are all read has none.
     let out = eleusis(&[
         "recognize",

@@ -12,6 +12,7 @@ mod web_support;
 use std::path::Path;
 use std::time::Duration;
 
+use eleusis::vision::geometry::{Point, Quad};
 use serde_json::{json, Value};
 use web_support::driver::{write_y4m, Driver};
 use web_support::Server;
@@ -158,17 +159,6 @@ fn watching_goes_on_with_the_camera_panel_out_of_sight() {
     server.stop();
 }
 
-/// Whether `(x, y)` lies inside the convex quad `q` (either winding).
-fn inside(q: &[(f64, f64); 4], x: f64, y: f64) -> bool {
-    let sides: Vec<f64> = (0..4)
-        .map(|i| {
-            let (a, b) = (q[i], q[(i + 1) % 4]);
-            (b.0 - a.0) * (y - a.1) - (b.1 - a.1) * (x - a.0)
-        })
-        .collect();
-    sides.iter().all(|s| *s >= 0.0) || sides.iter().all(|s| *s <= 0.0)
-}
-
 /// A play of two sure cards beside a third washed out to blank paper by a lamp's
 /// glare, on which no index can be read: with "judge sure plays at once" on, the
 /// play is not judged (it could be a play of three), and God is told why and shown
@@ -192,17 +182,19 @@ fn a_play_beside_a_card_no_index_can_be_read_on_waits_for_god() {
             .unwrap();
     let felt = *table.get_pixel(900, 600);
     let mut paint = |corners: &Value, grow: f64, colour: image::Rgb<u8>| {
-        let p = |k: usize| {
-            (
+        let at = |k: usize| {
+            Point::new(
                 corners[k][0].as_f64().unwrap(),
                 corners[k][1].as_f64().unwrap(),
             )
         };
-        let mx = (0..4).map(|k| p(k).0).sum::<f64>() / 4.0;
-        let my = (0..4).map(|k| p(k).1).sum::<f64>() / 4.0;
-        let q = [0, 1, 2, 3].map(|k| (mx + grow * (p(k).0 - mx), my + grow * (p(k).1 - my)));
+        let c = Quad([0, 1, 2, 3].map(at)).centre();
+        let grown = Quad([0, 1, 2, 3].map(|k| {
+            let p = at(k);
+            Point::new(c.x + grow * (p.x - c.x), c.y + grow * (p.y - c.y))
+        }));
         for (x, y, px) in table.enumerate_pixels_mut() {
-            if inside(&q, f64::from(x), f64::from(y)) {
+            if grown.contains(Point::new(f64::from(x), f64::from(y))) {
                 *px = colour;
             }
         }

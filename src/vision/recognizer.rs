@@ -19,7 +19,7 @@ use super::rectify::{
     whole_card, CARD_H, CARD_W, CROP_LEN, WHOLE_LEN,
 };
 use super::spread::{cover_beyond, readings, shows_ink, split, Spread};
-use super::warning::{small_cards_warning, FrameWarning};
+use super::warning::{median_card_height, small_cards_warning, FrameWarning};
 use crate::cards::{Card, Rank, Suit};
 
 /// One card read from a frame.
@@ -106,13 +106,7 @@ pub const UNREADABLE_SIZE: std::ops::RangeInclusive<f64> = 0.8..=1.25;
 /// which costs God one look (README, "Unreadable outlines").
 /// Overlapping outlines of one thing count once, in the order turned away.
 pub fn unreadable_cards(cards: &[CardRead], rejected: &[Quad]) -> Vec<Quad> {
-    let mut sizes: Vec<f64> = cards
-        .iter()
-        .filter(|c| !c.overlapped)
-        .map(|c| c.corners.longest_side())
-        .collect();
-    sizes.sort_by(f64::total_cmp);
-    let median = sizes.get(sizes.len() / 2).copied();
+    let median = median_card_height(cards.iter().filter(|c| !c.overlapped).map(|c| &c.corners));
     let mut unreadable: Vec<Quad> = Vec::new();
     for quad in rejected {
         let shaped = ONE_CARD_ASPECT.contains(&quad.aspect());

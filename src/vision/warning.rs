@@ -89,19 +89,25 @@ impl Serialize for FrameWarning {
 pub fn small_cards_warning<'a>(
     outlines: impl IntoIterator<Item = &'a Quad>,
 ) -> Option<FrameWarning> {
+    let median = median_card_height(outlines)?;
+    (median < SMALL_CARD_HEIGHT).then_some(FrameWarning::SmallCards {
+        height: median as f32,
+    })
+}
+
+/// The median height of the cards with these outlines (each its outline's
+/// longest side), the size of a frame's cards; `None` without cards.
+pub fn median_card_height<'a>(outlines: impl IntoIterator<Item = &'a Quad>) -> Option<f64> {
     let mut heights: Vec<f64> = outlines.into_iter().map(Quad::longest_side).collect();
     if heights.is_empty() {
         return None;
     }
     heights.sort_by(f64::total_cmp);
     let n = heights.len();
-    let median = if n % 2 == 1 {
+    Some(if n % 2 == 1 {
         heights[n / 2]
     } else {
         (heights[n / 2 - 1] + heights[n / 2]) / 2.0
-    };
-    (median < SMALL_CARD_HEIGHT).then_some(FrameWarning::SmallCards {
-        height: median as f32,
     })
 }
 

@@ -293,7 +293,7 @@ pub fn read_into(reply: &mut FrameReply, image: &RgbImage, camera: &Camera) {
 }
 
 /// An outline as the replies give it: `[[x, y]; 4]`, top-left first, clockwise.
-fn corners_of(quad: &Quad) -> Vec<[f64; 2]> {
+pub(super) fn corners_of(quad: &Quad) -> Vec<[f64; 2]> {
     quad.0.iter().map(|p| [p.x, p.y]).collect()
 }
 

@@ -148,7 +148,7 @@ pub fn watch_frame(
     let unreadable: Vec<Vec<[f64; 2]>> = shown
         .iter()
         .filter(|s| s.read.read.is_none())
-        .map(|s| s.quad.0.iter().map(|p| [p.x, p.y]).collect())
+        .map(|s| frames::corners_of(&s.quad))
         .collect();
     let laid = match outcome.laid.as_ref().and_then(|l| l.first()) {
         Some(card) => {
