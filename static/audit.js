@@ -59,12 +59,16 @@
       round.scores ? E.el("div", {}, "scores: " + scoresText(round)) : "");
     const t = E.el("table", { class: "grid events reflow", "data-round": round.round });
     t.append(E.el("tr", {}, ["#", "time", "event", "player", "cards", "reads", "frame", "verdict", "explanation", "effects"].map((h) => E.el("th", {}, h))));
+    // A read as text. A card the camera found but read no index on (glare, a hard
+    // shadow) has no read: God typed it.
+    const readText = (r) => r.read == null ? "no index read → " + r.card + " (typed by God)"
+      : r.read + " " + Math.round(r.confidence * 100) + "% " + (r.status === "corrected" ? "→ " + r.card + " (corrected)" : "(confirmed)");
     for (const ev of round.events) {
       // Each read as text, and where the evidence gives the card's outline, the card
       // as the recognizer cut it from the frame.
       const reads = (ev.reads || []).map((r) => E.el("div", { class: "audit-read" },
         r.corners && ev.frame && ev.frame.sha256 ? E.cardCut("/api/frames/" + ev.frame.sha256, r.corners) : "",
-        r.read + " " + Math.round(r.confidence * 100) + "% " + (r.status === "corrected" ? "→ " + r.card + " (corrected)" : "(confirmed)")));
+        readText(r)));
       // A correction changed how many cards the event holds: the reads no longer
       // pair with the cards one for one, and the page says so.
       if (ev.reads_note) reads.push(E.el("div", { class: "muted reads-note" }, ev.reads_note));

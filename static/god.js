@@ -507,13 +507,13 @@
     // centre of each outline): a card typed beside its outline takes its place.
     const centreX = (q) => q.reduce((s, p) => s + p[0], 0) / q.length;
     const rows = reply.reads.map((r, i) => ({ x: centreX(r.corners), r, i }))
-      .concat(unreadable.map((q) => ({ x: centreX(q), q })))
+      .concat(unreadable.map((q, u) => ({ x: centreX(q), q, u })))
       .sort((a, b) => a.x - b.x);
-    rows.forEach(({ r, i, q }) => {
+    rows.forEach(({ r, i, q, u }) => {
       if (q) {
         box.append(E.el("div", { class: "read unreadable" },
           E.cardCut(reply.url, q), E.el("span", { class: "muted", title: "an outline of a card's shape on which no index could be read" }, "unreadable"),
-          E.el("input", { type: "text", value: "", placeholder: "card?", title: "type the card here if this is one" })));
+          E.el("input", { type: "text", value: "", "data-unreadable": u, placeholder: "card?", title: "type the card here if this is one" })));
         return;
       }
       // The card as the recognizer saw it, upright: its top-left corner is what was read.
@@ -566,11 +566,24 @@
     document.querySelectorAll("#reads .read.confirm input[type=checkbox]").forEach((c) => { c.checked = true; });
     $("play-error").textContent = "";
   }
+  // The cards typed beside the reads, left to right, become the play; each brings
+  // its read as evidence (an outline no index was read on brings a null read and
+  // its outline: God typed that card), and a row left empty brings nothing, so that
+  // reads and cards pair one for one.
   function useReads() {
     if (!frameReply) return;
-    const cards = Array.from(document.querySelectorAll("#reads input[type=text]")).map((i) => i.value.trim()).filter(Boolean);
+    const cards = [], reads = [];
+    document.querySelectorAll("#reads .read").forEach((row) => {
+      const input = row.querySelector("input[type=text]");
+      const card = input ? input.value.trim() : "";
+      if (!card) return;
+      cards.push(card);
+      const r = input.dataset.index != null ? frameReply.reads[Number(input.dataset.index)] : null;
+      reads.push(r ? { read: r.card, confidence: r.confidence, corners: r.corners }
+        : { read: null, confidence: 0, corners: frameReply.unreadable[Number(input.dataset.unreadable)] });
+    });
     $("cards").value = cards.join(" ");
-    evidence = { frame: frameReply.frame, reads: frameReply.reads.map((r) => ({ read: r.card, confidence: r.confidence, corners: r.corners })) };
+    evidence = { frame: frameReply.frame, reads };
   }
   function clearEvidence() {
     evidence = null; frameReply = null;

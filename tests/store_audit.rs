@@ -268,7 +268,9 @@ fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
         r#"{"event":"play","cards":["8D"],"evidence":{"frame":"frame.jpg","reads":[{"read":"8D","confidence":0.58}]}}"#.into(),
         // Camera read 5C; God corrected it to 5S at the table.
         r#"{"event":"play","cards":["5S"],"evidence":{"frame_ref":"cam1/000124","reads":[{"read":"5C","confidence":0.41,"corners":[[10,20],[60,21],[61,90],[9,89.5]]}]}}"#.into(),
-        r#"{"event":"play","cards":["9D","JC"]}"#.into(),
+        // The camera found the JC's outline but read no index on it (a lamp's
+        // glare): God typed it.
+        r#"{"event":"play","cards":["9D","JC"],"evidence":{"reads":[{"read":"9D","confidence":0.97},{"read":null,"confidence":0,"corners":[[70,20],[120,21],[121,90],[69,89]]}]}}"#.into(),
         // Later God finds the first card was really 8S: a correction, not an edit.
         r#"{"event":"correct","seq":2,"cards":["8S"]}"#.into(),
     ];
@@ -310,6 +312,19 @@ fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
     assert_eq!(second["reads"][0]["corners"][3][1], 89.5);
     assert!(first["reads"][0].get("corners").is_none(), "{first}");
     assert_eq!(second["frame"]["reference"], "cam1/000124");
+    // The card nobody read: its outline kept, no read, typed by God.
+    let typed = &events[3]["reads"];
+    assert_eq!(typed[0]["status"], "confirmed", "{typed}");
+    assert_eq!(typed[1]["read"], Value::Null, "{typed}");
+    assert_eq!(typed[1]["card"], "JC", "{typed}");
+    assert_eq!(typed[1]["status"], "typed", "{typed}");
+    assert_eq!(typed[1]["corners"][2][0], 121.0, "{typed}");
+    let text = eleusis(&["audit", "1.1", "--db", db.to_str().expect("path")], "");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("reads: 9D 0.97 confirmed; no index read, typed JC"),
+        "{text}"
+    );
     assert_eq!(events[4]["event"], "correct");
     assert_eq!(events[4]["correction"]["corrects"], "1.1:2");
 
@@ -320,6 +335,7 @@ fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
     let mut corrected = log[..4].to_vec();
     corrected[1] = r#"{"event":"play","cards":["8S"]}"#.into();
     corrected[2] = r#"{"event":"play","cards":["5S"]}"#.into();
+    corrected[3] = r#"{"event":"play","cards":["9D","JC"]}"#.into();
     assert_eq!(replay(&exported), replay(&corrected));
 
     // A correction that makes the log illegal is refused and not stored.

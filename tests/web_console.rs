@@ -251,6 +251,61 @@ fn a_play_beside_a_card_no_index_can_be_read_on_waits_for_god() {
          document.querySelector('#reads .read.unreadable img.card-cut').src.includes('/card?corners=')];",
     );
     assert_eq!(cards, json!(["3H 7H 7C", true]), "{cards}");
+
+    // Played, the typed card is kept as evidence with the outline the camera saw
+    // and no read, beside the two cards read: an audit shows all three.
+    driver.eval("document.getElementById('play').click(); return true;");
+    let start = std::time::Instant::now();
+    while plays(&server).is_empty() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let played = plays(&server);
+    assert_eq!(played.len(), 1, "{played:?}");
+    let reads = &played[0]["reads"];
+    assert_eq!(played[0]["cards"], json!(["3H", "7H", "7C"]), "{played:?}");
+    assert_eq!(reads[0]["read"], Value::Null, "{reads}");
+    assert_eq!(reads[0]["status"], "typed", "{reads}");
+    let cut = Quad([0, 1, 2, 3].map(|k| {
+        Point::new(
+            reads[0]["corners"][k][0].as_f64().unwrap(),
+            reads[0]["corners"][k][1].as_f64().unwrap(),
+        )
+    }));
+    let at = |k: usize| {
+        Point::new(
+            blank["corners"][k][0].as_f64().unwrap(),
+            blank["corners"][k][1].as_f64().unwrap(),
+        )
+    };
+    let blank_centre = Quad([0, 1, 2, 3].map(at)).centre();
+    assert!(cut.contains(blank_centre), "{reads}");
+    assert_eq!(
+        [
+            &reads[1]["read"],
+            &reads[1]["status"],
+            &reads[2]["read"],
+            &reads[2]["status"]
+        ],
+        [
+            &json!("7H"),
+            &json!("confirmed"),
+            &json!("7C"),
+            &json!("confirmed")
+        ],
+        "{reads}"
+    );
+    driver.goto(&format!("http://{}/audit/1.1", server.addr));
+    let shown = driver.wait_for(
+        "the audit's reads",
+        "return Array.from(document.querySelectorAll('.audit-read')).map((r) => \
+         [r.textContent, r.querySelector('img.card-cut') !== null]);",
+        |v| v.as_array().is_some_and(|a| a.len() == 3),
+    );
+    assert_eq!(
+        shown[0],
+        json!(["no index read → 3H (typed by God)", true]),
+        "{shown}"
+    );
     drop(driver);
     server.stop();
 }

@@ -82,7 +82,9 @@ pub enum SealAudit {
 #[derive(Debug, Clone, Serialize)]
 pub struct ReadAudit {
     pub card: Card,
-    pub read: Card,
+    /// `None` (`null`): the recognizer found the card's outline but read no index
+    /// on it (glare, a hard shadow); God typed the card.
+    pub read: Option<Card>,
     pub confidence: f64,
     pub status: ReadStatus,
     /// The card's outline in the frame, when the evidence gives it (the audit page
@@ -552,16 +554,14 @@ impl AuditReport {
                     let reads: Vec<String> = e
                         .reads
                         .iter()
-                        .map(|r| {
-                            format!(
-                                "{} {:.2} {}",
-                                r.read,
-                                r.confidence,
-                                match r.status {
-                                    ReadStatus::Confirmed => "confirmed".to_string(),
-                                    ReadStatus::Corrected => format!("corrected to {}", r.card),
-                                }
-                            )
+                        .map(|r| match (r.read, r.status) {
+                            (Some(read), ReadStatus::Confirmed) => {
+                                format!("{read} {:.2} confirmed", r.confidence)
+                            }
+                            (Some(read), _) => {
+                                format!("{read} {:.2} corrected to {}", r.confidence, r.card)
+                            }
+                            (None, _) => format!("no index read, typed {}", r.card),
                         })
                         .collect();
                     line(format!("      reads: {}", reads.join("; ")));

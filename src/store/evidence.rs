@@ -15,7 +15,10 @@
 //! `no_play`), in the same order. Every field is optional. A read may also carry the
 //! card's `corners` in the frame (`[[x, y]; 4]`: top-left, top-right, bottom-right,
 //! bottom-left of the portrait card, as the recognizer reported them), so that an
-//! audit can show the card as it was read.
+//! audit can show the card as it was read. A read of `null` (or none given) is a
+//! card-shaped outline on which the recognizer read no index — a card in a lamp's
+//! glare or a hard shadow — whose card God typed: it is kept, with its outline, so
+//! that an audit shows the table what the camera saw there.
 
 use std::path::Path;
 
@@ -82,7 +85,10 @@ pub(crate) fn counted(n: usize, noun: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CardRead {
-    pub read: Card,
+    /// The card read; `None` for an outline of a card's shape on which no index
+    /// could be read (God typed the card). Written as `null`, never left out, so
+    /// the chained payload says so.
+    pub read: Option<Card>,
     pub confidence: f64,
     /// Where the card lay in the frame, when the reader says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,8 +125,12 @@ pub struct Evidence {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ReadStatus {
+    /// The recorded card is the one read.
     Confirmed,
+    /// God recorded another card than the one read.
     Corrected,
+    /// The recognizer read no index on this card's outline; God typed the card.
+    Typed,
 }
 
 impl ReadStatus {
@@ -128,6 +138,7 @@ impl ReadStatus {
         match self {
             ReadStatus::Confirmed => "confirmed",
             ReadStatus::Corrected => "corrected",
+            ReadStatus::Typed => "typed",
         }
     }
 }
@@ -234,10 +245,10 @@ impl Evidence {
             .zip(cards)
             .enumerate()
             .map(|(i, (read, &card))| {
-                let status = if read.read == card {
-                    ReadStatus::Confirmed
-                } else {
-                    ReadStatus::Corrected
+                let status = match read.read {
+                    None => ReadStatus::Typed,
+                    Some(read) if read == card => ReadStatus::Confirmed,
+                    Some(_) => ReadStatus::Corrected,
                 };
                 (i, read, card, status)
             })
@@ -295,7 +306,7 @@ impl Store {
                     event_id,
                     i as i64,
                     card.to_string(),
-                    read.read.to_string(),
+                    read.read.map(|r| r.to_string()),
                     read.confidence,
                     status.as_str(),
                     evidence.frame_sha256,
@@ -331,6 +342,27 @@ mod tests {
         let recorded = cards("8H 9C");
         let statuses: Vec<_> = ev.statuses(&recorded).map(|(_, _, _, s)| s).collect();
         assert_eq!(statuses, vec![ReadStatus::Corrected, ReadStatus::Confirmed]);
+    }
+
+    #[test]
+    fn a_card_no_index_was_read_on_is_kept_as_typed_by_god() {
+        let dir = tempfile::tempdir().expect("dir");
+        let ev = input(
+            r#"{"reads":[{"read":"3H","confidence":0.98},{"read":null,"confidence":0,"corners":[[1,2],[50,2],[50,80],[1,80]]}]}"#,
+        )
+        .expect("input");
+        let (ev, _) = ev.resolve(&cards("3H 7H"), dir.path()).expect("resolve");
+        let statuses: Vec<_> = ev.statuses(&cards("3H 7H")).map(|(_, _, _, s)| s).collect();
+        assert_eq!(statuses, vec![ReadStatus::Confirmed, ReadStatus::Typed]);
+        // The chained payload says "no read" in so many words, and reads back the same.
+        let json = serde_json::to_value(&ev).expect("json");
+        assert!(json["reads"][1]["read"].is_null(), "{json}");
+        assert!(json["reads"][1]
+            .as_object()
+            .expect("read")
+            .contains_key("read"));
+        let back: Evidence = serde_json::from_value(json).expect("back");
+        assert_eq!(back, ev);
     }
 
     #[test]

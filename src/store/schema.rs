@@ -76,7 +76,32 @@ const MIGRATIONS: &[&str] = &[
         outcome     TEXT NOT NULL
     );
     "#,
+    // Version 2: a card the recognizer found but read no index on (glare, a hard
+    // shadow), whose card God typed, is kept among the reads: `read` may be null and
+    // `status` may be 'typed'. SQLite cannot loosen a column's constraints in
+    // place, so the table is copied into its new shape.
+    r#"
+    CREATE TABLE reads_v2 (
+        event_id    INTEGER NOT NULL REFERENCES events(id),
+        position    INTEGER NOT NULL,
+        card        TEXT NOT NULL,
+        read        TEXT,
+        confidence  REAL NOT NULL,
+        status      TEXT NOT NULL CHECK (status IN ('confirmed', 'corrected', 'typed')),
+        frame       TEXT REFERENCES frames(sha256),
+        frame_ref   TEXT,
+        PRIMARY KEY (event_id, position),
+        CHECK ((read IS NULL) = (status = 'typed'))
+    ) WITHOUT ROWID;
+    INSERT INTO reads_v2 SELECT event_id, position, card, read, confidence, status, frame, frame_ref FROM reads;
+    DROP TABLE reads;
+    ALTER TABLE reads_v2 RENAME TO reads;
+    "#,
 ];
+
+/// The oldest schema version a read-only open can read as it is: every migration
+/// since only widened what may be stored, so the queries are the same.
+const READABLE_FROM: i64 = 1;
 
 /// The schema version this program writes.
 pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
@@ -126,11 +151,11 @@ pub(crate) fn check_readable(store: &Store) -> Result<(), StoreError> {
             supported: VERSION,
         });
     }
-    if found < VERSION {
+    if found < READABLE_FROM {
         return Err(StoreError::Outdated {
             path: store.path().to_path_buf(),
             found,
-            expected: VERSION,
+            expected: READABLE_FROM,
         });
     }
     Ok(())
@@ -150,6 +175,65 @@ mod tests {
         // Re-opening must not re-run the migration (it would fail on CREATE TABLE).
         let store = Store::open(&path).expect("reopen");
         assert_eq!(user_version(&store).expect("v"), VERSION);
+    }
+
+    /// A file written by a version 1 program: its reads survive the migration
+    /// that lets a read be "no index read", and read-only opens read it unmigrated.
+    #[test]
+    fn a_version_1_file_keeps_its_reads_and_takes_cards_typed_by_god() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("v1.db");
+        let seed = "INSERT INTO games VALUES (1, 0);
+             INSERT INTO rounds VALUES (1, 1, 1, 'basic', 'G', 'c', 0);
+             INSERT INTO events VALUES (1, 1, 1, 0, 'play', '{}', 'p', 'h');
+             INSERT INTO reads VALUES (1, 0, '8H', '8D', 0.61, 'corrected', NULL, 'cam1/7');";
+        {
+            let conn = rusqlite::Connection::open(&path).expect("raw");
+            conn.execute_batch(MIGRATIONS[0]).expect("version 1");
+            conn.pragma_update(None, "user_version", 1).expect("v1");
+            conn.execute_batch(seed).expect("seed");
+            // Version 1 had no room for a card nobody read.
+            assert!(conn
+                .execute(
+                    "INSERT INTO reads VALUES (1, 1, '3H', NULL, 0, 'typed', NULL, NULL)",
+                    []
+                )
+                .is_err());
+        }
+        let reader = Store::open_read_only(&path).expect("read-only open of version 1");
+        drop(reader);
+        let store = Store::open(&path).expect("migrate");
+        assert_eq!(user_version(&store).expect("v"), VERSION);
+        let conn = store.conn();
+        let kept: (String, String, f64, String, String) = conn
+            .query_row(
+                "SELECT card, read, confidence, status, frame_ref FROM reads WHERE position = 0",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .expect("kept");
+        assert_eq!(
+            kept,
+            (
+                "8H".into(),
+                "8D".into(),
+                0.61,
+                "corrected".into(),
+                "cam1/7".into()
+            )
+        );
+        conn.execute(
+            "INSERT INTO reads VALUES (1, 1, '3H', NULL, 0, 'typed', NULL, NULL)",
+            [],
+        )
+        .expect("a typed card");
+        // "typed" and "no read" go together.
+        for bad in [
+            "INSERT INTO reads VALUES (1, 2, '3H', '3H', 0, 'typed', NULL, NULL)",
+            "INSERT INTO reads VALUES (1, 3, '3H', NULL, 0, 'confirmed', NULL, NULL)",
+        ] {
+            assert!(conn.execute(bad, []).is_err(), "{bad}");
+        }
     }
 
     #[test]
