@@ -87,7 +87,9 @@ pub(crate) fn counted(n: usize, noun: &str) -> String {
 pub struct CardRead {
     /// The card read; `None` for an outline of a card's shape on which no index
     /// could be read (God typed the card). Written as `null`, never left out, so
-    /// the chained payload says so.
+    /// the chained payload says so; and given, never left out, on a log line (a
+    /// line without it is refused as a missing field, not taken as "no read").
+    #[serde(deserialize_with = "Option::deserialize")]
     pub read: Option<Card>,
     pub confidence: f64,
     /// Where the card lay in the frame, when the reader says.
@@ -363,6 +365,9 @@ mod tests {
             .contains_key("read"));
         let back: Evidence = serde_json::from_value(json).expect("back");
         assert_eq!(back, ev);
+        // "No read" is said, not implied by a forgotten field.
+        let err = input(r#"{"reads":[{"confidence":0}]}"#).unwrap_err();
+        assert!(err.to_string().contains(r#"missing field "read""#), "{err}");
     }
 
     #[test]
