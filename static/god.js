@@ -9,6 +9,7 @@
   let view = null;
   let evidence = null; // {frame, reads:[{read, confidence}]} for the next play
   let frameReply = null;
+  let filledCards = null; // the cards field as the reads last filled it
   // Whether God chose a player in the form since the last view: if not, each view
   // sets it back to whose turn it is.
   let playerChosen = false;
@@ -541,6 +542,7 @@
     const size = cardSize(reply.reads);
     if (size) box.append(E.el("div", { id: "card-size", class: "muted" }, size));
     evidence = { frame: reply.frame, reads: [] };
+    filledCards = null;
     $("evidence-note").textContent = "frame attached as evidence";
   }
   // How tall the cards are in the frame (median of the outlines' long sides, as the
@@ -582,11 +584,18 @@
       reads.push(r ? { read: r.card, confidence: r.confidence, corners: r.corners }
         : { read: null, confidence: 0, corners: frameReply.unreadable[Number(input.dataset.unreadable)] });
     });
-    $("cards").value = cards.join(" ");
+    $("cards").value = filledCards = cards.join(" ");
     evidence = { frame: frameReply.frame, reads };
   }
+  // Once the reads have filled the cards field, a card corrected or typed beside a
+  // read fills it again: God looks at the cuts, fixes the one that is wrong and
+  // presses Play, and the play must be what the rows now say. Cards God typed in
+  // the field itself since are God's and stay.
+  $("reads").addEventListener("input", (ev) => {
+    if (ev.target.type === "text" && filledCards !== null && $("cards").value === filledCards) useReads();
+  });
   function clearEvidence() {
-    evidence = null; frameReply = null;
+    evidence = null; frameReply = null; filledCards = null;
     $("reads").replaceChildren(); $("evidence-note").textContent = "";
     const c = $("overlay"); c.getContext("2d").clearRect(0, 0, c.width, c.height);
     $("frame-img").hidden = true;

@@ -244,13 +244,25 @@ fn a_play_beside_a_card_no_index_can_be_read_on_waits_for_god() {
     // type the card in; typed, it takes its place in the play.
     assert_eq!(reads, json!([true, ["", "7H", "7C"]]), "{reads}");
     assert!(plays(&server).is_empty(), "{:?}", plays(&server));
+    // The reads filled the cards field when the play was laid; the card typed
+    // beside the outline fills it again, without another tap.
     let cards = driver.eval(
         "const i = document.querySelector('#reads .read.unreadable input[type=text]'); \
-         i.value = '3H'; document.getElementById('use-reads').click(); \
-         return [document.getElementById('cards').value, \
+         const before = document.getElementById('cards').value; \
+         i.value = '3H'; i.dispatchEvent(new Event('input', { bubbles: true })); \
+         return [before, document.getElementById('cards').value, \
          document.querySelector('#reads .read.unreadable img.card-cut').src.includes('/card?corners=')];",
     );
-    assert_eq!(cards, json!(["3H 7H 7C", true]), "{cards}");
+    assert_eq!(cards, json!(["7H 7C", "3H 7H 7C", true]), "{cards}");
+    // Cards God typed in the field itself are God's: a row edited after that
+    // leaves them be.
+    let kept = driver.eval(
+        "const f = document.getElementById('cards'); f.value = '7H 7C 3H'; \
+         const i = document.querySelector('#reads input[data-index]'); \
+         i.dispatchEvent(new Event('input', { bubbles: true })); \
+         const kept = f.value; f.value = '3H 7H 7C'; return kept;",
+    );
+    assert_eq!(kept, json!("7H 7C 3H"), "{kept}");
 
     // Played, the typed card is kept as evidence with the outline the camera saw
     // and no read, beside the two cards read: an audit shows all three.
