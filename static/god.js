@@ -132,8 +132,12 @@
       return;
     }
     if (evidence) {
+      // Reads pair with the cards by position: they go with the play only when it is
+      // what the rows said. Cards typed otherwise in the field keep the frame alone
+      // (a read paired with the wrong card would be stored for good).
       const cards = body.cards || body.hand || [];
-      if (cards.length === evidence.reads.length) body.evidence = evidence;
+      const asRows = filledCards !== null && words(filledCards).join(" ") === cards.join(" ");
+      if (asRows && cards.length === evidence.reads.length) body.evidence = evidence;
       else if (cards.length) body.evidence = { frame: evidence.frame };
     }
     try {
@@ -571,21 +575,24 @@
   // The cards typed beside the reads, left to right, become the play; each brings
   // its read as evidence (an outline no index was read on brings a null read and
   // its outline: God typed that card), and a row left empty brings nothing, so that
-  // reads and cards pair one for one.
+  // reads and cards pair one for one. A row given two cards or more breaks the
+  // pairing: the frame alone goes with the play.
   function useReads() {
     if (!frameReply) return;
     const cards = [], reads = [];
+    let paired = true;
     document.querySelectorAll("#reads .read").forEach((row) => {
       const input = row.querySelector("input[type=text]");
-      const card = input ? input.value.trim() : "";
-      if (!card) return;
-      cards.push(card);
+      const typed = words(input ? input.value : "");
+      if (!typed.length) return;
+      cards.push(...typed);
+      paired = paired && typed.length === 1;
       const r = input.dataset.index != null ? frameReply.reads[Number(input.dataset.index)] : null;
       reads.push(r ? { read: r.card, confidence: r.confidence, corners: r.corners }
         : { read: null, confidence: 0, corners: frameReply.unreadable[Number(input.dataset.unreadable)] });
     });
     $("cards").value = filledCards = cards.join(" ");
-    evidence = { frame: frameReply.frame, reads };
+    evidence = { frame: frameReply.frame, reads: paired ? reads : [] };
   }
   // Once the reads have filled the cards field, a card corrected or typed beside a
   // read fills it again: God looks at the cuts, fixes the one that is wrong and

@@ -434,6 +434,69 @@ fn a_failed_upload_leaves_no_earlier_frame_as_evidence() {
     server.stop();
 }
 
+/// Reads pair with a play's cards by position, and are stored for good: a play God
+/// typed otherwise in the cards field (here the two reads swapped, the same count)
+/// keeps the frame alone, where pairing them would store each read against the
+/// other card. Played as the rows say, the reads go with it.
+#[test]
+fn reads_go_with_a_play_only_when_it_is_what_the_rows_say() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("pairs.db"));
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes/06-seq2-green.jpg");
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&console(&server));
+    wait_for_turn(&driver, "Jacques");
+    let read_and_fill = |driver: &Driver| -> Vec<String> {
+        driver.send_keys("#upload", &scene.display().to_string());
+        driver.wait_for(
+            "the recognizer's reads",
+            "return document.querySelectorAll('#reads input[type=text]').length;",
+            |v| v.as_u64() == Some(2),
+        );
+        let filled = driver.eval(
+            "document.querySelectorAll('#reads .read.confirm input[type=checkbox]').forEach(c => c.checked = true); \
+             document.getElementById('use-reads').click(); \
+             return document.getElementById('cards').value;",
+        );
+        filled
+            .as_str()
+            .unwrap()
+            .split(' ')
+            .map(String::from)
+            .collect()
+    };
+    let rows = read_and_fill(&driver);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    driver.eval(&format!(
+        "document.getElementById('cards').value = '{} {}'; \
+         document.getElementById('play').click(); return true;",
+        rows[1], rows[0]
+    ));
+    wait_for_turn(&driver, "Alain");
+    let played = plays(&server);
+    assert_eq!(played[0]["cards"], json!([rows[1], rows[0]]), "{played:?}");
+    assert!(played[0]["frame"]["sha256"].is_string(), "{played:?}");
+    assert!(played[0]["reads"].is_null(), "no reads kept: {played:?}");
+
+    let rows = read_and_fill(&driver);
+    driver.eval("document.getElementById('play').click(); return true;");
+    wait_for_turn(&driver, "François");
+    let played = plays(&server);
+    let reads: Vec<&Value> = played[1]["reads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["read"])
+        .collect();
+    assert_eq!(reads, [&json!(rows[0]), &json!(rows[1])], "{played:?}");
+    drop(driver);
+    server.stop();
+}
+
 /// The start form: a hand size that is not a whole number is refused in the page,
 /// naming the field, and nothing is sent (a started round cannot be undone).
 /// Proven hints are buttons, reached with the keyboard.

@@ -15,7 +15,7 @@
 //! `no_play`), in the same order. Every field is optional. A read may also carry the
 //! card's `corners` in the frame (`[[x, y]; 4]`: top-left, top-right, bottom-right,
 //! bottom-left of the portrait card, as the recognizer reported them), so that an
-//! audit can show the card as it was read. A read of `null` (or none given) is a
+//! audit can show the card as it was read. A read of `null` is a
 //! card-shaped outline on which the recognizer read no index — a card in a lamp's
 //! glare or a hard shadow — whose card God typed: it is kept, with its outline, so
 //! that an audit shows the table what the camera saw there.

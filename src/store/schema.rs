@@ -100,7 +100,8 @@ const MIGRATIONS: &[&str] = &[
 ];
 
 /// The oldest schema version a read-only open can read as it is: every migration
-/// since only widened what may be stored, so the queries are the same.
+/// since only widened what may be stored, so the queries are the same. A migration
+/// that renames, removes or changes the meaning of a column must raise this.
 const READABLE_FROM: i64 = 1;
 
 /// The schema version this program writes.
