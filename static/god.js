@@ -136,8 +136,7 @@
       // what the rows said. Cards typed otherwise in the field keep the frame alone
       // (a read paired with the wrong card would be stored for good).
       const cards = body.cards || body.hand || [];
-      const asRows = filledCards !== null && words(filledCards).join(" ") === cards.join(" ");
-      if (asRows && cards.length === evidence.reads.length) body.evidence = evidence;
+      if (asRows(cards) && cards.length === evidence.reads.length) body.evidence = evidence;
       else if (cards.length) body.evidence = { frame: evidence.frame };
     }
     try {
@@ -593,7 +592,22 @@
     });
     $("cards").value = filledCards = cards.join(" ");
     evidence = { frame: frameReply.frame, reads: paired ? reads : [] };
+    noteEvidence();
   }
+  // Whether these cards are what the rows put in the cards field.
+  function asRows(cards) {
+    return filledCards !== null && words(filledCards).join(" ") === cards.join(" ");
+  }
+  // Says what goes with the next play: the frame, and its reads while the cards
+  // are what the rows say.
+  function noteEvidence() {
+    if (!evidence) return;
+    const reads = evidence.reads.length;
+    $("evidence-note").textContent = "frame attached as evidence" +
+      (!reads ? "" : asRows(words($("cards").value)) ? ", with its " + reads + " read(s)"
+        : " (not its reads: the cards differ from the rows; Use these cards to attach them)");
+  }
+  $("cards").addEventListener("input", noteEvidence);
   // Once the reads have filled the cards field, a card corrected or typed beside a
   // read fills it again: God looks at the cuts, fixes the one that is wrong and
   // presses Play, and the play must be what the rows now say. Cards God typed in

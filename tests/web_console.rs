@@ -471,11 +471,19 @@ fn reads_go_with_a_play_only_when_it_is_what_the_rows_say() {
     };
     let rows = read_and_fill(&driver);
     assert_eq!(rows.len(), 2, "{rows:?}");
-    driver.eval(&format!(
-        "document.getElementById('cards').value = '{} {}'; \
-         document.getElementById('play').click(); return true;",
+    let note = "return document.getElementById('evidence-note').textContent;";
+    assert_eq!(
+        driver.eval(note),
+        json!("frame attached as evidence, with its 2 read(s)")
+    );
+    let said = driver.eval(&format!(
+        "const f = document.getElementById('cards'); f.value = '{} {}'; \
+         f.dispatchEvent(new Event('input', {{ bubbles: true }})); \
+         return document.getElementById('evidence-note').textContent;",
         rows[1], rows[0]
     ));
+    assert!(said.as_str().unwrap().contains("not its reads"), "{said}");
+    driver.eval("document.getElementById('play').click(); return true;");
     wait_for_turn(&driver, "Alain");
     let played = plays(&server);
     assert_eq!(played[0]["cards"], json!([rows[1], rows[0]]), "{played:?}");
