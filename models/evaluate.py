@@ -134,7 +134,7 @@ class Recognizer:
         """Which of the reads `probs` that `one` marks as read from one crop beside a
         blank one (`reads_of`) ask God: a read from one crop is held to the
         one-corner threshold, and one of a card shorter than
-        `readout.SURE_CORNER_MIN_HEIGHT` always asks (src/vision/recognizer.rs,
+        `readout.SURE_CORNER_MIN_HEIGHT` always asks (src/vision/recognizer/mod.rs,
         `small_lone_corner`)."""
         alone = self.meta.get("confirm_threshold_one_corner", self.meta["confirm_threshold"])
         # Crops rendered without their card's height (no --pips) could be small:

@@ -1,5 +1,5 @@
 """How many pips the pip reader counts on each rank: the evidence for the rank
-check of the service's pip check (`src/vision/recognizer.rs`, `pips_deny_rank`).
+check of the service's pip check (`src/vision/recognizer/pip_check.rs`, `pips_deny_rank`).
 
 A number card shows as many pips as its rank; blur merges some and a pip beside an
 index may be left out, so the count falls short, but it never exceeds the rank. A

@@ -75,7 +75,7 @@ def blank_corner(probs: np.ndarray, tl_logits: np.ndarray, br_logits: np.ndarray
 
 
 # Cards shorter than this (their outline's longest side, frame pixels) are always
-# read from both corners (src/vision/recognizer.rs, PIP_CHECK_BELOW).
+# read from both corners (src/vision/recognizer/pip_check.rs, PIP_CHECK_BELOW).
 SURE_CORNER_MIN_HEIGHT = 145.0
 
 
@@ -102,7 +102,7 @@ def card_reader_term(logits: np.ndarray, temperature: float, weight: float) -> n
     return weight * log_softmax(logits / temperature)
 
 
-# The service's second look at an unsure card read (src/vision/recognizer.rs): its
+# The service's second look at an unsure card read (src/vision/recognizer/second_look.rs): its
 # outline as located, shrunk and grown by these factors about its centre, and moved
 # by these fractions of its top and left sides.
 SECOND_LOOK_SCALE = (0.96, 1.04)
@@ -229,7 +229,7 @@ def report(probs: np.ndarray, labels: np.ndarray, threshold: float,
     return out
 
 
-# The service's pip check (src/vision/recognizer.rs, `check_pips`; model card, "Pips"):
+# The service's pip check (src/vision/recognizer/pip_check.rs, `check_pips`; model card, "Pips"):
 # reads of whole number cards shorter than this (frame pixels) are checked.
 PIP_CHECK_BELOW = 145.0
 # A read of this rank or more whose card shows FEW_PIPS_AT_MOST pips or fewer is doubted.
@@ -253,7 +253,7 @@ def likeliest(row: np.ndarray, options: list) -> str:
     """Of `options` (a choice, the class name it stands for, the log-likelihood the
     pips give it), the choice whose class the read (`row`, its 53 probabilities) and
     the pips make likeliest together (a class the read rules out counts as 1e-30).
-    Mirrors `likeliest` in src/vision/recognizer.rs."""
+    Mirrors `likeliest` in src/vision/recognizer/pip_check.rs."""
     score = [np.log(max(float(row[CLASS_NAMES.index(name)]), 1e-30)) + from_pips
              for _, name, from_pips in options]
     return options[int(np.argmax(score))][0]
