@@ -594,9 +594,16 @@
     evidence = { frame: frameReply.frame, reads: paired ? reads : [] };
     noteEvidence();
   }
-  // Whether these cards are what the rows put in the cards field.
+  // Whether the reads pair with these cards by position: the cards are what the
+  // rows put in the cards field, but for cards replaced in place by ones the rows
+  // do not hold (a correction typed in the field; the read is stored as
+  // corrected). A card the rows hold elsewhere means cards were moved around, and
+  // which read is whose is a guess.
   function asRows(cards) {
-    return filledCards !== null && words(filledCards).join(" ") === cards.join(" ");
+    if (filledCards === null) return false;
+    const rows = words(filledCards).map((c) => c.toUpperCase());
+    const typed = cards.map((c) => c.toUpperCase());
+    return typed.length === rows.length && typed.every((c, i) => c === rows[i] || !rows.includes(c));
   }
   // Says what goes with the next play: the frame, and its reads while the cards
   // are what the rows say.

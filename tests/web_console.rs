@@ -437,7 +437,8 @@ fn a_failed_upload_leaves_no_earlier_frame_as_evidence() {
 /// Reads pair with a play's cards by position, and are stored for good: a play God
 /// typed otherwise in the cards field (here the two reads swapped, the same count)
 /// keeps the frame alone, where pairing them would store each read against the
-/// other card. Played as the rows say, the reads go with it.
+/// other card. Played as the rows say, the reads go with it; so they do with a
+/// card replaced in place by one the rows do not hold (a correction).
 #[test]
 fn reads_go_with_a_play_only_when_it_is_what_the_rows_say() {
     let dir = tempfile::tempdir().expect("dir");
@@ -501,6 +502,43 @@ fn reads_go_with_a_play_only_when_it_is_what_the_rows_say() {
         .map(|r| &r["read"])
         .collect();
     assert_eq!(reads, [&json!(rows[0]), &json!(rows[1])], "{played:?}");
+
+    // A card replaced in place in the field by one the rows do not hold is a
+    // correction: the reads stay, that one stored as corrected.
+    let rows = read_and_fill(&driver);
+    let other = ["KS", "QS"]
+        .into_iter()
+        .find(|c| !rows.iter().any(|r| r == c))
+        .unwrap();
+    let said = driver.eval(&format!(
+        "const f = document.getElementById('cards'); f.value = '{other} {}'; \
+         f.dispatchEvent(new Event('input', {{ bubbles: true }})); \
+         document.getElementById('play').click(); \
+         return document.getElementById('evidence-note').textContent;",
+        rows[1]
+    ));
+    assert_eq!(
+        said,
+        json!("frame attached as evidence, with its 2 read(s)")
+    );
+    wait_for_turn(&driver, "Jacques");
+    let played = plays(&server);
+    let reads = &played[2]["reads"];
+    assert_eq!(
+        [
+            &reads[0]["read"],
+            &reads[0]["card"],
+            &reads[0]["status"],
+            &reads[1]["status"]
+        ],
+        [
+            &json!(rows[0]),
+            &json!(other),
+            &json!("corrected"),
+            &json!("confirmed")
+        ],
+        "{played:?}"
+    );
     drop(driver);
     server.stop();
 }
