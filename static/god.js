@@ -132,9 +132,9 @@
       return;
     }
     if (evidence) {
-      // Reads pair with the cards by position: they go with the play only when it is
-      // what the rows said. Cards typed otherwise in the field keep the frame alone
-      // (a read paired with the wrong card would be stored for good).
+      // Reads pair with the cards by position: they go with the play only when they
+      // pair without doubt (`asRows`); otherwise the frame goes alone (a read paired
+      // with the wrong card would be stored for good).
       const cards = body.cards || body.hand || [];
       if (asRows(cards) && cards.length === evidence.reads.length) body.evidence = evidence;
       else if (cards.length) body.evidence = { frame: evidence.frame };
@@ -605,8 +605,8 @@
     const typed = cards.map((c) => c.toUpperCase());
     return typed.length === rows.length && typed.every((c, i) => c === rows[i] || !rows.includes(c));
   }
-  // Says what goes with the next play: the frame, and its reads while the cards
-  // are what the rows say.
+  // Says what goes with the next play: the frame, and its reads while they pair
+  // with the cards in the field (`asRows`).
   function noteEvidence() {
     if (!evidence) return;
     const reads = evidence.reads.length;
