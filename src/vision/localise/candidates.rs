@@ -26,7 +26,7 @@ pub(super) struct Candidate {
 /// neighbouring lines cross at the corners. This lands on the corners of the card's
 /// bounding rectangle, not on its rounded corners. `None` when a part is not
 /// straight (a disc, a blob).
-pub(super) fn fit_sides(hull: &[Point]) -> Option<[Point; 4]> {
+fn fit_sides(hull: &[Point]) -> Option<[Point; 4]> {
     let n = hull.len();
     let idx = max_area_quad(hull)?;
     let mut lines = Vec::with_capacity(4);
@@ -77,7 +77,7 @@ pub(super) fn fit_sides(hull: &[Point]) -> Option<[Point; 4]> {
 
 /// The convex hull of a blob, in working pixels; `None` when the blob touches the
 /// frame's edge (a card cut by it cannot be read reliably).
-pub(super) fn blob_hull<F: Fn(usize) -> bool>(mask: &Mask<F>, runs: &[Run]) -> Option<Vec<Point>> {
+fn blob_hull<F: Fn(usize) -> bool>(mask: &Mask<F>, runs: &[Run]) -> Option<Vec<Point>> {
     let (w, h) = (mask.w as u32, mask.h as u32);
     // The hull only needs each row's outermost run ends (runs come row by row).
     let mut rows: Vec<(u32, u32, u32)> = Vec::with_capacity(runs.len());
@@ -117,7 +117,7 @@ pub(super) fn blob_hull<F: Fn(usize) -> bool>(mask: &Mask<F>, runs: &[Run]) -> O
 }
 
 /// Tests one blob by its convex hull; returns its quad when it looks like a card.
-pub(super) fn card_candidate<F: Fn(usize) -> bool>(
+fn card_candidate<F: Fn(usize) -> bool>(
     mask: &Mask<F>,
     hull: &[Point],
     cfg: &LocaliserConfig,
@@ -167,7 +167,7 @@ pub(super) fn card_angles(quad: &Quad, cfg: &LocaliserConfig) -> bool {
 /// The fraction of points just inside the quad's edges that are in the mask: a
 /// card has a white margin all round; a blob whose hull happens to be rectangular
 /// (a bright patch of cloth with a hole) does not.
-pub(super) fn margin_white<F: Fn(usize) -> bool>(mask: &Mask<F>, quad: &Quad) -> f64 {
+fn margin_white<F: Fn(usize) -> bool>(mask: &Mask<F>, quad: &Quad) -> f64 {
     let c = quad.centre();
     let (mut hit, mut total) = (0u32, 0u32);
     for i in 0..4 {
@@ -237,4 +237,4 @@ impl BlobSearch<'_> {
 
 /// A blob is tried as a fan when its hull is at least this many of the smallest
 /// cards large.
-pub(super) const FAN_MIN_CARDS: f64 = 2.0;
+const FAN_MIN_CARDS: f64 = 2.0;

@@ -37,12 +37,12 @@ pub(super) struct EdgeSignal<'a> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct ColourAxis {
     pub(super) cloth: [f32; 3],
-    pub(super) unit: [f32; 3],
+    unit: [f32; 3],
 }
 
 /// The smallest distance between paper and cloth colours (Euclidean, R, G, B)
 /// worth a colour axis: below it the step drowns in a webcam's noise.
-pub(super) const MIN_AXIS_CONTRAST: f32 = 20.0;
+const MIN_AXIS_CONTRAST: f32 = 20.0;
 
 impl<'a> EdgeSignal<'a> {
     pub(super) fn whiteness(frame: &'a RgbImage) -> EdgeSignal<'a> {
@@ -101,7 +101,7 @@ impl<'a> EdgeSignal<'a> {
     /// The edge signal at a pixel: the localiser's whiteness score (`min − (max
     /// − min)` of R, G, B), in which a card's edge is a step on nearly any cloth,
     /// even one as bright as the card; or the position along the colour axis.
-    pub(super) fn value(&self, x: u32, y: u32) -> f32 {
+    fn value(&self, x: u32, y: u32) -> f32 {
         let at = (y as usize * self.frame.width() as usize + x as usize) * 3;
         let p = &self.frame.as_raw()[at..at + 3];
         match &self.towards_paper {
@@ -227,12 +227,12 @@ pub(super) fn refine(signal: &EdgeSignal<'_>, coarse: &Quad, scale: f64, slack: 
 }
 
 /// How many points along each side [`refine`] probes for its edge.
-pub(super) const PROBES: usize = 24;
+const PROBES: usize = 24;
 
 /// The points along the side from `a` to `b` where its edge is probed: [`PROBES`]
 /// of them, evenly spread over the side less its last 12 % at either end, where
 /// a card's corner is rounded.
-pub(super) fn side_probes(a: Point, b: Point) -> impl Iterator<Item = (f64, f64)> {
+fn side_probes(a: Point, b: Point) -> impl Iterator<Item = (f64, f64)> {
     (0..PROBES).map(move |k| {
         let t = 0.12 + 0.76 * k as f64 / (PROBES - 1) as f64;
         (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t)
@@ -254,7 +254,7 @@ pub(super) fn edge_reach(scale: f64, slack: f64) -> f64 {
 /// measured across `2 × half_base` samples: two pixels in the first, wide search,
 /// so that a blurred card edge on a cloth nearly as light as the card still stands
 /// out of the noise; one pixel in the final, narrow one, for precision.
-pub(super) fn edge_offset(
+fn edge_offset(
     signal: &EdgeSignal<'_>,
     base: (f64, f64),
     normal: (f64, f64),
@@ -320,7 +320,7 @@ pub(super) fn edge_offset(
 }
 
 /// A line fit that drops points far from a first fit and fits again.
-pub(super) fn robust_line(pts: &[Point]) -> Option<Line> {
+fn robust_line(pts: &[Point]) -> Option<Line> {
     if pts.len() < 8 {
         return None;
     }

@@ -116,12 +116,7 @@ pub(super) fn blobs<F: Fn(usize) -> bool>(
 /// Packs row `y` of the mask into `bits` (bit `x % 64` of word `x / 64`; bits past
 /// the row's end clear), through `flags`, a byte per pixel rounded up to whole
 /// words: the test is evaluated in a straight loop the compiler vectorises.
-pub(super) fn pack_row<F: Fn(usize) -> bool>(
-    mask: &Mask<F>,
-    y: usize,
-    flags: &mut [u8],
-    bits: &mut [u64],
-) {
+fn pack_row<F: Fn(usize) -> bool>(mask: &Mask<F>, y: usize, flags: &mut [u8], bits: &mut [u64]) {
     let row = y * mask.w;
     flags[..mask.w]
         .iter_mut()
@@ -190,7 +185,7 @@ pub(super) fn opened<F: Fn(usize) -> bool>(mask: &Mask<F>, r: usize) -> Vec<bool
 /// row's end clear): with `grow` a pixel is set when any of its 3 × 3
 /// neighbourhood is (dilation), otherwise when all of it is, out of the frame
 /// counting as clear (erosion).
-pub(super) fn square_step(bits: &[u64], w: usize, words: usize, grow: bool) -> Vec<u64> {
+fn square_step(bits: &[u64], w: usize, words: usize, grow: bool) -> Vec<u64> {
     let combine = |a: u64, b: u64| if grow { a | b } else { a & b };
     let mut across = vec![0u64; bits.len()];
     for (row, out) in bits.chunks_exact(words).zip(across.chunks_exact_mut(words)) {

@@ -35,15 +35,15 @@ pub(super) fn joined_rows(pieces: &[Quad]) -> Vec<Quad> {
 
 /// Two sides shared by neighbouring pieces are as long as each other within this
 /// fraction...
-pub(super) const JOIN_LENGTH: f64 = 0.15;
+const JOIN_LENGTH: f64 = 0.15;
 /// ...their midpoints lie within this fraction of their length or within
 /// [`JOIN_GAP_PX`], whichever is more (the dark line of the edge between them
 /// lies between the pieces)...
-pub(super) const JOIN_GAP: f64 = 0.05;
+const JOIN_GAP: f64 = 0.05;
 /// ...or within this many pixels, for short pieces...
-pub(super) const JOIN_GAP_PX: f64 = 6.0;
+const JOIN_GAP_PX: f64 = 6.0;
 /// ...and they are parallel within this many degrees.
-pub(super) const JOIN_ANGLE: f64 = 5.0;
+const JOIN_ANGLE: f64 = 5.0;
 
 /// The outline of two pieces side by side that share a side (the same length
 /// within [`JOIN_LENGTH`], midpoints within [`JOIN_GAP`] of it or within
@@ -104,7 +104,7 @@ pub(super) fn merged_cards(row: &Quad, cards: &[Quad]) -> bool {
 
 /// The share of a row's length that separate cards merged into it span at least:
 /// cards laid side by side leave only their gaps uncovered.
-pub(super) const MERGED_CARDS_SHARE: f64 = 0.8;
+const MERGED_CARDS_SHARE: f64 = 0.8;
 
 /// The share of a row's length that the given outlines span, measured along the
 /// row's long axis (their corners projected on it, the spans joined).

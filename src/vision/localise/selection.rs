@@ -33,7 +33,7 @@ pub(super) fn found_already(cands: &[Candidate], quad: &Quad, reach: f64) -> boo
 
 /// One outline of each group of overlapping ones: the best supported, then the
 /// larger.
-pub(super) fn best_of_each_overlap(mut cands: Vec<&Refined>) -> Vec<Quad> {
+fn best_of_each_overlap(mut cands: Vec<&Refined>) -> Vec<Quad> {
     cands.sort_by(|a, b| {
         b.support
             .total_cmp(&a.support)
@@ -51,7 +51,7 @@ pub(super) fn best_of_each_overlap(mut cands: Vec<&Refined>) -> Vec<Quad> {
 /// An outline holding the centre of another counts it as a part of itself when
 /// the other has less than this share of its area: two neighbours merged through a
 /// gap each have about half of it.
-pub(super) const PART_SHARE: f64 = 0.7;
+const PART_SHARE: f64 = 0.7;
 
 /// The card outlines [`choose`] dropped (`kept`: those it kept) that hold the centre
 /// of a kept part ([`PART_SHARE`]), one of each overlapping group (the best

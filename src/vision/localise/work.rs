@@ -179,7 +179,7 @@ impl WorkImage {
     /// Each pixel's larger central difference (`diff` of the pixels either side
     /// of it, across and down; 0 on the frame's edge), then the largest within a
     /// pixel (3 × 3).
-    pub(super) fn outline_map(&self, diff: impl Fn(usize, usize) -> i16) -> Vec<i16> {
+    fn outline_map(&self, diff: impl Fn(usize, usize) -> i16) -> Vec<i16> {
         let (w, h) = (self.w, self.h);
         let mut step = vec![0i16; w * h];
         if w < 3 || h < 3 {

@@ -255,7 +255,7 @@ pub(super) const FAN_VISIBLE: f64 = 1.0;
 /// blur or glare spread the card's mask onto the cloth; and the wedge that shows
 /// narrows towards the card above, whose edge crosses a crop cut at the corner.
 /// Chosen on fans of the validation designs (models/README.md, "Fans").
-pub(super) const FAN_CUT_SHIFT: (f64, f64) = (-0.05, 0.02);
+const FAN_CUT_SHIFT: (f64, f64) = (-0.05, 0.02);
 
 /// The outline a fan's covered card is cut from ([`FAN_CUT_SHIFT`]); the card's
 /// own outline stays where the hull puts it.
@@ -266,11 +266,11 @@ pub(super) fn fan_cut(quad: &Quad) -> Quad {
 /// A card already read holds a fan corner that lies within its outline grown by
 /// this factor about its centre (a hull's corner is a pixel or two outside the
 /// fitted outline, on the card's rounded corner).
-pub(super) const FAN_READ_MARGIN: f64 = 1.06;
+const FAN_READ_MARGIN: f64 = 1.06;
 
 /// Drops reads by their place in `best` and then `spread` (`best.len()` and on
 /// are `spread`'s): a whole card's slot is emptied, a strip's read removed.
-pub(super) fn drop_earlier_reads(
+fn drop_earlier_reads(
     best: &mut [Option<(Quad, ClassRead)>],
     spread: &mut Vec<(Quad, ClassRead, bool)>,
     mut places: Vec<usize>,
@@ -290,26 +290,26 @@ pub(super) fn drop_earlier_reads(
 /// A fan corner within this many card heights of one of an outline's corners is
 /// that corner: a card laid apart gives a blob's hull its own corners. Chosen on
 /// the validation fans (models/README.md, "Fans").
-pub(super) const FAN_OWN_CORNER: f64 = 0.15;
+const FAN_OWN_CORNER: f64 = 0.15;
 
 /// The fewest covered cards of a fan that must read as cards for its reads to
 /// be taken.
-pub(super) const FAN_MIN_COVERED: usize = 2;
+const FAN_MIN_COVERED: usize = 2;
 
 /// Two reads of the same card whose centres are closer than this many card
 /// heights are one card.
-pub(super) const FAN_SAME_CARD: f64 = 1.5;
+const FAN_SAME_CARD: f64 = 1.5;
 
 /// Two reads of the same card from corners of one fan closer than this many card
 /// heights are one card, read twice.
-pub(super) const FAN_SAME_CORNER: f64 = 0.16;
+const FAN_SAME_CORNER: f64 = 0.16;
 
 /// The least confidence at which a fan's covered card is taken as read (it still
 /// asks God below the one-corner threshold). Chosen on fans of the validation
 /// designs (models/README.md, "Fans"): on 210 of them, 0.85 names about four more
 /// cards for each read of a card the fan does not hold, and such a read is put to
 /// God, while a card not read is silently missing from the hand.
-pub(super) const FAN_MIN_CONFIDENCE: f32 = 0.85;
+const FAN_MIN_CONFIDENCE: f32 = 0.85;
 
 /// Per fan, whether it is worth reading in every cut: at least
 /// [`FAN_MIN_COVERED`] of its covered cards (`fan_of` gives each card's fan, in

@@ -196,10 +196,7 @@ pub fn pips_weighed_rank(
 /// pips give it), the choice whose card the readers (`read`) and the pips make
 /// likeliest together, the two taken as independent evidence (log-probabilities
 /// added; a card the readers rule out counts as 10⁻³⁰, not as impossible).
-pub(super) fn likeliest<T>(
-    read: &ClassRead,
-    options: impl Iterator<Item = (T, Card, f32)>,
-) -> Option<T> {
+fn likeliest<T>(read: &ClassRead, options: impl Iterator<Item = (T, Card, f32)>) -> Option<T> {
     let readers = read.log_probabilities();
     options
         .map(|(choice, card, from_pips)| {

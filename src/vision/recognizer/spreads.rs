@@ -222,7 +222,7 @@ impl Recognizer {
     /// better read kept. Only a read of at least [`STRIP_MIN_CONFIDENCE`] is taken
     /// (a thin pale outline may be anything); per outline, the whole card (its
     /// index corner first), the share of it that shows, and its read, or `None`.
-    pub(super) fn read_strips(
+    fn read_strips(
         &self,
         frame: &RgbImage,
         strips: &[Quad],
@@ -287,7 +287,7 @@ pub(super) const MIDDLE_CUT: usize = SPREAD_SHIFTS.len() / 2;
 /// width showing) in the [`SPREAD_SHIFTS`] cuts, what lies past its strip painted
 /// over ([`cover_beyond`]); `false` when a cut's crop cannot be made (its place in
 /// `out` is filled all the same, so that batches stay aligned).
-pub(super) fn cut_covered(frame: &RgbImage, quad: &Quad, visible: f64, out: &mut Vec<f32>) -> bool {
+fn cut_covered(frame: &RgbImage, quad: &Quad, visible: f64, out: &mut Vec<f32>) -> bool {
     let mut ok = true;
     for du in SPREAD_SHIFTS {
         ok &= cut_covered_at(frame, quad, visible, du, out);
@@ -370,11 +370,11 @@ pub(super) fn drop_duplicates(cards: &mut Vec<CardRead>) {
 /// Two reads whose outlines share a long side to within this fraction of the
 /// card's height are one card (distinct cards of a row are at least a strip,
 /// [`crate::vision::spread::MIN_STRIP`] of a card's width, apart).
-pub(super) const SAME_CARD: f64 = 0.06;
+const SAME_CARD: f64 = 0.06;
 
 /// A covered card read from its strip: the whole card (its index corner first),
 /// the share of it that shows, and the read.
-pub(super) type StripRead = (Quad, f64, ClassRead);
+type StripRead = (Quad, f64, ClassRead);
 
 /// One reading of an outline as an overlapping row ([`Spread`]), read.
 #[derive(Debug, Clone)]
@@ -389,7 +389,7 @@ pub(super) struct Reading {
     /// Parts kept as cards ([`plausible`]).
     pub(super) kept: usize,
     /// Summed confidence of the parts read as cards.
-    pub(super) total: f32,
+    total: f32,
     /// Whether the reading is taken: a row's when at least two of its parts and
     /// at least half are kept and one is sure; a card outline's (it may be one
     /// card whose pips made an edge) when one part is sure and either every part
@@ -399,7 +399,7 @@ pub(super) struct Reading {
 }
 
 impl Reading {
-    pub(super) fn judge(
+    fn judge(
         spread: usize,
         reads: Vec<(Option<ClassRead>, bool)>,
         card_outline: bool,
