@@ -546,7 +546,7 @@
     if (size) box.append(E.el("div", { id: "card-size", class: "muted" }, size));
     evidence = { frame: reply.frame, reads: [] };
     filledCards = null;
-    $("evidence-note").textContent = "frame attached as evidence";
+    noteEvidence();
   }
   // How tall the cards are in the frame (median of the outlines' long sides, as the
   // service's small-cards warning measures them), and whether that is tall enough:

@@ -267,10 +267,7 @@ fn a_play_beside_a_card_no_index_can_be_read_on_waits_for_god() {
     // Played, the typed card is kept as evidence with the outline the camera saw
     // and no read, beside the two cards read: an audit shows all three.
     driver.eval("document.getElementById('play').click(); return true;");
-    let start = std::time::Instant::now();
-    while plays(&server).is_empty() && start.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    wait_for_turn(&driver, "Alain");
     let played = plays(&server);
     assert_eq!(played.len(), 1, "{played:?}");
     let reads = &played[0]["reads"];
