@@ -5,6 +5,9 @@
 //!
 //! `eleusis export GAME --scores csv|html`: the score sheet (rounds × participants,
 //! the not-God bonus, totals); the HTML page is self-contained and prints on one page.
+//!
+//! `eleusis export ID --frames DIR`: the plays' evidence frames as a labelled check
+//! set ([`super::export_frames`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,6 +16,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 
+use super::export_frames::export_frames;
 use crate::store::history::{export_log, standard_referee};
 use crate::store::scoresheet::ScoreSheet;
 use crate::store::{
@@ -32,7 +36,11 @@ pub struct ExportArgs {
     /// A round (`GAME.ROUND`) or a game (`GAME`), as printed by `record`.
     pub id: Target,
     /// Write the table log.
-    #[arg(long, conflicts_with = "scores", required_unless_present = "scores")]
+    #[arg(
+        long,
+        conflicts_with = "scores",
+        required_unless_present_any = ["scores", "frames"]
+    )]
     pub log: bool,
     /// Write the game's score sheet in this format.
     #[arg(long, value_enum)]
@@ -46,6 +54,11 @@ pub struct ExportArgs {
     /// Write to this file instead of standard output.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Write the frames kept as evidence of the plays into this folder, each with
+    /// a sidecar naming the cards as recorded: a labelled set of the table's own
+    /// photographs for `eleusis recognize --check`.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["log", "scores", "output", "god"])]
+    pub frames: Option<PathBuf>,
 }
 
 /// Runs the subcommand.
@@ -60,6 +73,11 @@ pub fn run(args: &ExportArgs) -> ExitCode {
 }
 
 fn export(args: &ExportArgs) -> Result<()> {
+    if let Some(dir) = &args.frames {
+        let said = export_frames(&args.db, args.id, dir)?;
+        print!("{said}");
+        return Ok(());
+    }
     if let Some(output) = &args.output {
         if let Some(what) = clobbers_database(&args.db, output) {
             bail!(

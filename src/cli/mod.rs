@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 pub mod audit;
 pub mod demo;
 pub mod export;
+pub mod export_frames;
 pub mod recognize;
 pub mod record;
 pub mod replay;

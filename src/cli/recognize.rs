@@ -450,8 +450,13 @@ fn check_text(file: &str, s: &SceneScore) -> String {
     } else {
         format!("worst corner {:.1} px", s.max_corner_error)
     };
+    let outside = if s.outside_zone > 0 {
+        format!(", {} outside the zone", s.outside_zone)
+    } else {
+        String::new()
+    };
     format!(
-        "{} {file}: read [{}], expected [{}]; located {}/{}, right {}, misread {}, spurious {}, {corner}",
+        "{} {file}: read [{}], expected [{}]; located {}/{}, right {}, misread {}, spurious {}, {corner}{outside}",
         if ok { "ok  " } else { "FAIL" },
         list(&s.read),
         list(&s.expected),
@@ -493,6 +498,7 @@ fn summary_json(sum: &CheckSummary, in_effect: Option<f32>) -> Value {
         "accuracy": sum.accuracy().map(|a| round(a, 4)),
         "localisation": sum.localisation().map(|l| round(l, 4)),
         "max_corner_error": round(sum.max_corner_error, 2),
+        "outside_zone": sum.outside_zone,
         "confirm_threshold": in_effect.map(|t| round(f64::from(t), 6)),
         "surest_misread": sum.surest_misread.map(|c| round(f64::from(c), 6)),
         "suggested_confirm_threshold": suggestion(sum, in_effect),
@@ -535,6 +541,9 @@ fn summary_text(sum: &CheckSummary, in_effect: Option<f32>) -> String {
     // tools already parse it.
     if sum.scenes_unlabelled > 0 {
         text += &format!(", frames without usable labels {}", sum.scenes_unlabelled);
+    }
+    if sum.outside_zone > 0 {
+        text += &format!(", reads outside the labelled zones {}", sum.outside_zone);
     }
     if let Some(surest) = sum.surest_misread {
         text += &format!(", surest misread {:.6}", f64::from(surest));
@@ -700,7 +709,12 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         }
         match &labels {
             Some(labels) => {
-                let s = labels.score(&read.cards, corner_tolerance(read.width, read.height));
+                let s = labels.score(
+                    &read.cards,
+                    corner_tolerance(read.width, read.height),
+                    read.width,
+                    read.height,
+                );
                 summary.add(&s);
                 if args.json {
                     let mut line = frame_json(&file, &read);

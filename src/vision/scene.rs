@@ -10,6 +10,7 @@ use thiserror::Error;
 use super::geometry::{Point, Quad};
 use super::recognizer::{order_left_to_right, read_factor, CardRead};
 use super::turn::CameraTurn;
+use super::watcher::Zone;
 use crate::cards::{Card, CardListError};
 
 /// A labelled card of a scene.
@@ -102,6 +103,11 @@ pub enum SidecarError {
     /// `"distractors"` present but not a list.
     #[error("field \"distractors\" must be a list, found {found}")]
     Distractors { found: String },
+    /// `"zone"` present but not a zone of the frame.
+    #[error(
+        "field \"zone\" must be [x0, y0, x1, y1], fractions of the frame's width and height (0 to 1, x0 < x1 and y0 < y1, at least 0.05 apart), found {found}"
+    )]
+    Zone { found: String },
 }
 
 /// A JSON value as a person would recognise it in their file, cut short.
@@ -142,9 +148,9 @@ impl SceneLabels {
     /// Reads the sidecar of an image, which must give corners for its cards (the
     /// localiser is measured against them).
     pub fn for_image(image: &Path) -> Result<SceneLabels, LabelError> {
-        match Labels::for_image(image)? {
-            Labels::Outlined(labels) => Ok(labels),
-            Labels::Ordered(cards) => match cards.first() {
+        match Labels::for_image(image)?.cards {
+            LabelledCards::Outlined(labels) => Ok(labels),
+            LabelledCards::Ordered(cards) => match cards.first() {
                 Some(&card) => Err(LabelError::Parse {
                     path: sidecar_path(image).display().to_string(),
                     problem: SidecarError::NoCorners { card },
@@ -164,7 +170,18 @@ impl SceneLabels {
 /// (`{"cards":["QH","10S"]}`: a photo of a layout the table laid out and wrote down,
 /// which is how a club checks its own camera and deck without measuring corners).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Labels {
+pub struct Labels {
+    pub cards: LabelledCards,
+    /// The part of the frame the labels cover (`"zone"`, fractions of the frame):
+    /// reads whose centre lies outside it are set aside, neither matched nor
+    /// spurious. A frame of a game (`eleusis export --frames`) shows the main line
+    /// and other cards beside the play it is evidence of; only the play is named.
+    pub zone: Option<Zone>,
+}
+
+/// A sidecar's cards: with their outlines, or their names alone, left to right.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LabelledCards {
     Outlined(SceneLabels),
     Ordered(Vec<Card>),
 }
@@ -174,6 +191,7 @@ pub enum Labels {
 struct Entries {
     cards: Vec<(Card, Option<Quad>)>,
     distractors: Vec<serde_json::Value>,
+    zone: Option<Zone>,
 }
 
 /// Reads a sidecar's cards one by one, so that an error names the card at fault
@@ -198,6 +216,10 @@ fn parse_entries(value: &serde_json::Value) -> Result<Entries, SidecarError> {
                 found: shown(other),
             })
         }
+    };
+    let zone = match object.get("zone") {
+        None | Some(Value::Null) => None,
+        Some(z) => Some(parse_zone(z).ok_or_else(|| SidecarError::Zone { found: shown(z) })?),
     };
     let mut cards = Vec::with_capacity(list.len());
     for (i, entry) in list.iter().enumerate() {
@@ -236,12 +258,30 @@ fn parse_entries(value: &serde_json::Value) -> Result<Entries, SidecarError> {
         };
         cards.push(card);
     }
-    Ok(Entries { cards, distractors })
+    Ok(Entries {
+        cards,
+        distractors,
+        zone,
+    })
+}
+
+/// `[x0, y0, x1, y1]`, fractions of the frame, as a zone (as `--zone` and
+/// `/api/watch?zone=` take one).
+fn parse_zone(value: &serde_json::Value) -> Option<Zone> {
+    let numbers: Vec<f64> = value
+        .as_array()?
+        .iter()
+        .map(serde_json::Value::as_f64)
+        .collect::<Option<_>>()?;
+    match numbers[..] {
+        [x0, y0, x1, y1] => Zone::new(x0, y0, x1, y1),
+        _ => None,
+    }
 }
 
 /// The keys of a sidecar (`meta` is free-form: renderers note the design, cloth
-/// and layout there).
-const TOP_KEYS: &[&str] = &["cards", "distractors", "meta"];
+/// and layout there; `eleusis export --frames` the game, round and event).
+const TOP_KEYS: &[&str] = &["cards", "distractors", "zone", "meta"];
 /// The keys of a card object in the `cards` list.
 const CARD_KEYS: &[&str] = &["card", "corners"];
 
@@ -311,10 +351,14 @@ impl Labels {
         let outlined = entries.cards.iter().filter(|(_, c)| c.is_some()).count();
         // No cards at all (a frame of distractors only) is scored by outline: every
         // read is spurious, and the frame's corners are checked like any other.
+        let zone = entries.zone;
         if outlined == 0 && total > 0 {
-            return Ok(Labels::Ordered(
-                entries.cards.into_iter().map(|(card, _)| card).collect(),
-            ));
+            return Ok(Labels {
+                cards: LabelledCards::Ordered(
+                    entries.cards.into_iter().map(|(card, _)| card).collect(),
+                ),
+                zone,
+            });
         }
         let mut cards = Vec::with_capacity(total);
         for (i, (card, corners)) in entries.cards.into_iter().enumerate() {
@@ -328,10 +372,13 @@ impl Labels {
             };
             cards.push(LabelledCard { card, corners });
         }
-        Ok(Labels::Outlined(SceneLabels {
-            cards,
-            distractors: entries.distractors,
-        }))
+        Ok(Labels {
+            cards: LabelledCards::Outlined(SceneLabels {
+                cards,
+                distractors: entries.distractors,
+            }),
+            zone,
+        })
     }
 
     /// The labels of a `width × height` frame for the same frame turned
@@ -341,25 +388,39 @@ impl Labels {
     /// left to right in the camera's picture, lists the cards backwards); names
     /// stay in the order written, which is already the players' left to right.
     pub fn turned(self, turn: &CameraTurn, width: u32, height: u32) -> Labels {
-        match self {
-            Labels::Outlined(mut l) if !turn.is_none() => {
+        let zone = self.zone.map(|z| z.turned(turn, width, height));
+        let cards = match self.cards {
+            LabelledCards::Outlined(mut l) if !turn.is_none() => {
                 for c in &mut l.cards {
                     c.corners = turn.quad(&c.corners, width, height);
                 }
                 order_left_to_right(&mut l.cards, |c| &c.corners);
-                Labels::Outlined(l)
+                LabelledCards::Outlined(l)
             }
             ordered => ordered,
-        }
+        };
+        Labels { cards, zone }
     }
 
-    /// Scores reads against these labels: by outline, corners found within
-    /// `tolerance` pixels (a frame's [`corner_tolerance`]), or by order.
-    pub fn score(&self, reads: &[CardRead], tolerance: f64) -> SceneScore {
-        match self {
-            Labels::Outlined(l) => score(l, reads, tolerance),
-            Labels::Ordered(cards) => score_by_order(cards, reads),
-        }
+    /// Scores the reads of a `width × height` frame against these labels: by
+    /// outline, corners found within `tolerance` pixels (a frame's
+    /// [`corner_tolerance`]), or by order; reads outside the labels' zone, if they
+    /// give one, are counted apart ([`SceneScore::outside_zone`]).
+    pub fn score(&self, reads: &[CardRead], tolerance: f64, width: u32, height: u32) -> SceneScore {
+        let inside: Vec<CardRead> = match &self.zone {
+            Some(zone) => reads
+                .iter()
+                .filter(|r| zone.contains(r.corners.centre(), width, height))
+                .cloned()
+                .collect(),
+            None => reads.to_vec(),
+        };
+        let mut s = match &self.cards {
+            LabelledCards::Outlined(l) => score(l, &inside, tolerance),
+            LabelledCards::Ordered(cards) => score_by_order(cards, &inside),
+        };
+        s.outside_zone = reads.len() - inside.len();
+        s
     }
 }
 
@@ -454,6 +515,14 @@ pub struct SceneScore {
     /// Scored by order (the labels give no corners): "located" means a read stands
     /// at the card's place in the sequence, and there is no corner error.
     pub by_order: bool,
+    /// Reads set aside because their centre lies outside the labels' zone (other
+    /// cards on the table); not in `read`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub outside_zone: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl SceneScore {
@@ -532,6 +601,8 @@ pub struct CheckSummary {
     pub spurious: usize,
     pub sequences_ok: usize,
     pub max_corner_error: f64,
+    /// Reads set aside outside the labels' zones.
+    pub outside_zone: usize,
 }
 
 impl CheckSummary {
@@ -548,6 +619,7 @@ impl CheckSummary {
         self.spurious += s.spurious;
         self.sequences_ok += usize::from(s.sequence_ok);
         self.max_corner_error = self.max_corner_error.max(s.max_corner_error);
+        self.outside_zone += s.outside_zone;
     }
 
     /// Fraction of labelled cards read right; `None` when no card was labelled,
@@ -609,6 +681,10 @@ fn ratio(a: usize, b: usize) -> Option<f64> {
 mod tests {
     use super::*;
     use crate::vision::geometry::Point;
+
+    /// The frame the test reads lie in.
+    const W: u32 = 1280;
+    const H: u32 = 720;
 
     fn quad(x: f64) -> Quad {
         Quad([
@@ -708,7 +784,13 @@ mod tests {
         )
         .unwrap();
         let labels = Labels::for_image(&image).unwrap();
-        assert_eq!(labels, Labels::Ordered(cards(&["QH", "10S", "2C"])));
+        assert_eq!(
+            labels,
+            Labels {
+                cards: LabelledCards::Ordered(cards(&["QH", "10S", "2C"])),
+                zone: None
+            }
+        );
         // The middle card was missed and a coaster read as a card at the end: QH and
         // 2C still count as right, not shifted into misreads.
         let s = labels.score(
@@ -718,6 +800,8 @@ mod tests {
                 read("5D", 200.0, false),
             ],
             CORNER_TOLERANCE,
+            W,
+            H,
         );
         assert!(s.by_order);
         assert_eq!(
@@ -737,13 +821,15 @@ mod tests {
                 read("2C", 200.0, false),
             ],
             CORNER_TOLERANCE,
+            W,
+            H,
         );
         assert_eq!(
             (s.located, s.correct, s.misread, s.misread_confident),
             (3, 2, 1, 1)
         );
         assert!(!s.sequence_ok);
-        let s = labels.score(&[], CORNER_TOLERANCE);
+        let s = labels.score(&[], CORNER_TOLERANCE, W, H);
         assert_eq!((s.located, s.correct, s.spurious, s.labelled), (0, 0, 0, 3));
     }
 
@@ -828,7 +914,7 @@ mod tests {
         let err = sidecar_error(r#"{"cards":["QH"],"distractor":[],"meta":{"cloth":"wood"}}"#);
         assert!(
             err.ends_with(
-                r#"bad labels: the sidecar: unknown key "distractor" (the keys are "cards", "distractors" and "meta")"#
+                r#"bad labels: the sidecar: unknown key "distractor" (the keys are "cards", "distractors", "zone" and "meta")"#
             ),
             "{err}"
         );
@@ -859,11 +945,11 @@ mod tests {
         )
         .unwrap();
         let labels = Labels::for_image(&dir.path().join("d.jpg")).unwrap();
-        let Labels::Outlined(l) = &labels else {
+        let LabelledCards::Outlined(l) = &labels.cards else {
             panic!("{labels:?}")
         };
         assert_eq!((l.cards.len(), l.distractors.len()), (0, 1));
-        let s = labels.score(&[read("QH", 0.0, false)], CORNER_TOLERANCE);
+        let s = labels.score(&[read("QH", 0.0, false)], CORNER_TOLERANCE, W, H);
         assert_eq!((s.spurious, s.by_order), (1, false));
     }
 
@@ -885,17 +971,91 @@ mod tests {
         assert_eq!(corner_tolerance(1280, 720), CORNER_TOLERANCE);
         assert_eq!(corner_tolerance(1920, 1080), CORNER_TOLERANCE);
         assert!((corner_tolerance(4032, 3024) - 16.8).abs() < 1e-9);
-        let labels = Labels::Outlined(SceneLabels {
-            cards: vec![LabelledCard {
-                card: "QH".parse().unwrap(),
-                corners: quad(0.0),
-            }],
-            distractors: vec![],
-        });
+        let labels = Labels {
+            cards: LabelledCards::Outlined(SceneLabels {
+                cards: vec![LabelledCard {
+                    card: "QH".parse().unwrap(),
+                    corners: quad(0.0),
+                }],
+                distractors: vec![],
+            }),
+            zone: None,
+        };
         // An outline 12 px off: not found in a webcam frame, found in a phone photo.
         let off = [read("QH", 12.0, false)];
-        assert_eq!(labels.score(&off, corner_tolerance(1280, 720)).located, 0);
-        let s = labels.score(&off, corner_tolerance(4032, 3024));
+        assert_eq!(
+            labels
+                .score(&off, corner_tolerance(1280, 720), 1280, 720)
+                .located,
+            0
+        );
+        let s = labels.score(&off, corner_tolerance(4032, 3024), 4032, 3024);
         assert_eq!((s.located, s.correct, s.spurious), (1, 1, 0));
+    }
+
+    #[test]
+    fn a_zone_sets_the_other_cards_of_the_table_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        // A play of two cards at x 300 and 400 (centres 335 and 435 of 1280: 0.26
+        // and 0.34); the main line at x 0 and 800 lies outside the zone.
+        std::fs::write(
+            dir.path().join("g.json"),
+            r#"{"cards":["QH","10S"],"zone":[0.2,0.0,0.4,1.0],"meta":{"game":1}}"#,
+        )
+        .unwrap();
+        let labels = Labels::for_image(&dir.path().join("g.jpg")).unwrap();
+        let table = [
+            read("2C", 0.0, false),
+            read("QH", 300.0, false),
+            read("10S", 400.0, true),
+            read("5D", 800.0, false),
+        ];
+        let s = labels.score(&table, CORNER_TOLERANCE, W, H);
+        assert_eq!(
+            (s.correct, s.correct_unsure, s.spurious, s.outside_zone),
+            (2, 1, 0, 2)
+        );
+        assert!(s.sequence_ok);
+        assert_eq!(s.read, s.expected);
+        // Without the zone the same reads are two spurious cards.
+        let whole = Labels {
+            zone: None,
+            ..labels.clone()
+        };
+        let s = whole.score(&table, CORNER_TOLERANCE, W, H);
+        assert_eq!((s.correct, s.spurious, s.outside_zone), (2, 2, 0));
+        // Turned half round with the frame, the zone covers the same cards.
+        let turned = labels.turned(&CameraTurn::new(180, false).unwrap(), W, H);
+        let z = turned.zone.unwrap();
+        assert!(
+            (z.x0 - 0.6).abs() < 1e-9 && (z.x1 - 0.8).abs() < 1e-9,
+            "{z:?}"
+        );
+    }
+
+    #[test]
+    fn a_bad_zone_is_refused_saying_what_a_zone_is() {
+        for zone in [
+            r#""left""#,
+            "[0.1,0.2,0.3]",
+            "[0.5,0,0.4,1]",
+            "[0,0,1,2]",
+            "[0,0,0.01,1]",
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(
+                dir.path().join("z.json"),
+                format!(r#"{{"cards":["QH"],"zone":{zone}}}"#),
+            )
+            .unwrap();
+            let err = Labels::for_image(&dir.path().join("z.jpg"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(r#"field "zone" must be [x0, y0, x1, y1], fractions of the frame"#)
+                    && err.contains(&format!("found {zone}")),
+                "{zone}: {err}"
+            );
+        }
     }
 }

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::geometry::{Point, Quad};
+use super::turn::CameraTurn;
 
 /// How the watcher decides that a layout is steady.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -87,6 +88,64 @@ impl Zone {
                  (0 to 1), x0 < x1 and y0 < y1, at least 0.05 apart"
             )
         })
+    }
+
+    /// The same part of the table in a `width × height` camera frame turned to the
+    /// players' view ([`CameraTurn`]).
+    pub fn turned(&self, turn: &CameraTurn, width: u32, height: u32) -> Zone {
+        let (w, h) = (f64::from(width), f64::from(height));
+        let a = turn.point(Point::new(self.x0 * w, self.y0 * h), width, height);
+        let b = turn.point(Point::new(self.x1 * w, self.y1 * h), width, height);
+        let (tw, th) = if turn.degrees() % 180 == 90 {
+            (h, w)
+        } else {
+            (w, h)
+        };
+        Zone {
+            x0: a.x.min(b.x) / tw,
+            y0: a.y.min(b.y) / th,
+            x1: a.x.max(b.x) / tw,
+            y1: a.y.max(b.y) / th,
+        }
+    }
+
+    /// The part of a `width × height` frame around card outlines: their bounding
+    /// box grown on every side by a quarter of their longest side (a card laid a
+    /// little crooked, an outline a few pixels short), kept inside the frame and at
+    /// least [`Zone::new`]'s 5 % each way. `None` without outlines. This is the
+    /// zone `eleusis export --frames` gives a play's frame, from where the
+    /// recognizer found the play's cards: the rest of the table is not labelled.
+    pub fn around(outlines: &[Quad], width: u32, height: u32) -> Option<Zone> {
+        let points = outlines.iter().flat_map(|q| q.0);
+        let (mut x0, mut y0) = (f64::INFINITY, f64::INFINITY);
+        let (mut x1, mut y1) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for p in points {
+            (x0, y0, x1, y1) = (x0.min(p.x), y0.min(p.y), x1.max(p.x), y1.max(p.y));
+        }
+        if outlines.is_empty()
+            || !(x0.is_finite() && y0.is_finite() && x1.is_finite() && y1.is_finite())
+        {
+            return None;
+        }
+        let margin = 0.25 * outlines.iter().map(Quad::longest_side).fold(0.0, f64::max);
+        let (w, h) = (f64::from(width), f64::from(height));
+        let span = |lo: f64, hi: f64, size: f64| {
+            let (mut lo, mut hi) = (
+                ((lo - margin) / size).max(0.0),
+                ((hi + margin) / size).min(1.0),
+            );
+            // Widen a sliver to the least zone, staying in the frame.
+            let short = 0.05 - (hi - lo);
+            if short > 0.0 {
+                lo = (lo - short / 2.0).max(0.0);
+                hi = (lo + 0.05).min(1.0);
+                lo = hi - 0.05;
+            }
+            (lo, hi)
+        };
+        let (x0, x1) = span(x0, x1, w);
+        let (y0, y1) = span(y0, y1, h);
+        Zone::new(x0, y0, x1, y1)
     }
 
     /// Whether a point of a `width × height` frame lies in the zone.
@@ -556,5 +615,26 @@ mod tests {
         ] {
             assert!(Zone::new(bad.0, bad.1, bad.2, bad.3).is_none(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn the_zone_around_a_play_holds_its_cards_and_little_more() {
+        // Two cards side by side at (400, 300) and (520, 300): 100 × 140, so a
+        // margin of 35 px each side.
+        let play = [card(400.0, 300.0), card(520.0, 300.0)];
+        let z = Zone::around(&play, 1280, 720).expect("zone");
+        let expect = [365.0 / 1280.0, 265.0 / 720.0, 655.0 / 1280.0, 475.0 / 720.0];
+        for (got, want) in [z.x0, z.y0, z.x1, z.y1].iter().zip(expect) {
+            assert!((got - want).abs() < 1e-9, "{z:?}");
+        }
+        for q in &play {
+            assert!(z.contains(q.centre(), 1280, 720));
+        }
+        // A neighbour of the main line a card's width away is left out.
+        assert!(!z.contains(card(640.0, 300.0).centre(), 1280, 720));
+        // At the frame's edge the zone stops there; nothing to go round, no zone.
+        let z = Zone::around(&[card(-20.0, 600.0)], 1280, 720).expect("zone");
+        assert_eq!((z.x0, z.y1), (0.0, 1.0));
+        assert!(Zone::around(&[], 1280, 720).is_none());
     }
 }
