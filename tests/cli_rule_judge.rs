@@ -150,6 +150,44 @@ fn reads_sidelines_for_advanced_rules() {
 }
 
 #[test]
+fn the_sideline_is_among_the_wrong_cards() {
+    // RULE-LANGUAGE.md: `side` is the latest wrong cards, `wrong` all of them.
+    let judge = |extra: &[&str]| {
+        let mut all = vec!["rule", "judge", "--rule", "len(wrong) == 1", "--main", "3H"];
+        all.extend_from_slice(extra);
+        run(&all)
+    };
+    assert_eq!(json(&judge(&["--side", "4S", "8C"]))["accepted"], true);
+    assert_eq!(
+        json(&judge(&["--side", "4S", "--wrong", "2D 4S", "8C"]))["accepted"],
+        false
+    );
+    let refused = judge(&["--side", "4S", "--wrong", "2D", "8C"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("--side and --wrong: the sideline under the last main-line card (4S) must be the last cards of every wrong card of the round (2D)"),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rule = rule_file(dir.path(), "w.rule", b"len(wrong) == 1");
+    let out = run_batch(
+        &rule,
+        concat!(
+            "{\"main\":[\"3H\"],\"side\":[\"4S\"],\"card\":\"8C\"}\n",
+            "{\"main\":[\"3H\"],\"side\":[\"4S\"],\"wrong\":[\"2D\"],\"card\":\"8C\"}\n",
+        ),
+        &[],
+    );
+    assert_eq!(out[0], serde_json::json!({"accepted": true}));
+    assert!(
+        out[1]["error"].as_str().is_some_and(|e| e
+            .starts_with("line 2: \"side\" and \"wrong\": the sideline under the last main-line card (4S)")),
+        "{out:?}"
+    );
+}
+
+#[test]
 fn batch_answers_every_line_in_order_and_survives_bad_lines() {
     let dir = tempfile::tempdir().expect("tempdir");
     let rule = rule_file(dir.path(), "odd.rule", b"if last.odd then black else red");

@@ -583,7 +583,11 @@ fn a_deal_larger_than_the_deck_is_refused_with_the_numbers() {
             .collect::<Vec<_>>()
             .join(",")
     )]);
-    assert!(err.reason.contains("60 players with hands of 0"), "{err}");
+    assert!(
+        err.reason
+            .contains("60 players cannot each be dealt a card: one deck leaves 51 after the starter"),
+        "{err}"
+    );
     let err = refused(&lines(&[
         r#"{"event":"round","variant":"eleusis-1959","god":"G","players":["A","B"],"rule":"black","starter":"2S","refused_starters":["2H"]}"#,
     ]));

@@ -135,6 +135,32 @@ fn card_list(flag: &str, text: &str) -> anyhow::Result<Vec<Card>> {
     parse_cards(text).with_context(|| format!("--{flag}"))
 }
 
+/// Every wrong card of the round (`wrong`) with the sideline under the last
+/// main-line card (`side`) among them: the sideline is the latest wrong cards, so
+/// `wrong` ends with it (RULE-LANGUAGE.md). A `wrong` left out is the sideline
+/// alone; one that does not end with the sideline describes no round and is
+/// refused, saying so, rather than judged.
+fn wrong_with_side(side: &[Card], wrong: Vec<Card>) -> Result<Vec<Card>, String> {
+    if wrong.is_empty() {
+        return Ok(side.to_vec());
+    }
+    if wrong.ends_with(side) {
+        return Ok(wrong);
+    }
+    let list = |cards: &[Card]| {
+        cards
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    Err(format!(
+        "the sideline under the last main-line card ({}) must be the last cards of every wrong card of the round ({}): give the wrong cards oldest first, ending with that sideline, or leave them out to use the sideline alone",
+        list(side),
+        list(&wrong)
+    ))
+}
+
 /// The single-shot output: the cards judged and the verdict.
 #[derive(Serialize)]
 struct JudgeOutput<'a> {
@@ -149,7 +175,8 @@ fn run_judge(args: &JudgeArgs) -> anyhow::Result<ExitCode> {
     let rule = load_rule(args)?;
     let main = card_list("main", &args.main)?;
     let side = card_list("side", &args.side)?;
-    let wrong = card_list("wrong", &args.wrong)?;
+    let wrong = wrong_with_side(&side, card_list("wrong", &args.wrong)?)
+        .map_err(|e| anyhow::anyhow!("--side and --wrong: {e}"))?;
     if args.batch {
         return batch(&rule, args.explain);
     }
@@ -282,10 +309,12 @@ fn batch_line(rule: &Rule, line: &[u8], explain: bool) -> Result<String, String>
             return Err("missing \"card\" (one card) or \"cards\" (a sequence)".to_string())
         }
     };
+    let wrong = wrong_with_side(&request.side, request.wrong)
+        .map_err(|e| format!("\"side\" and \"wrong\": {e}"))?;
     let ctx = Context {
         main: &request.main,
         side: &request.side,
-        wrong: &request.wrong,
+        wrong: &wrong,
     };
     let verdict = BatchVerdictOwned::judge(rule, &ctx, &cards, explain);
     serde_json::to_string(&BatchVerdict {

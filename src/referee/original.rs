@@ -179,9 +179,17 @@ impl OriginalRound {
             .into());
         }
         let hand_size = event.hand_size.unwrap_or(DEALT_FROM / n.max(1));
+        if hand_size == 0 {
+            // Only the even deal can be 0 (a given `hand_size` is 1 to 52): more
+            // players than the 51 cards left after the starter.
+            return Err(FlowError::TooManyPlayers {
+                players: event.players.len(),
+            }
+            .into());
+        }
         // In u64: a hostile `hand_size` must not overflow.
         let need64 = u64::from(n) * u64::from(hand_size);
-        if need64 > u64::from(DEALT_FROM) || hand_size == 0 {
+        if need64 > u64::from(DEALT_FROM) {
             return Err(FlowError::DeckTooSmall {
                 players: event.players.len(),
                 hand_size,

@@ -47,6 +47,8 @@ pub enum FlowError {
         player: String,
         held: String,
     },
+    #[error("{players} players cannot each be dealt a card: one deck leaves 51 after the starter")]
+    TooManyPlayers { players: usize },
     #[error("{players} players with hands of {hand_size} need {need} cards, but one deck leaves 51 after the starter")]
     DeckTooSmall {
         players: usize,
