@@ -493,6 +493,18 @@ impl<'s> Recorder<'s> {
                 }
             }
         }
+        // The round may now be over (or no longer over) under the corrected log.
+        let ended = referee.state().ended || referee.ended();
+        // Reopened, a round whose rule is revealed would go on with the rule known
+        // to every player: no longer a game of Eleusis.
+        if self.at.revealed && !ended && correction.target == round {
+            return Ok(reject(
+                line,
+                format!(
+                    "round {round} is over and its rule has been revealed: this correction would reopen it, to be played on with the rule known to everyone; a correction of this round must leave it over"
+                ),
+            ));
+        }
         let now = now_ms();
         let mut payload = object;
         payload.insert("seq".into(), Value::from(correction.seq));
@@ -502,8 +514,6 @@ impl<'s> Recorder<'s> {
             self.store
                 .append(round, "correct", &Value::Object(payload).to_string(), now)?;
         self.at.head = Some(appended.hash.clone());
-        // The round may now be over (or no longer over) under the corrected log.
-        let ended = referee.state().ended || referee.ended();
         self.at.referee = referee;
         let reveal = if ended && !self.at.revealed {
             self.at.revealed = true;
@@ -576,6 +586,45 @@ mod tests {
             "{replies:?}"
         );
         assert_eq!(store.events(GameId(1)).expect("events").len(), 1);
+    }
+
+    #[test]
+    fn a_correction_cannot_reopen_a_round_whose_rule_is_revealed() {
+        // Ana's fifth card empties her hand of three: the round ends and the rule
+        // is revealed. Corrected to a wrong card she would hold penalty cards and
+        // play on, with the rule public: refused. Corrected to another red card
+        // the round stays over: taken.
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let replies = recorder
+            .record_batch(&lines(&[
+                ROUND,
+                r#"{"event":"play","cards":["2H"]}"#,
+                r#"{"event":"play","cards":["3H"]}"#,
+                r#"{"event":"play","cards":["4H"]}"#,
+                r#"{"event":"play","cards":["5H"]}"#,
+                r#"{"event":"play","cards":["6H"]}"#,
+            ]))
+            .expect("batch");
+        let Reply::Stored(last) = &replies[5] else {
+            panic!("{replies:?}")
+        };
+        assert!(last.reveal.is_some(), "the round ended: {replies:?}");
+        let replies = recorder
+            .record_batch(&lines(&[
+                r#"{"event":"correct","seq":6,"cards":["6S"]}"#,
+                r#"{"event":"correct","seq":6,"cards":["8D"]}"#,
+            ]))
+            .expect("batch");
+        assert!(
+            error_of(&replies[0]).contains(
+                "round 1.1 is over and its rule has been revealed: this correction would reopen it"
+            ),
+            "{replies:?}"
+        );
+        assert!(matches!(replies[1], Reply::Stored(_)), "{replies:?}");
+        assert_eq!(store.events(GameId(1)).expect("events").len(), 7);
     }
 
     #[test]
