@@ -87,6 +87,20 @@
   function showResult(reply) {
     const box = $("result");
     box.replaceChildren(); box.classList.remove("stale");
+    // A correction's result is the corrected event's verdict, not the newest play's.
+    const fix = reply.correction && reply.correction.target;
+    if (fix && fix.seq !== undefined) {
+      if (fix.right !== null && fix.right !== undefined) {
+        box.append(E.el("div", { class: "verdict " + (fix.right ? "right" : "wrong") }, fix.right ? "RIGHT" : "WRONG"));
+      }
+      const what = kindOf(fix.kind) + (fix.player ? " of " + fix.player : "") + (fix.cards ? ", now " + fix.cards.join(" ") : "");
+      const verdict = fix.right === fix.was ? "its verdict stands" : "was " + (fix.was === true ? "right" : fix.was === false ? "wrong" : "not judged");
+      box.append(E.el("div", { class: "explain", id: "fix-result" }, "event " + fix.event + " corrected: " + what + " (" + verdict + ")"));
+      if (reply.ack && reply.ack.changed && reply.ack.changed.length) {
+        box.append(E.el("div", { class: "flag" }, "verdicts changed by this correction: " + reply.ack.changed.join(", ")));
+      }
+      return;
+    }
     const last = reply.last;
     if (!last) return;
     if (last.right !== null && last.right !== undefined) {
@@ -179,14 +193,17 @@
   // prophet, apply and cancel. It is kept open, with what God typed, across live
   // updates (another device may play meanwhile), and a refusal is said in it, so
   // God can mend the text and apply again. Enter applies, Escape cancels.
-  let fixing = null; // { round, seq, field, text, call, error }
+  let fixing = null; // { round, seq, field, text, call, pick, recordedPick, error }
   function fixField(play) {
     return play.event === "prophet" ? "player" : play.event === "no_play" ? "hand" : "cards";
   }
   function correct(play) {
     const field = fixField(play);
     const text = field === "player" ? (play.player || "") : (play.cards || []).join(" ");
-    fixing = { round: view && view.round, seq: play.seq, field, text, call: "", error: "" };
+    // A no-play's pick (the card God took from the hand) is corrected with it: a
+    // misread card God picked must be mended in both, or the hand loses its pick.
+    const recordedPick = (play.outcome && play.outcome.pick && play.outcome.pick.card) || "";
+    fixing = { round: view && view.round, seq: play.seq, field, text, call: "", pick: recordedPick, recordedPick, error: "" };
     if (view) render(view, true);
     const input = $("fix-text");
     if (input) { input.focus(); if (input.select) input.select(); }
@@ -198,8 +215,18 @@
   async function applyFix() {
     if (!fixing) return;
     const f = fixing, body = { seq: f.seq };
+    // The round the editor was opened on, so that a round started meanwhile on
+    // another device does not take the correction for its own event of that number.
+    const [game, round] = String(f.round || "").split(".");
+    if (round) body.round = Number(round);
+    if (view && view.round && String(view.round).split(".")[0] !== game) {
+      f.error = "a new game began since this editor was opened: cancel it";
+      render(view, true);
+      return;
+    }
     if (f.field === "player") body.player = f.text.trim();
     else body[f.field] = words(f.text);
+    if (f.field === "hand" && f.pick.trim().toUpperCase() !== f.recordedPick.toUpperCase()) body.pick = f.pick.trim() || null;
     if (f.call === "none") body.prophet_says = null;
     else if (f.call) body.prophet_says = f.call;
     try {
@@ -233,6 +260,12 @@
     }
     const label = f.field === "player" ? "prophet" : f.field === "hand" ? "hand shown" : "cards";
     const parts = [E.el("label", {}, label + " ", input)];
+    if (f.field === "hand") {
+      const pick = E.el("input", { id: "fix-pick", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "none",
+        oninput: (e) => { f.pick = e.target.value; }, onkeydown: keys });
+      pick.value = f.pick;
+      parts.push(" ", E.el("label", {}, "God's pick ", pick));
+    }
     if (f.field !== "player" && prophetRound) {
       const recorded = play.outcome && play.outcome.prophet_call ? play.outcome.prophet_call.said : null;
       const call = E.el("select", { id: "fix-call", onchange: (e) => { f.call = e.target.value; }, onkeydown: keys },

@@ -25,11 +25,20 @@
     }
     const changed = c.changed || [];
     if (!changed.length) { box.append(E.el("div", { class: "effect", id: "changed" }, "no verdict changed")); return; }
-    box.append(E.el("div", { class: "effect" }, changed.length === 1 ? "1 verdict changed:" : changed.length + " verdicts changed:"));
+    // A play whose card or placement changed but whose verdict did not is listed
+    // too, as staying what it was: players must not read it as a reversed ruling.
+    const flipped = changed.filter((p) => p.was !== p.right).length;
+    const kept = changed.length - flipped;
+    const count = (n, one, many) => n + " " + (n === 1 ? one : many);
+    box.append(E.el("div", { class: "effect" },
+      (flipped ? count(flipped, "verdict changed", "verdicts changed") : "no verdict changed") +
+      (kept ? (flipped ? ", " : "; ") + count(kept, "play changed", "plays changed") + " without its verdict" : "") + ":"));
     box.append(E.el("ul", { id: "changed" }, changed.map((p) => E.el("li", { "data-event": p.event },
       p.event + " " + (p.player || "") + " " + (p.cards || []).join(" ") + ": ",
-      E.el("b", { class: p.right === true ? "ok" : p.right === false ? "bad" : "" }, "now " + verdictWord(p.right)),
-      p.was !== p.right ? " (was " + verdictWord(p.was) + ")" : ""))));
+      p.was !== p.right
+        ? [E.el("b", { class: p.right === true ? "ok" : p.right === false ? "bad" : "" }, "now " + verdictWord(p.right)),
+           " (was " + verdictWord(p.was) + ")"]
+        : ["still ", E.el("b", { class: p.right === true ? "ok" : p.right === false ? "bad" : "" }, verdictWord(p.right))]))));
   }
 
   function describeLast(last, correction) {

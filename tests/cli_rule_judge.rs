@@ -181,8 +181,9 @@ fn the_sideline_is_among_the_wrong_cards() {
     );
     assert_eq!(out[0], serde_json::json!({"accepted": true}));
     assert!(
-        out[1]["error"].as_str().is_some_and(|e| e
-            .starts_with("line 2: \"side\" and \"wrong\": the sideline under the last main-line card (4S)")),
+        out[1]["error"].as_str().is_some_and(|e| e.starts_with(
+            "line 2: \"side\" and \"wrong\": the sideline under the last main-line card (4S)"
+        )),
         "{out:?}"
     );
 }

@@ -584,8 +584,9 @@ fn a_deal_larger_than_the_deck_is_refused_with_the_numbers() {
             .join(",")
     )]);
     assert!(
-        err.reason
-            .contains("60 players cannot each be dealt a card: one deck leaves 51 after the starter"),
+        err.reason.contains(
+            "60 players cannot each be dealt a card: one deck leaves 51 after the starter"
+        ),
         "{err}"
     );
     let err = refused(&lines(&[

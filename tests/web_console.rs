@@ -776,6 +776,19 @@ fn a_correction_is_edited_in_the_log_and_kept_across_live_updates() {
            r.innerText.includes('5H') && r.innerText.includes('corrected'));",
         |v| v == true,
     );
+    // The result box tells of the corrected event, not of the newest play (6H).
+    let result = driver.wait_for(
+        "the correction's result",
+        "const r = document.getElementById('fix-result'); \
+         return r ? [document.querySelector('#result .verdict').textContent, r.textContent] : null;",
+        |v| v.is_array(),
+    );
+    assert_eq!(result[0], "WRONG", "{result}");
+    assert_eq!(
+        result[1],
+        format!("event 1.1:{seq} corrected: play of Jacques, now 5H (was right)"),
+        "{result}"
+    );
     // 5H after 3H is wrong where 4S was right: both flags, each a word of its own.
     let flags = driver.eval(
         "const r = [...document.querySelectorAll('#log tr.event')].find((r) => r.innerText.includes('5H')); \
@@ -817,6 +830,56 @@ fn a_correction_is_edited_in_the_log_and_kept_across_live_updates() {
         [json!(["5H"]), json!(["6H"])],
         "Escape applied nothing"
     );
+    drop(driver);
+    server.stop();
+}
+
+/// A no-play's hand is corrected with God's pick: the 5♠ God picked was a
+/// misread 5♣, and both are mended in the editor (the hand alone would leave a
+/// pick that is not in it, which the referee refuses).
+#[test]
+fn a_no_plays_pick_is_corrected_with_its_hand() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("pick.db"));
+    server
+        .post("/api/rounds", &round(&["Alain", "François"]))
+        .expect(200);
+    // After 3H (odd) a black card is right: Alain had some, so his no-play is
+    // wrong and God takes one of them.
+    server
+        .post(
+            "/api/no-plays",
+            r#"{"hand":["2C","3D","QH","5S","7C"],"pick":"5S"}"#,
+        )
+        .expect(200);
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&console(&server));
+    open_correction_editor(&driver, "2C 3D QH 5S 7C");
+    let pick = driver.eval("return document.getElementById('fix-pick').value;");
+    assert_eq!(pick, "5S", "the recorded pick is offered");
+    driver.send_keys("#fix-text", "2C 3D QH 5C 7C");
+    driver.eval("document.getElementById('fix-pick').value = ''; return true;");
+    driver.send_keys("#fix-pick", "5C\u{E007}");
+    driver.wait_for(
+        "the correction's result",
+        "const r = document.getElementById('fix-result'); return r ? r.textContent : null;",
+        |v| v.is_string(),
+    );
+    let state = server.get_god("/api/state").expect(200);
+    let no_play = state["plays"]
+        .as_array()
+        .expect("plays")
+        .iter()
+        .find(|p| p["event"] == "no_play")
+        .cloned()
+        .expect("the no-play");
+    assert_eq!(
+        no_play["cards"],
+        json!(["2C", "3D", "QH", "5C", "7C"]),
+        "{no_play}"
+    );
+    assert_eq!(no_play["outcome"]["pick"]["card"], "5C", "{no_play}");
     drop(driver);
     server.stop();
 }

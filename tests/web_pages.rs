@@ -172,6 +172,27 @@ fn a_correction_tells_the_table_which_verdicts_it_reversed() {
     let seen = driver.wait_for("the next play", TABLET, |v| v["verdict"] != "CORRECTION");
     assert_eq!(seen["changed"], json!([]), "{seen}");
     assert!(server.get("/api/state").expect(200)["correction"].is_null());
+
+    // François's red 10D after the black 9S was wrong, and so is the 10H it really
+    // was: another card, the same ruling, which the table must not read as reversed.
+    let ack = server
+        .post("/api/corrections", r#"{"seq":6,"cards":["10H"]}"#)
+        .expect(200);
+    assert_eq!(ack["correction"]["target"]["right"], false, "{ack}");
+    assert_eq!(ack["correction"]["target"]["was"], false, "{ack}");
+    let seen = driver.wait_for("the second correction", TABLET, |v| {
+        v["verdict"] == "CORRECTION" && v["last"].as_str().is_some_and(|t| t.contains("1.1:6"))
+    });
+    assert_eq!(
+        seen["changed"],
+        json!(["1.1:6 François 10H: still WRONG ✗"]),
+        "{seen}"
+    );
+    let last = seen["last"].as_str().expect("last");
+    assert!(
+        last.contains("no verdict changed; 1 play changed without its verdict:"),
+        "{last}"
+    );
     drop(driver);
     server.stop();
 }

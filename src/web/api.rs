@@ -152,6 +152,7 @@ async fn record(
         }
     };
     let frame = spool_evidence(&mut object, at)?;
+    let is_correction = object.get("event").and_then(Value::as_str) == Some("correct");
     let answer = state
         .table
         .run(move |desk: &mut Desk<'_>| {
@@ -169,13 +170,17 @@ async fn record(
         })
         .await??;
     let views = current(state);
-    Ok(Json(json!({
+    let mut reply = json!({
         "ok": true,
         "ack": answer,
         "last": views.god.get("last"),
         "version": views.version,
-    }))
-    .into_response())
+    });
+    // A correction's news is the event it corrected, not the newest play.
+    if is_correction {
+        reply["correction"] = views.god.get("correction").cloned().unwrap_or(Value::Null);
+    }
+    Ok(Json(reply).into_response())
 }
 
 /// A frame already stored (an earlier play used it) is put back in the spool so

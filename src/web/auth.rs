@@ -53,7 +53,11 @@ pub fn presented<'a>(headers: &'a HeaderMap, query: Option<&'a str>) -> Option<C
     let header = headers
         .get(axum::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(|v| {
+            // The scheme's name is case-insensitive (RFC 9110 11.1): `bearer` too.
+            let (scheme, token) = v.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then_some(token)
+        })
         .map(|t| Cow::Borrowed(t.trim()));
     header.or_else(|| query_param(query, "token"))
 }
@@ -86,6 +90,18 @@ mod tests {
             headers
         };
         assert!(is_god(&bearer("caf%C3%A9%20%E2%99%A0"), None, "café ♠"));
+        let mut lower = HeaderMap::new();
+        lower.insert(
+            axum::http::header::AUTHORIZATION,
+            "bearer tok".parse().expect("header"),
+        );
+        assert!(is_god(&lower, None, "tok"));
+        let mut basic = HeaderMap::new();
+        basic.insert(
+            axum::http::header::AUTHORIZATION,
+            "Basic tok".parse().expect("header"),
+        );
+        assert!(!is_god(&basic, None, "tok"));
         assert!(is_god(
             &bearer("table%207%2BPierre"),
             None,
