@@ -1,6 +1,7 @@
 // Shared by every page: card drawing, the API client and the live view over the
 // WebSocket (reconnecting). Variant scripts (static/variant-*.js) register a
-// renderer with Eleusis.register(variantId, {render(view, layoutEl, panelEl)});
+// renderer with Eleusis.register(variantId, {render(view, layoutEl, panelEl), hides});
+// (`hides`: ids of the tablet's panels the variant has no use for);
 // `render` returns true when it drew the layout itself.
 (function () {
   "use strict";

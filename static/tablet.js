@@ -66,7 +66,7 @@
     const effects = [];
     if (o.prophet_call) effects.push("prophet " + o.prophet_call.prophet + " said " + o.prophet_call.said + ", God " + (o.prophet_call.confirmed ? "confirms" : "contradicts"));
     if (o.pick) effects.push(o.pick.by + " takes " + o.pick.card);
-    for (const p of o.penalties || []) effects.push(p.player + " takes " + p.cards + " penalty cards");
+    for (const p of o.penalties || []) effects.push(p.player + " takes " + p.cards + (p.cards === 1 ? " penalty card" : " penalty cards"));
     if (o.covered) effects.push("covered by the false prophet: no penalty");
     if (o.overthrown) effects.push("false prophet " + o.overthrown + " overthrown");
     if (o.new_hand) effects.push("new hand of " + o.new_hand);
@@ -169,6 +169,10 @@
       try { drawn = plugin.render(view, $("layout"), $("variant-panel")) === true; }
       catch (e) { console.error("variant renderer failed", e); }
     }
+    // What the variant has no use for (markers, a prophet, a stock, hands its own
+    // panel shows) is not shown as empty counts.
+    const hides = new Set((plugin && plugin.hides) || []);
+    for (const id of ["markers-white", "markers-black", "prophet", "stock", "players-panel"]) $(id).hidden = hides.has(id);
     // A long main line gets smaller cards so the whole layout stays on the screen.
     $("layout").classList.toggle("compact", (view.layout || []).length > 22);
     if (!drawn) E.drawLayout(view, $("layout"));
@@ -180,7 +184,7 @@
     $("whites").textContent = (s.white_markers || []).length;
     $("blacks").textContent = (s.black_markers || []).length;
     $("prophet").textContent = s.prophet ? "Prophet: " + s.prophet.player + " (marker on laid card " + s.prophet.marker + ")" : "No prophet";
-    $("stock").textContent = started ? "stock " + s.stock + " cards · " + s.decks + " decks" : "";
+    $("stock").textContent = started ? "stock " + s.stock + (s.stock === 1 ? " card · " : " cards · ") + s.decks + (s.decks === 1 ? " deck" : " decks") : "";
     describeLast(view.last, view.correction);
 
     const players = $("players");

@@ -50,5 +50,6 @@
     return false;
   }
 
-  E.register("eleusis-1959", { render });
+  // No markers, prophet or stock in 1959; the hands are in this panel's table.
+  E.register("eleusis-1959", { render, hides: ["markers-white", "markers-black", "prophet", "stock", "players-panel"] });
 })();

@@ -78,5 +78,6 @@
     return false;
   }
 
-  E.register("delphos", { render });
+  // Delphos has no hands, markers, prophet or stock (RULES.md section 7).
+  E.register("delphos", { render, hides: ["markers-white", "markers-black", "prophet", "stock", "players-panel"] });
 })();

@@ -114,6 +114,36 @@ fn once_the_game_is_over_the_tablet_shows_no_turn() {
     server.stop();
 }
 
+/// Which of the hand game's panels the tablet shows.
+const HAND_PANELS: &str =
+    "return ['markers-white', 'markers-black', 'prophet', 'stock', 'players-panel'] \
+  .map((id) => document.getElementById(id).hidden);";
+
+#[test]
+fn variants_without_hands_markers_or_a_prophet_do_not_show_them_empty() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (server, driver) = tablet(&dir.path().join("variants.db"));
+    let round = json!({"god": "Gil", "players": ["Ana", "Bo"], "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    driver.wait_for("the hand game", TABLET, |v| v["turn"] != "—");
+    assert_eq!(
+        driver.eval(HAND_PANELS),
+        json!([false, false, false, false, false])
+    );
+    server.post("/api/end-game", "").expect(200);
+    let mut round = round;
+    round["variant"] = json!("delphos");
+    round["new_game"] = json!(true);
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    driver.wait_for("the Delphos round", HAND_PANELS, |v| v[4] == true);
+    assert_eq!(
+        driver.eval(HAND_PANELS),
+        json!([true, true, true, true, true])
+    );
+    drop(driver);
+    server.stop();
+}
+
 #[test]
 fn a_correction_tells_the_table_which_verdicts_it_reversed() {
     let dir = tempfile::tempdir().expect("dir");

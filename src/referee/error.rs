@@ -97,7 +97,7 @@ pub enum RefereeError {
     NotYourTurn { expected: String, got: String },
     #[error("a play is one card or a sequence of 2 to {max} cards, got {got} cards")]
     SequenceLength { max: usize, got: usize },
-    #[error("{player} holds {hand} cards and cannot play {cards}")]
+    #[error("{player} holds {} and cannot play {cards}", cards_held(*hand))]
     NotEnoughCards {
         player: String,
         hand: u32,
@@ -119,4 +119,9 @@ pub enum RefereeError {
     /// A rule of `eleusis-1959` or `delphos` (RULES.md sections 6 and 7).
     #[error(transparent)]
     OwnFlow(#[from] super::own_flow::FlowError),
+}
+
+/// `1 card`, `3 cards`: a hand's size in words.
+fn cards_held(n: u32) -> String {
+    format!("{n} card{}", if n == 1 { "" } else { "s" })
 }
