@@ -503,6 +503,8 @@
   // video, its reads drawn on it and listed below.
   function showFrame(reply) {
     frameReply = reply;
+    // A new frame is a new play to make: the refusal of the one before is done with.
+    $("play-error").textContent = "";
     const img = $("frame-img");
     img.onload = () => drawOverlay(reply);
     img.src = reply.url; img.hidden = false; $("preview").hidden = true;

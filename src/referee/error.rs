@@ -125,3 +125,32 @@ pub enum RefereeError {
 fn cards_held(n: u32) -> String {
     format!("{n} card{}", if n == 1 { "" } else { "s" })
 }
+
+impl RefereeError {
+    /// The unknown-player error, naming the player as given but cut short: the
+    /// name comes from the request, and a megabyte of it is no help in the answer.
+    pub(crate) fn unknown_player(name: &str) -> RefereeError {
+        const MAX: usize = 60;
+        if name.chars().count() <= MAX {
+            return RefereeError::UnknownPlayer(name.to_string());
+        }
+        let cut: String = name.chars().take(MAX).collect();
+        RefereeError::UnknownPlayer(format!("{cut}…"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_player_is_named_but_not_echoed_whole() {
+        let short = RefereeError::unknown_player("Zoe").to_string();
+        assert_eq!(short, "unknown player \"Zoe\" (not seated in this round)");
+        let long = RefereeError::unknown_player(&"x".repeat(1 << 20)).to_string();
+        assert!(long.len() < 200, "{} bytes", long.len());
+        assert!(long.contains(&format!("\"{}…\"", "x".repeat(60))), "{long}");
+        assert_eq!(cards_held(1), "1 card");
+        assert_eq!(cards_held(3), "3 cards");
+    }
+}

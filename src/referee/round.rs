@@ -575,7 +575,7 @@ impl Round {
         self.seats
             .iter()
             .position(|s| s.name == name)
-            .ok_or_else(|| RefereeError::UnknownPlayer(name.to_string()))
+            .ok_or_else(|| RefereeError::unknown_player(name))
     }
 
     /// The player whose turn it is, checked against the optional `player` field.
