@@ -528,7 +528,15 @@ fn explanations_follow_the_evaluation() {
     );
     assert_eq!(
         explanation("card.prime != last.prime", "7C", "5H"),
-        "5♥ is prime and last 7♣ is prime → rejected"
+        "5♥ is prime and last 7♣ is prime (alike) → rejected"
+    );
+    assert_eq!(
+        explanation("card.prime != last.prime", "4S", "6S"),
+        "6♠ is not prime and last 4♠ is not prime (alike) → rejected"
+    );
+    assert_eq!(
+        explanation("card.red == last.odd", "4S", "5H"),
+        "5♥ is red and last 4♠ is even (unlike) → rejected"
     );
     assert_eq!(
         explanation(
@@ -637,6 +645,9 @@ fn type_errors_are_reported_when_the_rule_is_entered() {
     assert!(error("card > last").contains("'>' compares numbers, found a card"));
     assert!(error("card.suit in 2..9").contains("a range like 2..9 holds numbers"));
     assert!(error("card.suit in {hearts, red}").contains("this set element is a color"));
+    assert!(error("card.rank in {hearts}").ends_with(
+        "this set element is a true/false test, but the value before 'in' is a number (a suit word in a set is a suit only after a suit: card.suit in {…})"
+    ));
     assert!(error("red + 1 == 2").contains("each side of '+' must be a number"));
     assert!(error("it.red").contains("'it' only has a meaning inside count"));
     assert!(error("count(main, red) > 1").contains("write it.red for the list's card"));

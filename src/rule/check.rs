@@ -386,10 +386,17 @@ impl Checker<'_> {
                                 self.check(element, in_loop)?
                             };
                             if element_ty != ty {
+                                // A suit or colour word beside anything but a suit or
+                                // colour is the test of the card: say what was meant.
+                                let hint = match element.kind {
+                                    Kind::Bare(Adjective::Suit(_)) => " (a suit word in a set is a suit only after a suit: card.suit in {…})",
+                                    Kind::Bare(Adjective::Colour(_)) => " (a color word in a set is a color only after a color: card.color in {…})",
+                                    _ => "",
+                                };
                                 return Err(self.error(
                                     element.span,
                                     format!(
-                                        "this set element is {}, but the value before '{keyword}' is {}",
+                                        "this set element is {}, but the value before '{keyword}' is {}{hint}",
                                         element_ty.described(),
                                         ty.described()
                                     ),

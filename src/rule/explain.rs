@@ -266,7 +266,10 @@ impl Explainer<'_> {
                                 facts.join(", ")
                             }
                         };
-                        format!("{} and {}", side(lf, left), side(rf, right))
+                        // Said with what decided it: an `==` or `!=` between two
+                        // tests holds when they are alike or unlike.
+                        let relation = if left == right { "alike" } else { "unlike" };
+                        format!("{} and {} ({relation})", side(lf, left), side(rf, right))
                     } else {
                         let shown = if holds { *op } else { op.negated() };
                         format!(
