@@ -37,6 +37,20 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// `eleusis export ID --frames OUT --db DB EXTRA…`.
+fn export_frames(id: &str, out: &Path, db: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "export",
+        id,
+        "--frames",
+        out.to_str().expect("p"),
+        "--db",
+        db,
+    ];
+    args.extend_from_slice(extra);
+    eleusis(&args, "")
+}
+
 fn recorded_game(dir: &Path) -> String {
     let frames = dir.join("captures");
     std::fs::create_dir(&frames).expect("dir");
@@ -54,7 +68,7 @@ fn a_games_frames_check_the_recognizer_on_the_plays_as_recorded() {
     let out = dir.path().join("checks");
     let out_arg = out.to_str().expect("p");
 
-    let export = eleusis(&["export", "1", "--frames", out_arg, "--db", &db], "");
+    let export = export_frames("1", &out, &db, &[]);
     assert!(export.status.success(), "{}", text(&export.stderr));
     let said = text(&export.stdout);
     assert!(
@@ -146,19 +160,10 @@ fn a_round_without_stored_frames_exports_nothing_and_says_why() {
     let dir = tempfile::tempdir().expect("dir");
     let db = recorded_game(dir.path());
     let out = dir.path().join("none");
-    // Round 1.1's only frame is exported by the round too; game 2 does not exist.
-    let round = eleusis(
-        &[
-            "export",
-            "1.1",
-            "--frames",
-            out.to_str().expect("p"),
-            "--db",
-            &db,
-        ],
-        "",
-    );
+    // Round 1.1's only frame is exported by the round too.
+    let round = export_frames("1.1", &out, &db, &[]);
     assert!(round.status.success(), "{}", text(&round.stderr));
+    assert!(out.join("round-1.1-event-002.json").is_file());
     std::fs::remove_dir_all(&out).expect("clean");
 
     // A game whose plays kept no frame: an error, and no folder made.
@@ -169,17 +174,7 @@ fn a_round_without_stored_frames_exports_nothing_and_says_why() {
         .collect();
     let (_, output) = record(&bare, &log, &[]);
     assert!(output.status.success(), "{}", text(&output.stderr));
-    let none = eleusis(
-        &[
-            "export",
-            "1",
-            "--frames",
-            out.to_str().expect("p"),
-            "--db",
-            bare.to_str().expect("p"),
-        ],
-        "",
-    );
+    let none = export_frames("1", &out, bare.to_str().expect("p"), &[]);
     assert_eq!(none.status.code(), Some(2));
     let err = text(&none.stderr);
     assert!(
@@ -190,17 +185,6 @@ fn a_round_without_stored_frames_exports_nothing_and_says_why() {
     assert!(!out.exists());
 
     // The frames mode takes no log, score or output options.
-    let both = eleusis(
-        &[
-            "export",
-            "1",
-            "--frames",
-            out.to_str().expect("p"),
-            "--log",
-            "--db",
-            &db,
-        ],
-        "",
-    );
+    let both = export_frames("1", &out, &db, &["--log"]);
     assert_eq!(both.status.code(), Some(2));
 }
