@@ -93,9 +93,14 @@
       if (fix.right !== null && fix.right !== undefined) {
         box.append(E.el("div", { class: "verdict " + (fix.right ? "right" : "wrong") }, fix.right ? "RIGHT" : "WRONG"));
       }
-      const what = kindOf(fix.kind) + (fix.player ? " of " + fix.player : "") + (fix.cards ? ", now " + fix.cards.join(" ") : "");
-      const verdict = fix.right === fix.was ? "its verdict stands" : "was " + (fix.was === true ? "right" : fix.was === false ? "wrong" : "not judged");
-      box.append(E.el("div", { class: "explain", id: "fix-result" }, "event " + fix.event + " corrected: " + what + " (" + verdict + ")"));
+      const fields = reply.correction.fields || {};
+      const newCards = "cards" in fields || "hand" in fields;
+      const what = kindOf(fix.kind) + (fix.player ? " of " + fix.player : "") +
+        (fix.cards ? (newCards ? ", now " : ", ") + fix.cards.join(" ") : "");
+      const word = (v) => v === true ? "right" : v === false ? "wrong" : "not judged";
+      const verdict = fix.right === null || fix.right === undefined ? ""
+        : fix.right === fix.was ? " (its verdict stands)" : " (was " + word(fix.was) + ")";
+      box.append(E.el("div", { class: "explain", id: "fix-result" }, "event " + fix.event + " corrected: " + what + verdict));
       if (reply.ack && reply.ack.changed && reply.ack.changed.length) {
         box.append(E.el("div", { class: "flag" }, "verdicts changed by this correction: " + reply.ack.changed.join(", ")));
       }
@@ -202,7 +207,7 @@
     const text = field === "player" ? (play.player || "") : (play.cards || []).join(" ");
     // A no-play's pick (the card God took from the hand) is corrected with it: a
     // misread card God picked must be mended in both, or the hand loses its pick.
-    const recordedPick = (play.outcome && play.outcome.pick && play.outcome.pick.card) || "";
+    const recordedPick = play.pick || (play.outcome && play.outcome.pick && play.outcome.pick.card) || "";
     fixing = { round: view && view.round, seq: play.seq, field, text, call: "", pick: recordedPick, recordedPick, error: "" };
     if (view) render(view, true);
     const input = $("fix-text");
@@ -219,7 +224,7 @@
     // another device does not take the correction for its own event of that number.
     const [game, round] = String(f.round || "").split(".");
     if (round) body.round = Number(round);
-    if (view && view.round && String(view.round).split(".")[0] !== game) {
+    if (round && view && view.round && String(view.round).split(".")[0] !== game) {
       f.error = "a new game began since this editor was opened: cancel it";
       render(view, true);
       return;

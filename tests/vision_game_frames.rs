@@ -188,3 +188,43 @@ fn a_round_without_stored_frames_exports_nothing_and_says_why() {
     let both = export_frames("1", &out, &db, &["--log"]);
     assert_eq!(both.status.code(), Some(2));
 }
+
+#[test]
+fn a_card_added_by_a_correction_leaves_the_frame_without_a_zone() {
+    // 8C and 5H were read and played; God then found 4H had been played with
+    // them. The two reads no longer pair with the three cards: where 4H lies is
+    // not known from them, so no zone (it could leave 4H out) and no statuses.
+    let dir = tempfile::tempdir().expect("dir");
+    let frames = dir.path().join("captures");
+    std::fs::create_dir(&frames).expect("dir");
+    std::fs::copy(FRAME, frames.join("f.jpg")).expect("frame");
+    let db = dir.path().join("club.db");
+    let log = vec![
+        game_log()[0].clone(),
+        format!(
+            r#"{{"event":"play","player":"Ana","cards":["8C","5H"],"evidence":{{"frame":"f.jpg","reads":[{{"read":"8C","confidence":0.99,"corners":{CORNERS_8C}}},{{"read":"5H","confidence":0.98,"corners":{CORNERS_5H}}}]}}}}"#
+        ),
+        r#"{"event":"correct","seq":2,"cards":["4H","8C","5H"]}"#.to_string(),
+    ];
+    let (_, output) = record(&db, &log, &["--frames", frames.to_str().expect("p")]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let out = dir.path().join("checks");
+    let export = export_frames("1", &out, db.to_str().expect("p"), &[]);
+    assert!(export.status.success(), "{}", text(&export.stderr));
+    let said = text(&export.stdout);
+    assert!(
+        said.contains("round 1.1 event 2: a correction changed how many cards it holds")
+            && said.contains("God confirmed 0, corrected 0, typed 0"),
+        "{said}"
+    );
+    let sidecar: Value =
+        serde_json::from_slice(&std::fs::read(out.join("round-1.1-event-002.json")).expect("json"))
+            .expect("sidecar JSON");
+    assert_eq!(sidecar["cards"], serde_json::json!(["4H", "8C", "5H"]));
+    assert!(sidecar.get("zone").is_none(), "{sidecar}");
+    assert!(
+        sidecar["meta"]["reads"][0].get("status").is_none(),
+        "{sidecar}"
+    );
+    assert!(sidecar["meta"]["reads_note"].is_string(), "{sidecar}");
+}

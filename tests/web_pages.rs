@@ -140,6 +140,19 @@ fn variants_without_hands_markers_or_a_prophet_do_not_show_them_empty() {
         driver.eval(HAND_PANELS),
         json!([true, true, true, true, true])
     );
+    // The 1959 game shows its hands in its own panel.
+    server.post("/api/end-game", "").expect(200);
+    round["variant"] = json!("eleusis-1959");
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    driver.wait_for(
+        "the 1959 round",
+        "return !!document.getElementById('stage');",
+        |v| v == true,
+    );
+    assert_eq!(
+        driver.eval(HAND_PANELS),
+        json!([true, true, true, true, true])
+    );
     drop(driver);
     server.stop();
 }

@@ -43,6 +43,9 @@ pub struct LabelledFrame {
 pub struct FrameSet {
     pub frames: Vec<LabelledFrame>,
     pub not_exported: Vec<String>,
+    /// Exported events whose reads do not pair with their cards (a correction
+    /// added or removed a card): no zone and no statuses in their sidecars.
+    pub unpaired: Vec<String>,
 }
 
 /// The labelled frames of an audit's events. `round` keeps one round (`GAME.ROUND`
@@ -83,12 +86,23 @@ pub fn labelled_frames(
                     .push(format!("{place}: frame {sha256} does not decode"));
                 continue;
             };
+            // Reads pair with cards only when a correction left their count alone:
+            // otherwise the audit matched them as far as both go, and neither their
+            // statuses nor the outlines say where every card lies.
+            let paired = event.reads_note.is_none();
             set.frames.push(LabelledFrame {
                 name: format!("round-{}-event-{:03}", r.round, event.seq),
                 sha256: sha256.clone(),
                 sidecar: sidecar(report, &r.round, event, sha256, width, height),
-                statuses: event.reads.iter().map(|read| read.status).collect(),
+                statuses: if paired {
+                    event.reads.iter().map(|read| read.status).collect()
+                } else {
+                    Vec::new()
+                },
             });
+            if !paired {
+                set.unpaired.push(place);
+            }
         }
     }
     set
@@ -105,23 +119,27 @@ fn sidecar(
     width: u32,
     height: u32,
 ) -> Value {
+    let paired = event.reads_note.is_none();
     let outlines: Option<Vec<Quad>> = event
         .reads
         .iter()
         .map(|read| read.corners.map(|c| Quad(c.map(|[x, y]| Point::new(x, y)))))
         .collect();
     let zone = outlines
-        .filter(|o| !o.is_empty())
+        .filter(|o| paired && !o.is_empty())
         .and_then(|o| Zone::around(&o, width, height));
     let reads: Vec<Value> = event
         .reads
         .iter()
         .map(|read| {
-            json!({
+            let mut shown = json!({
                 "read": read.read.map(|c| c.to_string()),
                 "confidence": read.confidence,
-                "status": read.status.as_str(),
-            })
+            });
+            if paired {
+                shown["status"] = json!(read.status.as_str());
+            }
+            shown
         })
         .collect();
     let mut meta = json!({
@@ -135,6 +153,9 @@ fn sidecar(
     });
     if let Some(player) = &event.player {
         meta["player"] = json!(player);
+    }
+    if let Some(note) = &event.reads_note {
+        meta["reads_note"] = json!(note);
     }
     let mut sidecar = json!({
         "cards": event.cards.iter().map(ToString::to_string).collect::<Vec<_>>(),
@@ -199,6 +220,11 @@ pub fn export_frames(db: &Path, target: Target, dir: &Path) -> Result<String> {
         counted(ReadStatus::Corrected),
         counted(ReadStatus::Typed),
     );
+    for place in &set.unpaired {
+        text += &format!(
+            "{place}: a correction changed how many cards it holds, so its reads do not pair with them: exported without a zone or statuses\n"
+        );
+    }
     for why in &set.not_exported {
         text += &format!("not exported: {why}\n");
     }

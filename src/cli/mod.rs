@@ -34,7 +34,8 @@ pub enum Command {
     Record(record::RecordArgs),
     /// Show the audit trail of a round or game, and check its hash chain.
     Audit(audit::AuditArgs),
-    /// Export a round's table log, or a game's score sheet.
+    /// Export a round's table log, a game's score sheet, or the plays' frames as a
+    /// labelled check set.
     Export(export::ExportArgs),
     /// Work with a secret rule: check it before sealing, judge cards against it.
     Rule(rule::RuleArgs),

@@ -501,7 +501,7 @@ impl<'s> Recorder<'s> {
             return Ok(reject(
                 line,
                 format!(
-                    "round {round} is over and its rule has been revealed: this correction would reopen it, to be played on with the rule known to everyone; a correction of this round must leave it over"
+                    "round {round} is over and its rule has been revealed: this correction would reopen it, to be played on with the rule known to everyone; a correction of this round must leave it over (its scores stand as recorded; the audit keeps every play and read for the table to judge the dispute)"
                 ),
             ));
         }

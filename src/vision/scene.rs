@@ -1025,12 +1025,21 @@ mod tests {
         let s = whole.score(&table, CORNER_TOLERANCE, W, H);
         assert_eq!((s.correct, s.spurious, s.outside_zone), (2, 2, 0));
         // Turned half round with the frame, the zone covers the same cards.
-        let turned = labels.turned(&CameraTurn::new(180, false).unwrap(), W, H);
+        let turned = labels
+            .clone()
+            .turned(&CameraTurn::new(180, false).unwrap(), W, H);
         let z = turned.zone.unwrap();
         assert!(
             (z.x0 - 0.6).abs() < 1e-9 && (z.x1 - 0.8).abs() < 1e-9,
             "{z:?}"
         );
+        // A quarter turn clockwise: the zone's band across the frame stands along
+        // the turned one, a fifth of the way down.
+        let turned = labels.turned(&CameraTurn::new(90, false).unwrap(), W, H);
+        let z = turned.zone.unwrap();
+        for (got, want) in [z.x0, z.y0, z.x1, z.y1].iter().zip([0.0, 0.2, 1.0, 0.4]) {
+            assert!((got - want).abs() < 1e-9, "{z:?}");
+        }
     }
 
     #[test]

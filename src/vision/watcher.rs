@@ -129,19 +129,20 @@ impl Zone {
         }
         let margin = 0.25 * outlines.iter().map(Quad::longest_side).fold(0.0, f64::max);
         let (w, h) = (f64::from(width), f64::from(height));
+        // A sliver is widened a little past the least zone, so that rounding (here
+        // and in a sidecar's four decimals) cannot take it under.
+        const LEAST: f64 = 0.051;
         let span = |lo: f64, hi: f64, size: f64| {
-            let (mut lo, mut hi) = (
+            let (lo, hi) = (
                 ((lo - margin) / size).max(0.0),
                 ((hi + margin) / size).min(1.0),
             );
-            // Widen a sliver to the least zone, staying in the frame.
-            let short = 0.05 - (hi - lo);
-            if short > 0.0 {
-                lo = (lo - short / 2.0).max(0.0);
-                hi = (lo + 0.05).min(1.0);
-                lo = hi - 0.05;
+            if hi - lo >= LEAST {
+                return (lo, hi);
             }
-            (lo, hi)
+            let centre = (lo + hi) / 2.0;
+            let lo = (centre - LEAST / 2.0).clamp(0.0, 1.0 - LEAST);
+            (lo, lo + LEAST)
         };
         let (x0, x1) = span(x0, x1, w);
         let (y0, y1) = span(y0, y1, h);
@@ -636,5 +637,32 @@ mod tests {
         let z = Zone::around(&[card(-20.0, 600.0)], 1280, 720).expect("zone");
         assert_eq!((z.x0, z.y1), (0.0, 1.0));
         assert!(Zone::around(&[], 1280, 720).is_none());
+        // A card too small for the least zone gets it, around its centre, at any
+        // place along the frame (rounding must not take it under).
+        for x in 0..1890 {
+            let x = f64::from(x);
+            let tiny = Quad([
+                Point::new(x, 300.0),
+                Point::new(x + 30.0, 300.0),
+                Point::new(x + 30.0, 342.0),
+                Point::new(x, 342.0),
+            ]);
+            let z = Zone::around(&[tiny], 1920, 1080).unwrap_or_else(|| panic!("no zone at x {x}"));
+            assert!(z.contains(tiny.centre(), 1920, 1080), "{z:?} at x {x}");
+            let four = |v: f64, up: bool| {
+                if up {
+                    (v * 1e4).ceil() / 1e4
+                } else {
+                    (v * 1e4).floor() / 1e4
+                }
+            };
+            let written = Zone::new(
+                four(z.x0, false),
+                four(z.y0, false),
+                four(z.x1, true),
+                four(z.y1, true),
+            );
+            assert!(written.is_some(), "{z:?} at x {x}");
+        }
     }
 }

@@ -160,16 +160,19 @@ async fn record(
                 restore_spooled(desk, id, at)?;
             }
             let ack = desk.record(object, at, new_game)?;
+            // The views this event produced: read after the job, another
+            // request's could have replaced them.
+            let views = desk.latest();
             if let Some(id) = &frame {
                 // Stored in the database with the play: the spool copy is done.
                 if desk.store().frame(id).ok().flatten().is_some() {
                     let _ = std::fs::remove_file(desk.spool().join(format!("{id}.jpg")));
                 }
             }
-            Ok::<_, ApiError>(ack)
+            Ok::<_, ApiError>((ack, views))
         })
         .await??;
-    let views = current(state);
+    let (answer, views) = answer;
     let mut reply = json!({
         "ok": true,
         "ack": answer,

@@ -209,7 +209,12 @@ impl<'s> Desk<'s> {
         }
     }
 
-    /// Rebuilds the views and pushes them to every page.
+    /// The views as last published: taken in the same job as a change, the ones
+    /// that change produced (another request may publish as soon as it ends).
+    pub fn latest(&self) -> Arc<Views> {
+        Arc::clone(&self.views.borrow())
+    }
+
     /// Rebuilds the views and pushes them to every page.
     pub fn publish(&mut self) {
         self.version += 1;

@@ -385,6 +385,9 @@ pub fn build(
                 "event": outcome.event,
                 "player": outcome.player,
                 "cards": cards,
+                // A no-play's pick as recorded: the outcome names it only when it
+                // applied (a right no-play keeps a pick it ignores).
+                "pick": event_json.get("pick"),
                 "right": outcome.right,
                 "outcome": outcome,
                 "text": outcome.to_string(),
