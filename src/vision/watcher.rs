@@ -201,7 +201,9 @@ impl Phase {
         match self {
             Phase::NotReady => "clear the play zone to start: cards already in it are not a play",
             Phase::Clear => "ready: lay the next play in the zone",
-            Phase::Moving => "cards are moving in the zone",
+            // Also said before the zone has held still long enough to be judged
+            // at all (the first frames of a watch), empty or not.
+            Phase::Moving => "waiting for the zone to hold still",
             Phase::Laid => "play read: move its cards out of the zone after the verdict",
             Phase::Changed => {
                 "the zone changed after its play was read: clear it for the next play"
@@ -405,6 +407,12 @@ mod tests {
         assert_eq!(
             phases(&mut w, &[empty, empty, empty]),
             [Phase::Moving, Phase::Moving, Phase::Clear]
+        );
+        // The first frames of an empty zone are not yet steady: not "cards moving".
+        assert!(
+            !Phase::Moving.text().contains("cards"),
+            "{}",
+            Phase::Moving.text()
         );
         // A hand lays two cards, one after the other.
         assert!(w.observe(frame(&[(100.0, 100.0, "9C")])).laid.is_none());
