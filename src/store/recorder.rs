@@ -276,9 +276,24 @@ impl<'s> Recorder<'s> {
             },
             None => None,
         };
+        let takes_evidence = matches!(
+            object.get("event").and_then(Value::as_str),
+            Some("play" | "no_play")
+        );
         let event = match LogEvent::parse_line(&Value::Object(object).to_string()) {
             Ok(event) => event,
-            Err(e) => return Ok(reject(line, e.reason)),
+            Err(mut e) => {
+                // The referee lists the fields of TABLE-LOG.md; the store takes
+                // evidence on plays and no-plays too.
+                if takes_evidence
+                    && e.reason.contains("unknown field")
+                    && e.reason.contains("expected one of")
+                {
+                    e.reason
+                        .push_str(", or \"evidence\" (stored with the play)");
+                }
+                return Ok(reject(line, e.reason));
+            }
         };
         let cards: &[Card] = match &event {
             LogEvent::Play(p) => &p.cards,
@@ -579,6 +594,18 @@ mod tests {
         assert!(error_of(&replies[1]).contains("no round has started"));
         assert!(matches!(replies[2], Reply::Stored(_)));
         assert!(error_of(&replies[3]).contains("written by the store"));
+        // Unknown fields are answered with every field a play may have.
+        let misspelt = recorder
+            .record_batch(&lines(&[
+                r#"{"event":"play","cards":["2H"],"evidense":{}}"#,
+            ]))
+            .expect("batch");
+        assert!(
+            error_of(&misspelt[0]).ends_with(
+                r#"unknown field "evidense", expected one of "player", "cards", "prophet_says", or "evidence" (stored with the play)"#
+            ),
+            "{misspelt:?}"
+        );
         assert!(error_of(&replies[4]).contains("only play and no_play"));
         assert!(error_of(&replies[5]).contains("confidence"));
         assert!(
