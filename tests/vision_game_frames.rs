@@ -99,6 +99,10 @@ fn a_games_frames_check_the_recognizer_on_the_plays_as_recorded() {
         .collect();
     assert_eq!(statuses, ["confirmed", "corrected", "typed"]);
     assert_eq!(sidecar["meta"]["reads"][1]["read"], "8S");
+    assert_eq!(
+        sidecar["meta"]["reads"][1]["corners"],
+        serde_json::from_str::<Value>(CORNERS_8C).expect("corners")
+    );
     assert_eq!(sidecar["meta"]["player"], "Ana");
     // The zone holds the play and not 4D, whose centre is at x 259 of 1280.
     let zone: Vec<f64> = sidecar["zone"]

@@ -139,6 +139,11 @@ fn sidecar(
             if paired {
                 shown["status"] = json!(read.status.as_str());
             }
+            // With its card (same place in `cards`), the outline is what a
+            // fine-tuning run cuts the card from.
+            if let Some(corners) = read.corners {
+                shown["corners"] = json!(corners);
+            }
             shown
         })
         .collect();
