@@ -18,7 +18,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
 use crate::store::audit::{audit, AuditReport, EventAudit};
-use crate::store::evidence::ReadStatus;
+use crate::store::evidence::{counted, ReadStatus};
 use crate::store::history::standard_referee;
 use crate::store::{Store, Target};
 use crate::vision::frame::decode_frame;
@@ -215,15 +215,15 @@ pub fn export_frames(db: &Path, target: Target, dir: &Path) -> Result<String> {
         cards += frame.sidecar["cards"].as_array().map_or(0, Vec::len);
         statuses.extend_from_slice(&frame.statuses);
     }
-    let counted = |status: ReadStatus| statuses.iter().filter(|s| **s == status).count();
+    let with_status = |status: ReadStatus| statuses.iter().filter(|s| **s == status).count();
     let mut text = format!(
         "wrote {} of {target} to {}: {} as recorded; of the recognizer's reads of them God confirmed {}, corrected {}, typed {} (no index read)\n",
-        plural(set.frames.len(), "frame"),
+        counted(set.frames.len(), "frame"),
         dir.display(),
-        plural(cards, "card"),
-        counted(ReadStatus::Confirmed),
-        counted(ReadStatus::Corrected),
-        counted(ReadStatus::Typed),
+        counted(cards, "card"),
+        with_status(ReadStatus::Confirmed),
+        with_status(ReadStatus::Corrected),
+        with_status(ReadStatus::Typed),
     );
     for place in &set.unpaired {
         text += &format!(
@@ -238,8 +238,4 @@ pub fn export_frames(db: &Path, target: Target, dir: &Path) -> Result<String> {
         dir.display()
     );
     Ok(text)
-}
-
-fn plural(n: usize, noun: &str) -> String {
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }

@@ -23,6 +23,7 @@ use clap::Args;
 use image::RgbImage;
 use serde_json::{json, Value};
 
+use crate::store::evidence::counted;
 use crate::vision::rectify::rectify;
 use crate::vision::scene::{
     corner_tolerance, suggested_confirm_threshold, CheckSummary, Labels, SceneScore,
@@ -514,11 +515,6 @@ fn percent(fraction: Option<f64>) -> String {
     }
 }
 
-/// `1 frame`, `2 frames`.
-fn count(n: usize, noun: &str) -> String {
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
-}
-
 fn summary_text(sum: &CheckSummary, in_effect: Option<f32>) -> String {
     let mut text = format!(
         "cards read right: {}/{} ({}), located {}/{} ({}), misread {} ({} without asking for confirmation), right but asking {}, spurious {}, exact sequences {}/{}, unreadable files {}, worst corner error {:.1} px",
@@ -564,14 +560,14 @@ fn nothing_checked(sum: &CheckSummary) -> String {
     if sum.scenes == 0 {
         format!(
             "check failed: no labelled frames to check ({} without usable labels, {}): each image needs a sidecar of its name with .json naming its cards, e.g. {{\"cards\":[\"QH\",\"10S\"]}}",
-            count(sum.scenes_unlabelled, "frame"),
-            count(sum.scenes_failed, "unreadable file"),
+            counted(sum.scenes_unlabelled, "frame"),
+            counted(sum.scenes_failed, "unreadable file"),
         )
     } else {
         format!(
             "check failed: {} labelled with no cards, yet {} found in them",
-            count(sum.scenes, "frame"),
-            count(sum.spurious, "card"),
+            counted(sum.scenes, "frame"),
+            counted(sum.spurious, "card"),
         )
     }
 }
