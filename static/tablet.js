@@ -8,6 +8,8 @@
   let latest = 0;
 
   const verdictWord = (right) => right === true ? "RIGHT ✓" : right === false ? "WRONG ✗" : "no verdict";
+  // "1 card", "3 cards": a count with its noun, singular for one.
+  const counted = (n, one, many) => n + " " + (n === 1 ? one : many);
 
   // A correction that is the newest event: which event, what it now records, and
   // every play whose verdict it changed, with the new verdict and the one before.
@@ -29,16 +31,17 @@
     // too, as staying what it was: players must not read it as a reversed ruling.
     const flipped = changed.filter((p) => p.was !== p.right).length;
     const kept = changed.length - flipped;
-    const count = (n, one, many) => n + " " + (n === 1 ? one : many);
     box.append(E.el("div", { class: "effect" },
-      (flipped ? count(flipped, "verdict changed", "verdicts changed") : "no verdict changed") +
-      (kept ? (flipped ? ", " : "; ") + count(kept, "play changed", "plays changed") + " without its verdict" : "") + ":"));
-    box.append(E.el("ul", { id: "changed" }, changed.map((p) => E.el("li", { "data-event": p.event },
-      p.event + " " + (p.player || "") + " " + (p.cards || []).join(" ") + ": ",
-      p.was !== p.right
-        ? [E.el("b", { class: p.right === true ? "ok" : p.right === false ? "bad" : "" }, "now " + verdictWord(p.right)),
-           " (was " + verdictWord(p.was) + ")"]
-        : ["still ", E.el("b", { class: p.right === true ? "ok" : p.right === false ? "bad" : "" }, verdictWord(p.right))]))));
+      (flipped ? counted(flipped, "verdict changed", "verdicts changed") : "no verdict changed") +
+      (kept ? (flipped ? ", " : "; ") + counted(kept, "play changed", "plays changed") + " without its verdict" : "") + ":"));
+    box.append(E.el("ul", { id: "changed" }, changed.map((p) => {
+      const now = (text) => E.el("b", { class: p.right === true ? "ok" : p.right === false ? "bad" : "" }, text);
+      return E.el("li", { "data-event": p.event },
+        p.event + " " + (p.player || "") + " " + (p.cards || []).join(" ") + ": ",
+        p.was !== p.right
+          ? [now("now " + verdictWord(p.right)), " (was " + verdictWord(p.was) + ")"]
+          : ["still ", now(verdictWord(p.right))]);
+    })));
   }
 
   function describeLast(last, correction) {
@@ -66,7 +69,7 @@
     const effects = [];
     if (o.prophet_call) effects.push("prophet " + o.prophet_call.prophet + " said " + o.prophet_call.said + ", God " + (o.prophet_call.confirmed ? "confirms" : "contradicts"));
     if (o.pick) effects.push(o.pick.by + " takes " + o.pick.card);
-    for (const p of o.penalties || []) effects.push(p.player + " takes " + p.cards + (p.cards === 1 ? " penalty card" : " penalty cards"));
+    for (const p of o.penalties || []) effects.push(p.player + " takes " + counted(p.cards, "penalty card", "penalty cards"));
     if (o.covered) effects.push("covered by the false prophet: no penalty");
     if (o.overthrown) effects.push("false prophet " + o.overthrown + " overthrown");
     if (o.new_hand) effects.push("new hand of " + o.new_hand);
@@ -184,7 +187,7 @@
     $("whites").textContent = (s.white_markers || []).length;
     $("blacks").textContent = (s.black_markers || []).length;
     $("prophet").textContent = s.prophet ? "Prophet: " + s.prophet.player + " (marker on laid card " + s.prophet.marker + ")" : "No prophet";
-    $("stock").textContent = started ? "stock " + s.stock + (s.stock === 1 ? " card · " : " cards · ") + s.decks + (s.decks === 1 ? " deck" : " decks") : "";
+    $("stock").textContent = started ? "stock " + counted(s.stock, "card", "cards") + " · " + counted(s.decks, "deck", "decks") : "";
     describeLast(view.last, view.correction);
 
     const players = $("players");
