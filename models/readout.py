@@ -290,6 +290,8 @@ def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | Non
     `pips_weighed_rank`."""
     name = CLASS_NAMES[read]
     rank, suit = name[:-1], name[-1]
+    if rank == "A":
+        return ace_verdict(read, logits, settings, family, row, unsure)
     lp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
     best = lp.argmax(1)
     is_pip = best != pips.NOT_A_PIP
@@ -318,6 +320,32 @@ def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | Non
     return CLASS_NAMES.index(new_rank + new_suit), bool(denies is not None or deny_rank)
 
 
+def ace_verdict(read: int, logits: np.ndarray, settings: dict, family: str | None,
+                row: np.ndarray | None, unsure: bool) -> tuple[int, bool]:
+    """`pip_verdict` for a read ace: its one big pip, read like a number card's
+    pips but alone, denies or weighs in for its suit. Only a card showing exactly
+    one pip-sized blob is checked: an ace shows one, and more are an ornate ace's
+    art or, on an outline that strays over a spread hand, a neighbour's pips.
+    Mirrors `Recognizer::check_ace`."""
+    name = CLASS_NAMES[read]
+    suit = name[-1]
+    if len(logits) != 1:
+        return read, False
+    lp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
+    s = pips.suit_sum(lp, settings.get("min_confidence", 0.0), 1)
+    if s is None:
+        return read, False
+    denies = None
+    if np.exp(s[SUITS.index(suit)]) < settings["ace_deny_below"]:
+        denies = SUITS[int(s.argmax())]
+        if family in INK_SUITS and denies not in INK_SUITS[family]:
+            denies = None
+    new_suit = denies or suit
+    if unsure and denies is None and row is not None:
+        new_suit = pip_weighed_suit(row, "A", s, family)
+    return CLASS_NAMES.index("A" + new_suit), denies is not None
+
+
 def pip_check(probs: np.ndarray, heights: np.ndarray, pip_logits: list[np.ndarray],
               settings: dict, families=None, threshold: float | None = None
               ) -> tuple[np.ndarray, np.ndarray]:
@@ -329,8 +357,10 @@ def pip_check(probs: np.ndarray, heights: np.ndarray, pip_logits: list[np.ndarra
     and is checked at any height (None: only cards under PIP_CHECK_BELOW)."""
     pred = probs.argmax(1).copy()
     asks = np.zeros(len(pred), bool)
+    aces = "ace_deny_below" in settings
     for i, read in enumerate(probs.argmax(1)):
-        if read == NOT_A_CARD or CLASS_NAMES[read][:-1] not in NUMBER_RANKS:
+        if read == NOT_A_CARD or (CLASS_NAMES[read][:-1] not in NUMBER_RANKS
+                                  and not (aces and CLASS_NAMES[read][:-1] == "A")):
             continue
         unsure = threshold is not None and probs[i].max() < threshold
         if heights[i] >= PIP_CHECK_BELOW and not unsure:

@@ -151,6 +151,9 @@ def main() -> None:
     ap.add_argument("--deny-below", type=float, default=1e-3,
                     help="a read's suit its pips leave less likely than this asks God")
     ap.add_argument("--min-pips", type=int, default=2, help="the fewest pips that may deny a read")
+    ap.add_argument("--ace-deny-below", type=float, default=0.5,
+                    help="an ace's suit whose probability from its one pip is below this is denied "
+                         "(model card, \"Aces\"; ace_pips.py measures it)")
     ap.add_argument("--min-confidence", type=float, default=0.7,
                     help="a pip is evidence of its suit only when read at least this sure")
     ap.add_argument("--settings", default="recognizer.json",
@@ -221,7 +224,7 @@ def main() -> None:
             meta = json.load(f)
         meta["pip_reader"] = {"file": os.path.basename(a.out), "input": [1, pips.PATCH, pips.PATCH],
                               "deny_below": a.deny_below, "min_pips": a.min_pips,
-                              "min_confidence": a.min_confidence}
+                              "min_confidence": a.min_confidence, "ace_deny_below": a.ace_deny_below}
         with open(a.settings, "w") as f:
             json.dump(meta, f, indent=1)
         print(f"train_pips: {a.settings} names {os.path.basename(a.out)}, deny_below {a.deny_below}")

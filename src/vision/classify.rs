@@ -114,6 +114,13 @@ pub struct PipReaderSettings {
     /// weighed with its count (`recognizer::pips_weighed_rank`).
     #[serde(default)]
     pub count_histogram: Option<CountHistogram>,
+    /// A read ace's suit whose probability from its one big pip (at least
+    /// `min_confidence` sure) is below this is denied; absent: aces are not
+    /// checked. An ace shows one pip, so `min_pips` does not apply; its pip is
+    /// large and plain in every design measured, and read right far more surely
+    /// than a number card's small ones (models/README.md, "Aces").
+    #[serde(default)]
+    pub ace_deny_below: Option<f32>,
 }
 
 /// `count_histogram` of `pip_reader`: per rank (`"2"` … `"10"`, `"J"`, `"Q"`,
@@ -273,6 +280,9 @@ impl ModelSettings {
             }
             probability("pip_reader deny_below", p.deny_below)?;
             probability("pip_reader min_confidence", p.min_confidence)?;
+            if let Some(a) = p.ace_deny_below {
+                probability("pip_reader ace_deny_below", a)?;
+            }
             beside("pip_reader", &p.file)?;
         }
         Ok(s)
@@ -370,6 +380,26 @@ impl PipRead {
             .iter()
             .position(|s| *s == suit)
             .map_or(0, |i| self.by_suit[i])
+    }
+}
+
+/// What pips whose logits are `logits` (`n × 5`) say about a read of suit
+/// `suit`: counted, summed from at least `min_pips` pips `min_confidence` sure,
+/// and denying `suit` when it is left less likely than `deny_below`.
+fn pip_read(
+    logits: &[f32],
+    suit: Suit,
+    min_confidence: f32,
+    min_pips: usize,
+    deny_below: f32,
+) -> PipRead {
+    let read = pip_suits(logits, min_confidence);
+    let suit_sum = pip_suit_sum(read.sure, &read.sum, min_pips);
+    PipRead {
+        denies: suit_sum.and_then(|sum| denied_suit(&sum, suit, deny_below)),
+        pips: read.pips,
+        by_suit: read.by_suit,
+        suit_sum,
     }
 }
 
@@ -889,15 +919,40 @@ impl Classifier {
         let (Some(net), Some(p)) = (&self.pip_reader, &self.settings.pip_reader) else {
             return Ok(None);
         };
-        let read = pip_suits(&net.logits(patches, n)?, p.min_confidence);
-        let suit_sum = pip_suit_sum(read.sure, &read.sum, p.min_pips);
-        let denies = suit_sum.and_then(|sum| denied_suit(&sum, suit, p.deny_below));
-        Ok(Some(PipRead {
-            denies,
-            pips: read.pips,
-            by_suit: read.by_suit,
-            suit_sum,
-        }))
+        let logits = net.logits(patches, n)?;
+        Ok(Some(pip_read(
+            &logits,
+            suit,
+            p.min_confidence,
+            p.min_pips,
+            p.deny_below,
+        )))
+    }
+
+    /// What a read ace's pip says about its suit `suit`, as [`Classifier::read_pips`]
+    /// says it of a number card's pips, but from one pip (an ace shows one) held
+    /// to `ace_deny_below`. `None`: no pip reader, or settings that do not check
+    /// aces.
+    pub fn read_ace_pip(
+        &self,
+        patches: &[f32],
+        n: usize,
+        suit: Suit,
+    ) -> Result<Option<PipRead>, ModelError> {
+        let (Some(net), Some(p)) = (&self.pip_reader, &self.settings.pip_reader) else {
+            return Ok(None);
+        };
+        let Some(deny_below) = p.ace_deny_below else {
+            return Ok(None);
+        };
+        let logits = net.logits(patches, n)?;
+        Ok(Some(pip_read(
+            &logits,
+            suit,
+            p.min_confidence,
+            1,
+            deny_below,
+        )))
     }
 
     /// The settings read from `recognizer.json`.
@@ -1411,6 +1466,25 @@ mod tests {
     }
 
     #[test]
+    fn an_aces_one_pip_is_enough_to_deny_its_suit() {
+        // An ace's big spade, read about 0.95 a spade (e^4 over each other class),
+        // beside the club its index was read as.
+        let spade = pip(0, 4.0);
+        // Held to a number card's two pips it says nothing...
+        assert_eq!(pip_read(&spade, Suit::Clubs, 0.7, 2, 1e-3).denies, None);
+        // ...nor to a number card's threshold: one pip leaves a club about 0.018.
+        assert_eq!(pip_read(&spade, Suit::Clubs, 0.7, 1, 1e-3).denies, None);
+        // An ace's pip alone, held to "less likely than not", denies the club
+        // and confirms a spade.
+        let read = pip_read(&spade, Suit::Clubs, 0.7, 1, 0.5);
+        assert_eq!((read.denies, read.pips), (Some(Suit::Spades), 1));
+        assert_eq!(pip_read(&spade, Suit::Spades, 0.7, 1, 0.5).denies, None);
+        // A pip read less surely than min_confidence (ornate art) is no evidence.
+        let unsure = pip(0, 1.0);
+        assert_eq!(pip_read(&unsure, Suit::Clubs, 0.7, 1, 0.5).suit_sum, None);
+    }
+
+    #[test]
     fn smudged_pips_are_counted_but_are_no_evidence_of_a_suit() {
         // Nine blurred pips, each leaning a little to hearts (e^1 over the rest,
         // about 0.40 sure): summed, the lean alone would deny a diamond.
@@ -1447,7 +1521,15 @@ mod tests {
             r#"{"file":"pips.onnx","input":[1,24,24],"deny_below":0.001,"min_pips":2,"min_confidence":0.7}"#,
         );
         let p = ModelSettings::parse(sure.as_bytes(), "r.json").unwrap();
-        assert_eq!(p.pip_reader.unwrap().min_confidence, 0.7);
+        let p = p.pip_reader.unwrap();
+        assert_eq!(p.min_confidence, 0.7);
+        // Without ace_deny_below aces are not checked.
+        assert_eq!(p.ace_deny_below, None);
+        let aces = with(
+            r#"{"file":"pips.onnx","input":[1,24,24],"deny_below":0.001,"min_pips":2,"ace_deny_below":0.5}"#,
+        );
+        let p = ModelSettings::parse(aces.as_bytes(), "r.json").unwrap();
+        assert_eq!(p.pip_reader.unwrap().ace_deny_below, Some(0.5));
         for (reader, says) in [
             (
                 r#"{"file":"pips.onnx","input":[3,24,24],"deny_below":0.001,"min_pips":2}"#,
@@ -1464,6 +1546,10 @@ mod tests {
             (
                 r#"{"file":"pips.onnx","input":[1,24,24],"deny_below":0.001,"min_pips":2,"min_confidence":-1}"#,
                 "pip_reader min_confidence -1 is outside [0, 1]",
+            ),
+            (
+                r#"{"file":"pips.onnx","input":[1,24,24],"deny_below":0.001,"min_pips":2,"ace_deny_below":1.5}"#,
+                "pip_reader ace_deny_below 1.5 is outside [0, 1]",
             ),
             (r#"{"file":"pips.onnx","input":[1,24,24]}"#, "missing field"),
         ] {

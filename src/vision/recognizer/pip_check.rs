@@ -1,5 +1,5 @@
-//! The pip check: a number card's pips, read from the middle of the card, deny
-//! or correct the suit and rank its index was read as.
+//! The pip check: a number card's pips, or an ace's one pip, read from the
+//! middle of the card, deny or correct the suit and rank its index was read as.
 
 use super::{CardRead, Recognizer};
 use crate::cards::{Card, Rank, Suit};
@@ -21,8 +21,9 @@ impl Recognizer {
     /// Reads that ask God already are checked too, for what the pips can put in
     /// their place: the suit they weigh in for ([`pips_weighed_suit`]), their
     /// number when it passes the read's rank ([`pips_correction`]) and otherwise
-    /// the rank their count weighs in for ([`pips_weighed_rank`]); covered cards
-    /// and court cards and aces (no pips to speak of) are not checked.
+    /// the rank their count weighs in for ([`pips_weighed_rank`]). Aces are
+    /// checked by their one pip ([`Recognizer::check_ace`]); covered cards and
+    /// court cards (no pips to speak of) are not checked.
     pub(super) fn check_pips(
         &self,
         frame: &RgbImage,
@@ -33,14 +34,19 @@ impl Recognizer {
         }
         for card in cards.iter_mut() {
             let number = (2..=10).contains(&card.card.rank.value());
+            let ace = card.card.rank.value() == 1;
             let small = card.corners.longest_side() < PIP_CHECK_BELOW;
-            if card.overlapped || !number || !(small || card.needs_confirmation) {
+            if card.overlapped || !(number || ace) || !(small || card.needs_confirmation) {
                 continue;
             }
             let Some(rectified) = rectify(frame, &card.corners) else {
                 continue;
             };
             let (patches, n, family) = pips_and_ink_family(&rectified);
+            if ace {
+                self.check_ace(card, &patches, n, family)?;
+                continue;
+            }
             let Some(read) = self.classifier.read_pips(&patches, n, card.card.suit)? else {
                 continue;
             };
@@ -98,6 +104,51 @@ impl Recognizer {
                 card.needs_confirmation = true;
             }
         }
+        Ok(())
+    }
+}
+
+impl Recognizer {
+    /// [`Recognizer::check_pips`] for a read ace: its one big pip denies its suit
+    /// ([`Classifier::read_ace_pip`]), or, when the read asks God anyway, weighs
+    /// in for the suit it is offered with ([`pips_weighed_suit`]). An ace's index
+    /// shows a spade as a club as readily as a number card's does, but its pip
+    /// is the largest suit sign on any card. Only a card showing exactly one
+    /// pip-sized blob is checked.
+    fn check_ace(
+        &self,
+        card: &mut CardRead,
+        patches: &[f32],
+        n: usize,
+        family: Option<InkFamily>,
+    ) -> Result<(), ModelError> {
+        // An ace shows one pip; more blobs of a pip's size are an ornate ace's art
+        // or, on an outline that strays over a spread hand, a neighbour's pips.
+        if n != 1 {
+            return Ok(());
+        }
+        let Some(read) = self.classifier.read_ace_pip(patches, n, card.card.suit)? else {
+            return Ok(());
+        };
+        let denied = read
+            .denies
+            .filter(|s| family.map_or(true, |f| f.allows(*s)));
+        let offered = denied.or_else(|| {
+            if !card.needs_confirmation {
+                return None;
+            }
+            let (sum, class) = (read.suit_sum?, card.class_read.as_ref()?);
+            pips_weighed_suit(class, card.card.rank, &sum, family)
+        });
+        let Some(suit) = offered.filter(|s| *s != card.card.suit) else {
+            return Ok(());
+        };
+        let proposed = Card::new(card.card.rank, suit);
+        card.pips_say = Some(suit);
+        card.index_read = Some(card.card);
+        card.card = proposed;
+        card.confidence = card.class_read.map_or(0.0, |r| r.probability_of(proposed));
+        card.needs_confirmation = true;
         Ok(())
     }
 }
