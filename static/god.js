@@ -569,7 +569,10 @@
         // More pips than its rank (the index read as a lower card), or next to none on
         // a 6 to 10 (a court card read as a number card).
         r.pips_counted != null ? E.el("span", { class: "muted", title: "the card shows " + r.pips_counted + " pips: too many or too few for the rank read from its index" }, r.pips_counted + " pips") : "",
-        r.pips_say ? E.el("span", { class: "muted", title: "the pips in the middle of the card look like " + SUIT_NAMES[r.pips_say] + ", not the suit read from its index" }, "pips: " + SUIT_SIGNS[r.pips_say]) : "",
+        // An ace shows one pip, its suit drawn large.
+        r.pips_say ? (r.card.startsWith("A")
+          ? E.el("span", { class: "muted", title: "the ace's pip in the middle of the card looks like " + SUIT_NAMES[r.pips_say] + ", not the suit read from its index" }, "pip: " + SUIT_SIGNS[r.pips_say])
+          : E.el("span", { class: "muted", title: "the pips in the middle of the card look like " + SUIT_NAMES[r.pips_say] + ", not the suit read from its index" }, "pips: " + SUIT_SIGNS[r.pips_say])) : "",
         // The pips put another card in place of the index's read: say what the index read.
         r.index_read ? E.el("span", { class: "muted", title: "the card's index was read as " + r.index_read + "; its pips make it " + r.card }, "index: " + r.index_read.slice(0, -1) + SUIT_SIGNS[r.index_read.slice(-1)]) : "",
         E.el("input", { type: "text", value: r.card, "data-index": i, "data-read": r.card, title: "correct the card here" }),

@@ -272,6 +272,19 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
         },
     );
 
+    // An ace read in the wrong suit: its one pip says so, in the singular.
+    let ace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/pips/heldout-crop-1-neoclassical-ace.png");
+    driver.send_keys("#upload", &ace.display().to_string());
+    driver.wait_for(
+        "the ace's pip beside its read",
+        "return document.getElementById('reads').innerText;",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.contains("pip: ♠") && t.contains("index: A♣"))
+        },
+    );
+
     // A blown-out frame: the console says what is wrong with the camera.
     let dir = tempfile::tempdir().expect("temp dir");
     let blown = dir.path().join("blown.png");

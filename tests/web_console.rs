@@ -666,6 +666,12 @@ fn the_form_refills_after_the_game_is_ended_mid_round() {
 /// Presses "correct" on the newest event of the log, waits for its editor to hold
 /// `cards`, and empties the field for the test to type in.
 fn open_correction_editor(driver: &Driver, cards: &str) {
+    // A page just opened may not have drawn its log yet.
+    driver.wait_for(
+        "the log's correct button",
+        "return document.querySelector('#log tr.event button') !== null;",
+        |v| v == true,
+    );
     driver.eval("document.querySelector('#log tr.event button').click(); return true;");
     driver.wait_for(
         "the correction editor",
