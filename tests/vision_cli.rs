@@ -143,6 +143,91 @@ fn json_lines_read_a_sequence_and_report_a_bad_file_without_stopping() {
 }
 
 #[test]
+fn a_pipe_in_a_folder_is_passed_over_and_a_globs_sidecars_are_not_frames() {
+    // A named pipe called like a frame would block the read for ever.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(scene("08-seq4-dark.jpg"), dir.path().join("a.jpg")).unwrap();
+    let fifo = dir.path().join("b.jpg");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eleusis"))
+        .args(["recognize", "--json", "--locate-only"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("recognize blocked on the pipe");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("output");
+    assert!(out.status.success());
+    let l = lines(&out);
+    assert_eq!(l.len(), 1, "{l:?}");
+    assert!(l[0]["file"].as_str().unwrap().ends_with("a.jpg"), "{l:?}");
+
+    // `--check DIR/08*` names the frame and its sidecar: the sidecar is no frame.
+    let out = eleusis(&[
+        "recognize",
+        "--check",
+        "--json",
+        scene("08-seq4-dark.jpg").to_str().unwrap(),
+        scene("08-seq4-dark.json").to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let l = lines(&out);
+    assert!(l.iter().all(|v| v.get("error").is_none()), "{l:?}");
+    assert_eq!(l.last().unwrap()["summary"]["scenes"], 1, "{l:?}");
+    assert_eq!(l.last().unwrap()["summary"]["scenes_failed"], 0, "{l:?}");
+}
+
+#[test]
+fn a_model_named_by_its_settings_file_is_read_and_a_closed_output_is_no_error() {
+    let out = eleusis(&[
+        "recognize",
+        "--json",
+        "--model",
+        "models/recognizer.json",
+        scene("08-seq4-dark.jpg").to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(lines(&out)[0]["cards"].as_array().map(Vec::len), Some(4));
+
+    // `eleusis recognize DIR | head -1`: the reader leaves after one line, and
+    // the rest (ten times the scenes, more than a pipe holds) has nowhere to go.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eleusis"))
+        .args(["recognize", "--json", "--locate-only"])
+        .args(["tests/data/scenes"; 10])
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut first = String::new();
+    let stdout = child.stdout.take().expect("stdout");
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut first).unwrap();
+    assert!(first.starts_with('{'), "{first}");
+    let out = child.wait_with_output().expect("exits");
+    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
 fn locate_only_needs_no_model() {
     let out = eleusis(&[
         "recognize",
@@ -542,6 +627,23 @@ fn a_missing_model_is_a_clear_error_with_status_2() {
     );
     assert!(
         !err.contains("model.json") && !err.contains("os error"),
+        "{err}"
+    );
+    // Named through the environment, it is not passed over for the committed one.
+    let out = Command::new(env!("CARGO_BIN_EXE_eleusis"))
+        .args([
+            "recognize",
+            "--json",
+            scene("07-seq3-wood.jpg").to_str().unwrap(),
+        ])
+        .env("ELEUSIS_MODEL", "/nonexistent/model")
+        .current_dir(root())
+        .output()
+        .expect("the binary runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("/nonexistent/model: no such folder or file"),
         "{err}"
     );
 

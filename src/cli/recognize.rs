@@ -38,7 +38,8 @@ use crate::vision::{
 #[derive(Debug, Args)]
 pub struct RecognizeArgs {
     /// Frames to read (PNG or JPEG); a directory stands for its `.png`, `.jpg` and
-    /// `.jpeg` files in name order.
+    /// `.jpeg` files in name order. With `--check`, `.json` files named here are
+    /// skipped (they are sidecars).
     #[arg(required = true)]
     pub images: Vec<PathBuf>,
     /// One JSON object per line instead of text.
@@ -64,8 +65,8 @@ pub struct RecognizeArgs {
     /// from its outline (the model reads its top-left 40 × 72 corner, and the same
     /// corner of the card turned), as `DIR/<image>-<n>-<card>.png`, with `-confirm`
     /// added when the read asks God (`DIR/<image>-<n>.png` with `--locate-only`).
-    /// Files of the same name are replaced.
-    #[arg(long, value_name = "DIR")]
+    /// Files of the same name are replaced. Not with `--watch`.
+    #[arg(long, value_name = "DIR", conflicts_with = "watch")]
     pub save_cards: Option<PathBuf>,
     /// Feed the frames, in order, to the play-zone watcher of `eleusis serve`, as
     /// frames a webcam took one after the other (e.g. `ffmpeg -i /dev/video0 -r 1.5
@@ -198,6 +199,16 @@ pub fn run(args: &RecognizeArgs) -> ExitCode {
     match run_to(args, &mut out, &mut io::stderr()) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
+        // The reader of the output went away (`eleusis recognize … | head -1`):
+        // nothing is wrong with the frames, and nobody is left to tell.
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<io::Error>()
+                    .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             let _ = out.flush();
             eprintln!("error: {e:#}");
@@ -206,27 +217,47 @@ pub fn run(args: &RecognizeArgs) -> ExitCode {
     }
 }
 
-/// The images named on the command line, directories expanded.
-fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+/// The images named on the command line, directories expanded: each image, or a
+/// folder that could not be listed with the reason (said in its place, and the
+/// rest go on). Inside a folder only regular files (or links to them) named
+/// `.png`, `.jpg` or `.jpeg` are taken: a pipe or a device there would block or
+/// never end. With `--check`, `.json` files named on the command line are left
+/// out: they are the sidecars a shell glob such as `DIR/01*` also matches.
+fn expand(paths: &[PathBuf], check: bool) -> Vec<(PathBuf, Option<String>)> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
-            let mut inside: Vec<PathBuf> = std::fs::read_dir(p)
-                .with_context(|| format!("listing {}", p.display()))?
+            let listing = match std::fs::read_dir(p) {
+                Ok(listing) => listing,
+                Err(e) => {
+                    files.push((p.clone(), Some(format!("cannot list the folder: {e}"))));
+                    continue;
+                }
+            };
+            let mut inside: Vec<PathBuf> = listing
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|f| {
                     f.extension().and_then(|e| e.to_str()).is_some_and(|e| {
                         matches!(e.to_ascii_lowercase().as_str(), "png" | "jpg" | "jpeg")
                     })
                 })
+                // A broken link stays, to be reported; a pipe, a device or a
+                // folder named like an image does not.
+                .filter(|f| std::fs::metadata(f).map_or(true, |m| m.is_file()))
                 .collect();
             inside.sort();
-            files.extend(inside);
+            files.extend(inside.into_iter().map(|f| (f, None)));
+        } else if check
+            && p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
+            continue;
         } else {
-            files.push(p.clone());
+            files.push((p.clone(), None));
         }
     }
-    Ok(files)
+    files
 }
 
 /// Feeds one frame's cards in the zone to the watcher: the frame's line (JSON or
@@ -577,7 +608,7 @@ fn nothing_checked(sum: &CheckSummary) -> String {
 /// `Ok(false)` when a frame failed or the check fell short, `Err` when nothing
 /// could be done (no model, no files).
 pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
-    let files = expand(&args.images)?;
+    let files = expand(&args.images, args.check);
     if files.is_empty() {
         anyhow::bail!("no images to read (directories hold no .png, .jpg or .jpeg files)");
     }
@@ -590,6 +621,14 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
             None => Classifier::load_default(),
         }
         .context("loading the recognizer model")?;
+        // A misspelt setting falls back to another value without a word: say so.
+        for key in &classifier.settings().unknown {
+            writeln!(
+                err,
+                "warning: {}: unknown model setting {key:?} ignored (misspelt, or from a newer training pipeline?)",
+                classifier.source
+            )?;
+        }
         if !args.json {
             writeln!(
                 out,
@@ -624,7 +663,7 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     let mut watcher: PlayZoneWatcher<(Option<CardRead>, String)> =
         PlayZoneWatcher::new(WatchConfig::default());
     let mut plays = 0usize;
-    for path in &files {
+    for (path, unlisted) in &files {
         let file = path.display().to_string();
         let fail = |out: &mut dyn Write, msg: String| -> Result<()> {
             if args.json {
@@ -634,6 +673,12 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
             }
             Ok(())
         };
+        if let Some(why) = unlisted {
+            fail(out, why.clone())?;
+            all_ok = false;
+            summary.scenes_failed += 1;
+            continue;
+        }
         let frame = match load_frame(path) {
             Ok(f) => f,
             Err(e) => {

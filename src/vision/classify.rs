@@ -85,6 +85,80 @@ pub struct ModelSettings {
     /// checked against its pips.
     #[serde(default)]
     pub pip_reader: Option<PipReaderSettings>,
+    /// The 53 labels in class order, as the training pipeline writes them; when
+    /// given, they must be the service's order ([`Card::index`], `none` last): a
+    /// model exported in another order would name every card wrong, surely.
+    #[serde(default)]
+    pub class_names: Option<Vec<String>>,
+    /// Settings this build does not know (a misspelling, or a newer pipeline's),
+    /// as `key` or `section.key`: ignored, and said when the model is loaded,
+    /// since a misspelt threshold silently falls back to another.
+    #[serde(skip)]
+    pub unknown: Vec<String>,
+}
+
+/// The settings [`ModelSettings`] reads or the training pipeline documents
+/// (models/README.md, "The contract"), by section: anything else is reported.
+const KNOWN_SETTINGS: [(&str, &[&str]); 3] = [
+    (
+        "",
+        &[
+            "input",
+            "classes",
+            "temperature",
+            "confirm_threshold",
+            "confirm_threshold_one_corner",
+            "confirm_below_height",
+            "version",
+            "card_reader",
+            "pip_reader",
+            "class_names",
+            "rectified",
+            "crop",
+            "opset",
+            "validation",
+            "validation_one_corner",
+        ],
+    ),
+    (
+        "card_reader",
+        &["file", "input", "temperature", "weight", "below"],
+    ),
+    (
+        "pip_reader",
+        &[
+            "file",
+            "input",
+            "deny_below",
+            "min_pips",
+            "min_confidence",
+            "count_histogram",
+            "ace_deny_below",
+        ],
+    ),
+];
+
+/// The keys of `settings` (a parsed `recognizer.json`) that [`KNOWN_SETTINGS`]
+/// does not name, as `key` or `section.key`.
+fn unknown_settings(settings: &serde_json::Value) -> Vec<String> {
+    let mut unknown = Vec::new();
+    for (section, known) in KNOWN_SETTINGS {
+        let object = if section.is_empty() {
+            settings.as_object()
+        } else {
+            settings.get(section).and_then(|v| v.as_object())
+        };
+        for key in object.into_iter().flat_map(|o| o.keys()) {
+            if !known.contains(&key.as_str()) {
+                unknown.push(if section.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{section}.{key}")
+                });
+            }
+        }
+    }
+    unknown
 }
 
 /// `pip_reader` in `recognizer.json`: a model reading one pip patch
@@ -202,7 +276,29 @@ impl ModelSettings {
             path: path.to_string(),
             message,
         };
-        let s: ModelSettings = serde_json::from_slice(text).map_err(|e| bad(e.to_string()))?;
+        let value: serde_json::Value =
+            serde_json::from_slice(text).map_err(|e| bad(e.to_string()))?;
+        let mut s: ModelSettings =
+            serde_json::from_value(value.clone()).map_err(|e| bad(e.to_string()))?;
+        s.unknown = unknown_settings(&value);
+        if let Some(names) = &s.class_names {
+            let expected = (0..52).filter_map(Card::from_index).map(|c| c.to_string());
+            let ours: Vec<String> = expected.chain(["none".to_string()]).collect();
+            if *names != ours {
+                let first = names.iter().zip(&ours).position(|(a, b)| a != b);
+                return Err(bad(match first {
+                    Some(i) => format!(
+                        "class_names[{i}] is {:?} where this build reads {:?}: the model's classes are in another order",
+                        names[i], ours[i]
+                    ),
+                    None => format!(
+                        "class_names has {} labels where this build reads {}",
+                        names.len(),
+                        ours.len()
+                    ),
+                }));
+            }
+        }
         // A threshold is a probability; a temperature divides logits.
         let probability = |name: &str, p: f32| {
             if (0.0..=1.0).contains(&p) {
@@ -770,7 +866,8 @@ impl std::fmt::Debug for Classifier {
 
 impl Classifier {
     /// Loads `recognizer.onnx` and `recognizer.json` from a directory, or a `.onnx`
-    /// file with its settings next to it (same name, `.json`), and the card reader
+    /// file with its settings next to it (same name, `.json`; naming the `.json`
+    /// does as well), and the card reader
     /// the settings name, from the settings' folder. A file missing is reported
     /// against the path given, saying what was looked for there: a path that does
     /// not exist is not taken for a `.onnx` file whose settings are missing.
@@ -788,6 +885,9 @@ impl Classifier {
                 path.join(SETTINGS_FILE),
                 "in this folder",
             )
+        } else if path.extension().is_some_and(|e| e == "json") && path.exists() {
+            // The settings named instead of the model: the model is beside them.
+            (path.with_extension("onnx"), path.to_path_buf(), "beside it")
         } else if path.exists() {
             (path.to_path_buf(), path.with_extension("json"), "beside it")
         } else {
@@ -842,8 +942,14 @@ impl Classifier {
         }
     }
 
-    /// Loads the model found by [`find_model_dir`].
+    /// Loads the model `$ELEUSIS_MODEL` names, or else the one found by
+    /// [`find_model_dir`]. A model named through the environment is that model
+    /// or an error naming it, as `--model` is: falling back to another would read
+    /// with a model nobody chose, and `recognize --json` says nowhere which.
     pub fn load_default() -> Result<Classifier, ModelError> {
+        if let Some(named) = std::env::var_os("ELEUSIS_MODEL").filter(|p| !p.is_empty()) {
+            return Classifier::load(Path::new(&named));
+        }
         let dir = find_model_dir()?;
         Classifier::load(&dir)
     }
@@ -901,6 +1007,17 @@ impl Classifier {
     /// Whether number cards' reads are checked against their pips.
     pub fn reads_pips(&self) -> bool {
         self.pip_reader.is_some()
+    }
+
+    /// Whether aces' reads are checked against their one pip too
+    /// (`ace_deny_below` in the pip reader's settings).
+    pub fn reads_ace_pips(&self) -> bool {
+        self.reads_pips()
+            && self
+                .settings
+                .pip_reader
+                .as_ref()
+                .is_some_and(|p| p.ace_deny_below.is_some())
     }
 
     /// What a card's pips say about a read of suit `suit`: `patches` are its `n`
@@ -1556,6 +1673,46 @@ mod tests {
             let e = ModelSettings::parse(with(reader).as_bytes(), "r.json").unwrap_err();
             assert!(e.to_string().contains(says), "{e}");
         }
+    }
+
+    #[test]
+    fn class_names_in_another_order_are_refused_and_unknown_settings_kept_to_say() {
+        let base = r#""input":[3,72,40],"classes":53,"temperature":1,"confirm_threshold":0.9"#;
+        let mut names: Vec<String> = (0..52)
+            .filter_map(Card::from_index)
+            .map(|c| c.to_string())
+            .collect();
+        names.push("none".into());
+        let with_names = |names: &[String]| {
+            format!(
+                "{{{base},\"class_names\":{}}}",
+                serde_json::to_string(names).unwrap()
+            )
+        };
+        let s = ModelSettings::parse(with_names(&names).as_bytes(), "r.json").unwrap();
+        assert!(s.unknown.is_empty(), "{:?}", s.unknown);
+        // Hearts and diamonds swapped at the fours: every 4H would be read as 4D.
+        names.swap(16, 29);
+        let e = ModelSettings::parse(with_names(&names).as_bytes(), "r.json").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains(r#"class_names[16] is "4D" where this build reads "4H""#),
+            "{e}"
+        );
+        names.truncate(52);
+        names.swap(16, 29);
+        let e = ModelSettings::parse(with_names(&names).as_bytes(), "r.json").unwrap_err();
+        assert!(e.to_string().contains("has 52 labels"), "{e}");
+        // A misspelt threshold and a misspelt pip setting are kept to be said.
+        let typo = format!(
+            r#"{{{base},"confirm_treshold_one_corner":0.99,"pip_reader":{{"file":"pips.onnx","input":[1,24,24],"deny_below":0.001,"min_pips":2,"ace_deny_belwo":0.5}}}}"#
+        );
+        let s = ModelSettings::parse(typo.as_bytes(), "r.json").unwrap();
+        assert_eq!(
+            s.unknown,
+            ["confirm_treshold_one_corner", "pip_reader.ace_deny_belwo"]
+        );
+        assert_eq!(s.pip_reader.unwrap().ace_deny_below, None);
     }
 
     #[test]

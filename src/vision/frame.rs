@@ -3,7 +3,7 @@
 //! crashing the referee or eating its memory. A photo's EXIF orientation is
 //! applied, so that a phone photo is read the way it is seen.
 
-use std::io::Cursor;
+use std::io::{Cursor, Read};
 use std::path::Path;
 
 use image::metadata::Orientation;
@@ -36,6 +36,8 @@ pub enum FrameErrorKind {
     Empty,
     #[error("the file is {0} bytes, more than the {MAX_FILE_BYTES} accepted")]
     FileTooLarge(u64),
+    #[error("it holds more than the {MAX_FILE_BYTES} bytes accepted (a device or a pipe?)")]
+    StreamTooLarge,
     #[error("not a PNG or JPEG image")]
     UnknownFormat,
     #[error(
@@ -63,7 +65,14 @@ pub fn load_frame(path: &Path) -> Result<RgbImage, FrameError> {
     if meta.len() > MAX_FILE_BYTES {
         return Err(fail(FrameErrorKind::FileTooLarge(meta.len())));
     }
-    let bytes = std::fs::read(path).map_err(|e| fail(FrameErrorKind::Io(e)))?;
+    // A device or a pipe reports no size: read no more than the limit allows.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| fail(FrameErrorKind::Io(e)))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(fail(FrameErrorKind::StreamTooLarge));
+    }
     decode_frame(&bytes, &file)
 }
 
@@ -135,14 +144,67 @@ fn reader_dimensions(bytes: &[u8], format: ImageFormat) -> Result<(u32, u32), Fr
     })
 }
 
-/// Whether a JPEG stream has an end-of-image marker after its last start-of-scan
-/// marker. (In entropy-coded data every `FF` byte is followed by `00` or a restart
-/// marker, so `FF D9` there is the real end; an embedded thumbnail's end marker
-/// comes before the main image's scan.)
+/// Whether a JPEG stream reaches its end-of-image marker: its segments are
+/// walked from the start-of-image marker by their lengths (so an embedded
+/// thumbnail, whole inside its EXIF segment, is stepped over), and each scan's
+/// entropy-coded data up to the next marker (where every `FF` byte is followed by
+/// `00`, a fill `FF` or a restart marker), until `FF D9`. What follows the end is
+/// not looked at: phones append a motion photo's video to the JPEG, and its bytes
+/// may hold anything.
 fn jpeg_is_complete(bytes: &[u8]) -> bool {
-    let last_sos = bytes.windows(2).rposition(|w| w == [0xFF, 0xDA]);
-    let last_eoi = bytes.windows(2).rposition(|w| w == [0xFF, 0xD9]);
-    matches!((last_sos, last_eoi), (Some(s), Some(e)) if e > s)
+    if !bytes.starts_with(&[0xFF, 0xD8]) {
+        return false;
+    }
+    let mut i = 2;
+    loop {
+        // At a marker: tolerate stray bytes and fill bytes before it.
+        let Some(skip) = bytes[i..].iter().position(|&b| b == 0xFF) else {
+            return false;
+        };
+        i += skip;
+        while bytes.get(i + 1) == Some(&0xFF) {
+            i += 1;
+        }
+        let Some(&marker) = bytes.get(i + 1) else {
+            return false;
+        };
+        match marker {
+            0xD9 => return true,
+            // Markers without a length: restart markers, TEM, and a stuffed zero.
+            0xD0..=0xD7 | 0x01 | 0x00 => i += 2,
+            _ => {
+                let Some(len) = bytes.get(i + 2..i + 4) else {
+                    return false;
+                };
+                let len = usize::from(u16::from_be_bytes([len[0], len[1]]));
+                if len < 2 || i + 2 + len > bytes.len() {
+                    return false;
+                }
+                i += 2 + len;
+                if marker == 0xDA {
+                    match scan_end(bytes, i) {
+                        Some(end) => i = end,
+                        None => return false,
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where the entropy-coded data of a scan starting at `start` ends: the first
+/// `FF` not followed by `00`, a restart marker or another `FF`. `None`: the
+/// data runs to the end of the bytes.
+fn scan_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut i = start;
+    loop {
+        i += bytes.get(i..)?.iter().position(|&b| b == 0xFF)?;
+        match *bytes.get(i + 1)? {
+            0x00 | 0xD0..=0xD7 => i += 2,
+            0xFF => i += 1,
+            _ => return Some(i),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -249,6 +311,40 @@ mod tests {
         let full = jpeg_bytes(64, 48);
         let e = decode_frame(&full[..full.len() * 2 / 3], "cut.jpg").unwrap_err();
         assert!(matches!(e.kind, FrameErrorKind::TruncatedJpeg), "{e}");
+    }
+
+    #[test]
+    fn a_jpeg_cut_anywhere_is_refused_and_one_with_a_trailer_is_not() {
+        let full = jpeg_bytes(64, 48);
+        assert!(jpeg_is_complete(&full));
+        for cut in 1..full.len() - 1 {
+            assert!(!jpeg_is_complete(&full[..cut]), "cut at {cut}");
+        }
+        // A motion photo: the phone appends its video after the end-of-image
+        // marker, bytes that may look like a start of scan with no end after it.
+        let mut motion = full.clone();
+        motion.extend_from_slice(b"\0\0\0\x18ftypmp42");
+        motion.extend_from_slice(&[0xFF, 0xDA, 0x00, 0x0C, 1, 2, 3, 0xFF, 0xC4, 9, 9]);
+        let frame = decode_frame(&motion, "motion.jpg").unwrap();
+        assert_eq!(frame.dimensions(), (64, 48));
+        // A thumbnail inside the EXIF segment has its own end-of-image marker; a
+        // photo cut short after it is still refused.
+        let stored = RgbImage::from_pixel(64, 32, image::Rgb([90; 3]));
+        let mut exif = exif_orientation(1);
+        exif.extend_from_slice(&jpeg_bytes(8, 8));
+        let with_thumbnail = jpeg_with_exif(&stored, exif);
+        assert!(jpeg_is_complete(&with_thumbnail));
+        let cut = &with_thumbnail[..with_thumbnail.len() - 40];
+        let e = decode_frame(cut, "cut.jpg").unwrap_err();
+        assert!(matches!(e.kind, FrameErrorKind::TruncatedJpeg), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_device_that_never_ends_is_read_no_further_than_the_limit() {
+        let e = load_frame(Path::new("/dev/zero")).unwrap_err();
+        assert!(matches!(e.kind, FrameErrorKind::StreamTooLarge), "{e}");
+        assert!(e.to_string().starts_with("/dev/zero: "), "{e}");
     }
 
     #[test]

@@ -135,7 +135,19 @@ fn read_sidecar(image: &Path) -> Result<(serde_json::Value, String), LabelError>
         path: name.clone(),
         reason,
     })?;
-    match serde_json::from_slice(&text) {
+    // Windows editors may begin UTF-8 with a byte-order mark, which JSON does not
+    // allow but means nothing; UTF-16 (PowerShell's `>`) cannot be read as JSON.
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&text);
+    if text.starts_with(b"\xFF\xFE") || text.starts_with(b"\xFE\xFF") {
+        return Err(LabelError::Parse {
+            path: name,
+            problem: SidecarError::Syntax(
+                "the file is UTF-16 text: save it as UTF-8 (PowerShell: `| Out-File -Encoding utf8`)"
+                    .to_string(),
+            ),
+        });
+    }
+    match serde_json::from_slice(text) {
         Ok(v) => Ok((v, name)),
         Err(e) => Err(LabelError::Parse {
             path: name,
@@ -771,6 +783,27 @@ mod tests {
         assert_eq!(sum.accuracy(), None, "no labelled card: nothing measured");
         sum.add(&s);
         assert_eq!(sum.accuracy(), Some(1.0));
+    }
+
+    #[test]
+    fn a_sidecar_saved_by_a_windows_editor_is_read_or_named_for_what_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let image = dir.path().join("photo.jpg");
+        let sidecar = dir.path().join("photo.json");
+        // Notepad's UTF-8 with a byte-order mark: read as if it had none.
+        let mut bom = b"\xEF\xBB\xBF".to_vec();
+        bom.extend_from_slice(br#"{"cards":["QH","2C"]}"#);
+        std::fs::write(&sidecar, bom).unwrap();
+        let labels = Labels::for_image(&image).unwrap();
+        assert!(matches!(labels.cards, LabelledCards::Ordered(ref c) if c.len() == 2));
+        // PowerShell's `>`: UTF-16, said so, with the fix.
+        let mut utf16 = vec![0xFF, 0xFE];
+        for unit in r#"{"cards":["QH"]}"#.encode_utf16() {
+            utf16.extend_from_slice(&unit.to_le_bytes());
+        }
+        std::fs::write(&sidecar, utf16).unwrap();
+        let e = Labels::for_image(&image).unwrap_err().to_string();
+        assert!(e.contains("UTF-16") && e.contains("UTF-8"), "{e}");
     }
 
     #[test]

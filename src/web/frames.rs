@@ -42,6 +42,12 @@ impl Camera {
         Ok(match loaded {
             Ok(classifier) => {
                 let mut note = classifier.source.clone();
+                for key in &classifier.settings().unknown {
+                    tracing::warn!(
+                        "{}: unknown model setting {key:?} ignored (misspelt, or from a newer training pipeline?)",
+                        classifier.source
+                    );
+                }
                 let mut recognizer = Recognizer::new(classifier);
                 if let Some(t) = threshold {
                     recognizer.set_table_threshold(t)?;

@@ -141,7 +141,13 @@ pub fn reading_frame(frame: &RgbImage) -> (Cow<'_, RgbImage>, f64) {
     }
     let side = |v: u32| ((f64::from(v) / factor).round() as u32).max(1);
     let small = image::imageops::thumbnail(frame, side(w), side(h));
-    let back = f64::from(w) / f64::from(small.width());
+    // Along the longer side: a side a few pixels long is rounded to 1 and says
+    // nothing of the factor (a 1 × 5000 strip is read as 1 × 1920).
+    let back = if w >= h {
+        f64::from(w) / f64::from(small.width())
+    } else {
+        f64::from(h) / f64::from(small.height())
+    };
     (Cow::Owned(small), back)
 }
 
@@ -242,7 +248,7 @@ impl Recognizer {
     pub fn recognise(&self, frame: &RgbImage) -> Result<FrameRead, ModelError> {
         let (read_frame, back) = reading_frame(frame);
         let mut out = self.recognise_as_is(&read_frame)?;
-        if back != 1.0 {
+        if read_frame.dimensions() != frame.dimensions() {
             out.width = frame.width();
             out.height = frame.height();
             for card in &mut out.cards {

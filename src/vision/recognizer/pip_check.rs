@@ -34,7 +34,7 @@ impl Recognizer {
         }
         for card in cards.iter_mut() {
             let number = (2..=10).contains(&card.card.rank.value());
-            let ace = card.card.rank.value() == 1;
+            let ace = card.card.rank.value() == 1 && self.classifier.reads_ace_pips();
             let small = card.corners.longest_side() < PIP_CHECK_BELOW;
             if card.overlapped || !(number || ace) || !(small || card.needs_confirmation) {
                 continue;

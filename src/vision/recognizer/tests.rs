@@ -264,6 +264,11 @@ fn frames_larger_than_the_read_size_are_shrunk_and_others_kept() {
     let (read, back) = reading_frame(&portrait);
     assert_eq!(read.dimensions(), (768, 1920));
     assert!((back * 768.0 - 1000.0).abs() < 1e-9, "{back}");
+    // A strip: its short side rounds to one pixel, the factor is the long side's.
+    let strip = RgbImage::new(1, 5000);
+    let (read, back) = reading_frame(&strip);
+    assert_eq!(read.dimensions(), (1, 1920));
+    assert!((back * 1920.0 - 5000.0).abs() < 1e-9, "{back}");
     let webcam = RgbImage::new(1920, 1080);
     let (read, back) = reading_frame(&webcam);
     assert!(matches!(read, Cow::Borrowed(_)));
