@@ -119,6 +119,48 @@ fn a_play_laid_in_the_zone_is_reported_once_with_its_frame_as_evidence() {
     assert!(spooled <= 1, "{spooled} frames spooled");
 }
 
+/// A webcam dropping out for a few frames (black frames, as a camera gives while it
+/// starts or when its lens is covered) neither clears the play still lying in the
+/// zone nor lets the same cards be reported again as the next play.
+#[test]
+fn black_frames_do_not_clear_the_zone_or_report_a_play_twice() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("black.db"));
+    server.post("/api/rounds", ROUND).expect(200);
+    let (cards, empty) = frames();
+    let mut black = Vec::new();
+    image::RgbImage::new(1280, 720)
+        .write_to(
+            &mut std::io::Cursor::new(&mut black),
+            image::ImageFormat::Png,
+        )
+        .expect("png");
+    server
+        .post_bytes("/api/watch?restart=1", &empty)
+        .expect(200);
+    for _ in 0..2 {
+        server.post_bytes("/api/watch", &empty).expect(200);
+    }
+    let laid = (0..3)
+        .map(|_| server.post_bytes("/api/watch", &cards).expect(200))
+        .filter(|r| !r["laid"].is_null())
+        .count();
+    assert_eq!(laid, 1);
+    for _ in 0..5 {
+        let r = server.post_bytes("/api/watch", &black).expect(200);
+        assert_eq!(r["phase"], "laid", "{r}");
+        assert_eq!(r["unseen"], true, "{r}");
+        assert_eq!(r["cleared"], false, "{r}");
+        assert!(r["text"].as_str().unwrap().contains("black"), "{r}");
+        assert_eq!(r["warnings"][0]["kind"], "dark", "{r}");
+    }
+    for _ in 0..4 {
+        let r = server.post_bytes("/api/watch", &cards).expect(200);
+        assert!(r["laid"].is_null(), "the same play reported again: {r}");
+        assert_eq!(r["unseen"], false, "{r}");
+    }
+}
+
 /// A frame of `bytes`' size, every pixel its colour at (5, 5) with a little grain.
 fn empty_like(bytes: &[u8]) -> Vec<u8> {
     let image = image::load_from_memory(bytes).expect("decodes").to_rgb8();

@@ -29,9 +29,9 @@ use crate::vision::scene::{
     corner_tolerance, suggested_confirm_threshold, CheckSummary, Labels, SceneScore,
 };
 use crate::vision::{
-    exposure_warnings, load_frame, locate_cards, reading_frame, small_cards_warning, CameraTurn,
-    CardRead, Classifier, FrameRead, FrameWarning, LocaliserConfig, PlayZoneWatcher, Quad,
-    Recognizer, Seen, WatchConfig, Zone,
+    exposure_warnings, load_frame, locate_cards, reading_frame, small_cards_warning,
+    too_dark_to_see, CameraTurn, CardRead, Classifier, FrameRead, FrameWarning, LocaliserConfig,
+    PlayZoneWatcher, Quad, Recognizer, Seen, WatchConfig, Zone, TOO_DARK_TO_WATCH,
 };
 
 /// Arguments of `eleusis recognize`.
@@ -289,7 +289,12 @@ fn watch_line(
             read: (card, file.to_string()),
         })
         .collect();
-    let watch = watcher.observe(seen);
+    let unseen = inside.is_empty() && unreadable.is_empty() && too_dark_to_see(&read.warnings);
+    let watch = if unseen {
+        watcher.unseen()
+    } else {
+        watcher.observe(seen)
+    };
     let names = |cards: &[&CardRead]| -> Vec<String> {
         cards
             .iter()
@@ -326,6 +331,10 @@ fn watch_line(
         if let Some(n) = laid_unreadable.filter(|n| *n > 0) {
             line["laid_unreadable"] = json!(n);
         }
+        if unseen {
+            line["unseen"] = json!(true);
+        }
+        with_warnings(&mut line, &read.warnings);
         line.to_string()
     } else {
         let mut text = format!(
@@ -354,7 +363,10 @@ fn watch_line(
         if watch.cleared {
             text += "; zone cleared";
         }
-        text
+        if unseen {
+            text += &format!("; {TOO_DARK_TO_WATCH}");
+        }
+        text + &warnings_text(&read.warnings)
     };
     (line, laid.is_some())
 }

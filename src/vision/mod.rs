@@ -36,5 +36,5 @@ pub use recognizer::{
     reading_frame, CardRead, FrameRead, Recognizer, TableThresholdError, MAX_READ_SIDE,
 };
 pub use turn::CameraTurn;
-pub use warning::{small_cards_warning, FrameWarning};
+pub use warning::{small_cards_warning, too_dark_to_see, FrameWarning, TOO_DARK_TO_WATCH};
 pub use watcher::{Phase, PlayZoneWatcher, Seen, Watch, WatchConfig, Zone};

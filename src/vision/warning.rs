@@ -32,6 +32,25 @@ pub enum FrameWarning {
     SmallCards { height: f32 },
 }
 
+/// Frames whose brightest 0.2 % stays below this are black: a webcam starting up
+/// or dropping out, a lens covered, the lights out. A dark cloth under a lamp is
+/// dark ([`FrameWarning::Dark`], under 60) but not black: its weave and the cards'
+/// paper catch the light.
+pub const BLACK_LEVEL: u8 = 16;
+
+/// Whether a frame with these warnings is too dark to take its emptiness as
+/// evidence ([`crate::vision::PlayZoneWatcher::unseen`]): a black frame found to
+/// hold nothing may hold cards no one can see.
+pub fn too_dark_to_see(warnings: &[FrameWarning]) -> bool {
+    warnings
+        .iter()
+        .any(|w| matches!(w, FrameWarning::Dark { brightest } if *brightest < BLACK_LEVEL))
+}
+
+/// What the table is told of a frame too dark to see the zone in.
+pub const TOO_DARK_TO_WATCH: &str =
+    "the frame is black: it says nothing of the zone and is not counted (camera starting, covered, or the lights out?)";
+
 impl FrameWarning {
     /// A stable name for programs (`"overexposed"`, `"dark"`, `"small-cards"`).
     pub fn kind(&self) -> &'static str {

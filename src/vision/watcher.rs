@@ -262,6 +262,20 @@ impl<T: Clone> PlayZoneWatcher<T> {
         self.now
     }
 
+    /// What a frame in which the camera saw nothing says: nothing. A black frame
+    /// (a webcam starting up or dropping out, a hand over the lens, the lights
+    /// out) is no evidence that the zone is empty: taken for one, a few such frames would
+    /// clear a play still lying there, and the same cards be reported again as
+    /// the next play. The watcher stays as it was, and the frame does not count
+    /// towards any layout's steadiness.
+    pub fn unseen(&self) -> Watch<T> {
+        Watch {
+            phase: self.now,
+            laid: None,
+            cleared: false,
+        }
+    }
+
     /// Takes one frame's cards in the zone (any order).
     pub fn observe(&mut self, mut seen: Vec<Seen<T>>) -> Watch<T> {
         seen.sort_by(|a, b| a.quad.centre().x.total_cmp(&b.quad.centre().x));
@@ -398,6 +412,40 @@ mod tests {
         frames: &[&[(f64, f64, &'static str)]],
     ) -> Vec<Phase> {
         frames.iter().map(|f| w.observe(frame(f)).phase).collect()
+    }
+
+    #[test]
+    fn black_frames_neither_clear_a_play_nor_count_towards_the_next() {
+        let mut w = ready();
+        let two = [(100.0, 100.0, "9C"), (260.0, 100.0, "QD")];
+        for _ in 0..3 {
+            w.observe(frame(&two));
+        }
+        assert_eq!(w.phase(), Phase::Laid);
+        // The webcam drops out for a while: the play is not cleared...
+        for _ in 0..6 {
+            let blind = w.unseen();
+            assert_eq!((blind.phase, blind.cleared), (Phase::Laid, false));
+            assert!(blind.laid.is_none());
+        }
+        // ...so the same cards, seen again, are not a second play.
+        for _ in 0..4 {
+            let again = w.observe(frame(&two));
+            assert!(again.laid.is_none());
+            assert_eq!(again.phase, Phase::Laid);
+        }
+        // Taken for empty frames, the same drop-out would have reported them twice.
+        let mut fooled = ready();
+        for _ in 0..3 {
+            fooled.observe(frame(&two));
+        }
+        let mut reported = 0;
+        let drop_out = std::iter::repeat_with(|| frame(&[])).take(6);
+        let again = std::iter::repeat_with(|| frame(&two)).take(4);
+        for seen in drop_out.chain(again) {
+            reported += usize::from(fooled.observe(seen).laid.is_some());
+        }
+        assert_eq!(reported, 1);
     }
 
     #[test]

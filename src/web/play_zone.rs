@@ -11,7 +11,8 @@ use axum::body::Bytes;
 use serde::Serialize;
 
 use crate::vision::{
-    decode_frame, FrameWarning, Phase, PlayZoneWatcher, Point, Quad, Seen, WatchConfig, Zone,
+    decode_frame, too_dark_to_see, FrameWarning, Phase, PlayZoneWatcher, Point, Quad, Seen,
+    WatchConfig, Zone, TOO_DARK_TO_WATCH,
 };
 
 use super::error::ApiError;
@@ -46,8 +47,11 @@ impl Default for ZoneWatch {
 pub struct WatchReply {
     /// What the zone holds: `not_ready`, `clear`, `moving`, `laid`, `changed`.
     pub phase: Phase,
-    /// The phase, as a line for the table.
+    /// The phase, as a line for the table (or why the frame was not counted).
     pub text: &'static str,
+    /// The frame was too dark to find anything in: not counted, the phase is the
+    /// one before it ([`PlayZoneWatcher::unseen`]).
+    pub unseen: bool,
     pub zone: Zone,
     pub width: u32,
     pub height: u32,
@@ -131,6 +135,8 @@ pub fn watch_frame(
             },
         })
         .collect();
+    // A black frame is no evidence that the zone is empty.
+    let unseen = seen.is_empty() && too_dark_to_see(&read.warnings);
     let outcome = {
         // A panic while the lock was held left a watcher of plain data: go on with it.
         let mut watcher = watch
@@ -140,7 +146,11 @@ pub fn watch_frame(
         if restart {
             *watcher = PlayZoneWatcher::new(WatchConfig::default());
         }
-        watcher.observe(seen.clone())
+        if unseen {
+            watcher.unseen()
+        } else {
+            watcher.observe(seen.clone())
+        }
     };
     // The play settled, or else what this frame holds in the zone.
     let shown = outcome.laid.as_ref().unwrap_or(&seen);
@@ -179,7 +189,12 @@ pub fn watch_frame(
     };
     Ok(WatchReply {
         phase: outcome.phase,
-        text: outcome.phase.text(),
+        text: if unseen {
+            TOO_DARK_TO_WATCH
+        } else {
+            outcome.phase.text()
+        },
+        unseen,
         zone,
         width,
         height,
