@@ -12,7 +12,7 @@
 //! fails it: nothing was measured); 2 when the model cannot be loaded or nothing
 //! was given to read.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -106,6 +106,12 @@ pub(crate) fn parse_confidence(text: &str) -> Result<f32, String> {
     })?;
     if value > 0.0 && value < 1.0 {
         Ok(value)
+    } else if text.trim().parse::<f64>().is_ok_and(|v| v > 0.0 && v < 1.0) {
+        // Inside (0, 1) as written, but 1 or 0 once held as a confidence is.
+        Err(format!(
+            "'{text}' is {value} as a confidence (7 significant digits): give one between \
+             0 and 1 such as 0.999998"
+        ))
     } else {
         Err(crate::vision::TableThresholdError::NotAConfidence(value).to_string())
     }
@@ -135,9 +141,9 @@ fn parse_min_accuracy(text: &str) -> Result<f64, String> {
 /// Writes the cards of each frame as upright card images (`--save-cards`).
 struct CardSaver {
     dir: PathBuf,
-    /// How often each image name was seen, so that two frames of one name (from two
+    /// The prefixes given so far, so that two frames of one name (from two
     /// folders) do not overwrite each other's cards.
-    names: HashMap<String, usize>,
+    used: HashSet<String>,
 }
 
 impl CardSaver {
@@ -146,24 +152,24 @@ impl CardSaver {
             .with_context(|| format!("creating the folder {} for --save-cards", dir.display()))?;
         Ok(CardSaver {
             dir: dir.to_path_buf(),
-            names: HashMap::new(),
+            used: HashSet::new(),
         })
     }
 
     /// The file-name prefix of a frame's cards: the image's name without its
-    /// extension, `~2`, `~3` … added when that name came before.
+    /// extension, `~2`, `~3` … added when that prefix was given before (to a
+    /// frame of the same name, or to one named `a~2` itself).
     fn prefix(&mut self, image: &Path) -> String {
         let name = image
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "frame".to_string());
-        let seen = self.names.entry(name.clone()).or_insert(0);
-        *seen += 1;
-        if *seen == 1 {
-            name
-        } else {
-            format!("{name}~{seen}")
-        }
+        let prefix = std::iter::once(name.clone())
+            .chain((2..).map(|n| format!("{name}~{n}")))
+            .find(|p| !self.used.contains(p))
+            .unwrap_or(name);
+        self.used.insert(prefix.clone());
+        prefix
     }
 
     /// Saves one image per outline of the frame read from `image`, left to right,
@@ -851,6 +857,28 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_confidence_too_fine_to_hold_says_what_it_became() {
+        assert_eq!(parse_confidence("0.999998"), Ok(0.999998));
+        let e = parse_confidence("0.99999999999").unwrap_err();
+        assert!(e.starts_with("'0.99999999999' is 1 as a confidence"), "{e}");
+        let e = parse_confidence("1e-50").unwrap_err();
+        assert!(e.starts_with("'1e-50' is 0 as a confidence"), "{e}");
+        let e = parse_confidence("1").unwrap_err();
+        assert!(e.starts_with("1 is not a confidence"), "{e}");
+    }
+
+    #[test]
+    fn saved_cards_of_frames_of_one_name_never_share_a_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut saver = CardSaver::new(dir.path()).unwrap();
+        let prefixes: Vec<String> = ["g1/a.jpg", "g1/a~2.jpg", "g2/a.jpg", "g3/a.png"]
+            .iter()
+            .map(|p| saver.prefix(Path::new(p)))
+            .collect();
+        assert_eq!(prefixes, ["a", "a~2", "a~3", "a~4"]);
+    }
 
     fn checked(misread_confident: usize, surest: Option<f32>) -> CheckSummary {
         CheckSummary {
