@@ -1033,17 +1033,7 @@ impl Classifier {
         n: usize,
         suit: Suit,
     ) -> Result<Option<PipRead>, ModelError> {
-        let (Some(net), Some(p)) = (&self.pip_reader, &self.settings.pip_reader) else {
-            return Ok(None);
-        };
-        let logits = net.logits(patches, n)?;
-        Ok(Some(pip_read(
-            &logits,
-            suit,
-            p.min_confidence,
-            p.min_pips,
-            p.deny_below,
-        )))
+        self.pips_held_to(patches, n, suit, |p| Some((p.min_pips, p.deny_below)))
     }
 
     /// What a read ace's pip says about its suit `suit`, as [`Classifier::read_pips`]
@@ -1056,10 +1046,22 @@ impl Classifier {
         n: usize,
         suit: Suit,
     ) -> Result<Option<PipRead>, ModelError> {
+        self.pips_held_to(patches, n, suit, |p| p.ace_deny_below.map(|d| (1, d)))
+    }
+
+    /// The pips read and held to the fewest pips and the denial threshold that
+    /// `rule` takes from the pip reader's settings (`None` from it: not checked).
+    fn pips_held_to(
+        &self,
+        patches: &[f32],
+        n: usize,
+        suit: Suit,
+        rule: impl Fn(&PipReaderSettings) -> Option<(usize, f32)>,
+    ) -> Result<Option<PipRead>, ModelError> {
         let (Some(net), Some(p)) = (&self.pip_reader, &self.settings.pip_reader) else {
             return Ok(None);
         };
-        let Some(deny_below) = p.ace_deny_below else {
+        let Some((min_pips, deny_below)) = rule(p) else {
             return Ok(None);
         };
         let logits = net.logits(patches, n)?;
@@ -1067,7 +1069,7 @@ impl Classifier {
             &logits,
             suit,
             p.min_confidence,
-            1,
+            min_pips,
             deny_below,
         )))
     }
