@@ -87,7 +87,7 @@ def main() -> None:
         spec = json.load(f).get("pip_reader")
     if not spec:
         raise SystemExit("ace_pips: the model settings name no pip_reader")
-    deny = a.deny_below if a.deny_below is not None else spec.get("ace_deny_below", 0.5)
+    deny = a.deny_below if a.deny_below is not None else (spec.get("ace_deny_below") or 0.5)
     sess = ort.InferenceSession(os.path.join(a.model, spec["file"]), providers=["CPUExecutionProvider"])
     min_confidence = spec.get("min_confidence", 0.0)
     if a.render:

@@ -338,7 +338,8 @@ def ace_verdict(read: int, logits: np.ndarray, settings: dict, family: str | Non
     denies = None
     if np.exp(s[SUITS.index(suit)]) < settings["ace_deny_below"]:
         denies = SUITS[int(s.argmax())]
-        if family in INK_SUITS and denies not in INK_SUITS[family]:
+        # Its own suit still first denies nothing; nor does a suit its ink rules out.
+        if denies == suit or (family in INK_SUITS and denies not in INK_SUITS[family]):
             denies = None
     new_suit = denies or suit
     if unsure and denies is None and row is not None:
@@ -357,7 +358,7 @@ def pip_check(probs: np.ndarray, heights: np.ndarray, pip_logits: list[np.ndarra
     and is checked at any height (None: only cards under PIP_CHECK_BELOW)."""
     pred = probs.argmax(1).copy()
     asks = np.zeros(len(pred), bool)
-    aces = "ace_deny_below" in settings
+    aces = settings.get("ace_deny_below") is not None
     for i, read in enumerate(probs.argmax(1)):
         if read == NOT_A_CARD or (CLASS_NAMES[read][:-1] not in NUMBER_RANKS
                                   and not (aces and CLASS_NAMES[read][:-1] == "A")):

@@ -206,14 +206,16 @@ pub fn run(args: &RecognizeArgs) -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         // The reader of the output went away (`eleusis recognize … | head -1`):
-        // nothing is wrong with the frames, and nobody is left to tell.
+        // nobody is left to tell, so stop quietly, with the status of a program
+        // stopped by SIGPIPE (128 + 13): the frames were not all read, and a
+        // `--check` cut short has not passed.
         Err(e)
             if e.chain().any(|c| {
                 c.downcast_ref::<io::Error>()
                     .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
             }) =>
         {
-            ExitCode::SUCCESS
+            ExitCode::from(141)
         }
         Err(e) => {
             let _ = out.flush();
@@ -628,7 +630,14 @@ fn nothing_checked(sum: &CheckSummary) -> String {
 pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
     let files = expand(&args.images, args.check);
     if files.is_empty() {
-        anyhow::bail!("no images to read (directories hold no .png, .jpg or .jpeg files)");
+        anyhow::bail!(
+            "no images to read (directories hold no .png, .jpg or .jpeg files{})",
+            if args.check {
+                "; .json files named under --check are sidecars, not frames"
+            } else {
+                ""
+            }
+        );
     }
     let recognizer = if args.locate_only {
         None

@@ -189,8 +189,8 @@ pub struct PipReaderSettings {
     #[serde(default)]
     pub count_histogram: Option<CountHistogram>,
     /// A read ace's suit whose probability from its one big pip (at least
-    /// `min_confidence` sure) is below this is denied; absent: aces are not
-    /// checked. An ace shows one pip, so `min_pips` does not apply; its pip is
+    /// `min_confidence` sure) is below this, and not the suit the pip favours, is
+    /// denied; absent: aces are not checked. An ace shows one pip, so `min_pips` does not apply; its pip is
     /// large and plain in every design measured, and read right far more surely
     /// than a number card's small ones (models/README.md, "Aces").
     #[serde(default)]
@@ -276,10 +276,11 @@ impl ModelSettings {
             path: path.to_string(),
             message,
         };
+        // Parsed from the text (its errors say where), then once more as a value
+        // to find the keys the struct does not take.
+        let mut s: ModelSettings = serde_json::from_slice(text).map_err(|e| bad(e.to_string()))?;
         let value: serde_json::Value =
             serde_json::from_slice(text).map_err(|e| bad(e.to_string()))?;
-        let mut s: ModelSettings =
-            serde_json::from_value(value.clone()).map_err(|e| bad(e.to_string()))?;
         s.unknown = unknown_settings(&value);
         if let Some(names) = &s.class_names {
             let expected = (0..52).filter_map(Card::from_index).map(|c| c.to_string());
@@ -1372,7 +1373,7 @@ impl Classifier {
 /// (`target/release/eleusis` → the checkout).
 pub fn model_search_path() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(p) = std::env::var_os("ELEUSIS_MODEL") {
+    if let Some(p) = std::env::var_os("ELEUSIS_MODEL").filter(|p| !p.is_empty()) {
         dirs.push(PathBuf::from(p));
     }
     dirs.push(PathBuf::from("models"));
@@ -1715,6 +1716,11 @@ mod tests {
             ["confirm_treshold_one_corner", "pip_reader.ace_deny_belwo"]
         );
         assert_eq!(s.pip_reader.unwrap().ace_deny_below, None);
+        // A bad value is still placed in the text.
+        let hot =
+            br#"{"input":[3,72,40],"classes":53,"temperature":"hot","confirm_threshold":0.9}"#;
+        let e = ModelSettings::parse(hot, "r.json").unwrap_err().to_string();
+        assert!(e.contains("line 1 column"), "{e}");
     }
 
     #[test]

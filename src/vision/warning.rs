@@ -32,11 +32,12 @@ pub enum FrameWarning {
     SmallCards { height: f32 },
 }
 
-/// Frames whose brightest 0.2 % stays below this are black: a webcam starting up
-/// or dropping out, a lens covered, the lights out. A dark cloth under a lamp is
-/// dark ([`FrameWarning::Dark`], under 60) but not black: its weave and the cards'
-/// paper catch the light.
-pub const BLACK_LEVEL: u8 = 16;
+/// Frames whose brightest 0.2 % stays below this are black: what a webcam gives
+/// while it starts up or when it drops out for a moment. A dark cloth is dark
+/// ([`FrameWarning::Dark`], under 60) but not black, even a uniform near-black one
+/// seen through a camera's video range (about 5/255); a hand over the lens, its
+/// noise amplified by the camera's gain, cannot be told from such a cloth.
+pub const BLACK_LEVEL: u8 = 3;
 
 /// Whether a frame with these warnings is too dark to take its emptiness as
 /// evidence ([`crate::vision::PlayZoneWatcher::unseen`]): a black frame found to
@@ -49,7 +50,7 @@ pub fn too_dark_to_see(warnings: &[FrameWarning]) -> bool {
 
 /// What the table is told of a frame too dark to see the zone in.
 pub const TOO_DARK_TO_WATCH: &str =
-    "the frame is black: it says nothing of the zone and is not counted (camera starting, covered, or the lights out?)";
+    "the frame is black: it says nothing of the zone and is not counted (the camera starting up or dropping out?)";
 
 impl FrameWarning {
     /// A stable name for programs (`"overexposed"`, `"dark"`, `"small-cards"`).

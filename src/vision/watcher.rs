@@ -263,8 +263,8 @@ impl<T: Clone> PlayZoneWatcher<T> {
     }
 
     /// What a frame in which the camera saw nothing says: nothing. A black frame
-    /// (a webcam starting up or dropping out, a hand over the lens, the lights
-    /// out) is no evidence that the zone is empty: taken for one, a few such frames would
+    /// (a webcam starting up or dropping out for a moment) is no evidence that
+    /// the zone is empty: taken for one, a few such frames would
     /// clear a play still lying there, and the same cards be reported again as
     /// the next play. The watcher stays as it was, and the frame does not count
     /// towards any layout's steadiness.

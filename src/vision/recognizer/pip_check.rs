@@ -130,9 +130,11 @@ impl Recognizer {
         let Some(read) = self.classifier.read_ace_pip(patches, n, card.card.suit)? else {
             return Ok(());
         };
+        // A pip that leaves its own suit under the threshold but still first (a
+        // threshold above `min_confidence` allows it) denies nothing.
         let denied = read
             .denies
-            .filter(|s| family.map_or(true, |f| f.allows(*s)));
+            .filter(|s| *s != card.card.suit && family.map_or(true, |f| f.allows(*s)));
         let offered = denied.or_else(|| {
             if !card.needs_confirmation {
                 return None;
