@@ -26,12 +26,12 @@ use serde_json::{json, Value};
 use crate::store::evidence::counted;
 use crate::vision::rectify::rectify;
 use crate::vision::scene::{
-    corner_tolerance, suggested_confirm_threshold, CheckSummary, Labels, SceneScore,
+    corner_tolerance, suggested_confirm_threshold, CheckSummary, LabelledCards, Labels, SceneScore,
 };
 use crate::vision::{
     exposure_warnings, load_frame, locate_cards, reading_frame, small_cards_warning,
     too_dark_to_see, CameraTurn, CardRead, Classifier, FrameRead, FrameWarning, LocaliserConfig,
-    PlayZoneWatcher, Quad, Recognizer, Seen, WatchConfig, Zone, TOO_DARK_TO_WATCH,
+    PlayZoneWatcher, Point, Quad, Recognizer, Seen, WatchConfig, Zone, TOO_DARK_TO_WATCH,
 };
 
 /// Arguments of `eleusis recognize`.
@@ -382,6 +382,30 @@ fn watch_line(
 fn round(v: f64, places: i32) -> f64 {
     let f = 10f64.powi(places);
     (v * f).round() / f
+}
+
+/// A note when a sidecar's labelled corners reach well outside the frame (more
+/// than a tenth of its size beyond an edge): labels written for another
+/// resolution or another photo, which would otherwise only show as cards not
+/// located and reads counted spurious.
+fn labels_outside_frame(labels: &Labels, width: u32, height: u32) -> Option<String> {
+    let LabelledCards::Outlined(scene) = &labels.cards else {
+        return None;
+    };
+    let (w, h) = (f64::from(width), f64::from(height));
+    let outside = |p: &Point| p.x < -0.1 * w || p.x > 1.1 * w || p.y < -0.1 * h || p.y > 1.1 * h;
+    let stray = scene
+        .cards
+        .iter()
+        .filter(|c| c.corners.0.iter().any(outside))
+        .count();
+    (stray > 0).then(|| {
+        format!(
+            "corners of {} lie outside this {width} × {height} frame: labels written for \
+             another resolution or another photo?",
+            counted(stray, "labelled card")
+        )
+    })
 }
 
 /// The JSON line of a read frame; `warnings` only when there are some.
@@ -784,15 +808,20 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
                     read.height,
                 );
                 summary.add(&s);
+                let stray = labels_outside_frame(labels, read.width, read.height);
                 if args.json {
                     let mut line = frame_json(&file, &read);
                     line["check"] = serde_json::to_value(&s)?;
+                    if let Some(note) = &stray {
+                        line["labels_note"] = json!(note);
+                    }
                     writeln!(out, "{line}")?;
                 } else {
                     writeln!(
                         out,
-                        "{}{}{}",
+                        "{}{}{}{}",
                         check_text(&file, &s),
+                        stray.map_or(String::new(), |n| format!("\n  labels: {n}")),
                         unreadable_text(&read),
                         warnings_text(&read.warnings)
                     )?;
@@ -866,6 +895,44 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_for_another_resolution_are_pointed_out() {
+        let card = |x: f64, y: f64| -> serde_json::Value {
+            json!({"card": "QH", "corners": [[x, y], [x + 100.0, y], [x + 100.0, y + 140.0], [x, y + 140.0]]})
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let image = dir.path().join("a.jpg");
+        let labels = |cards: Vec<serde_json::Value>| {
+            std::fs::write(
+                dir.path().join("a.json"),
+                json!({ "cards": cards }).to_string(),
+            )
+            .unwrap();
+            Labels::for_image(&image).unwrap()
+        };
+        // Corners of a 2560 × 1440 photo checked against its 1280 × 720 copy.
+        let note = labels_outside_frame(
+            &labels(vec![card(100.0, 100.0), card(1900.0, 900.0)]),
+            1280,
+            720,
+        );
+        assert_eq!(
+            note.as_deref(),
+            Some("corners of 1 labelled card lie outside this 1280 × 720 frame: labels written for another resolution or another photo?")
+        );
+        // A card hanging a little over the edge is a card at the edge.
+        assert_eq!(
+            labels_outside_frame(&labels(vec![card(1250.0, 600.0)]), 1280, 720),
+            None
+        );
+        // Names alone have no corners to be outside.
+        std::fs::write(dir.path().join("a.json"), r#"{"cards":["QH"]}"#).unwrap();
+        assert_eq!(
+            labels_outside_frame(&Labels::for_image(&image).unwrap(), 1280, 720),
+            None
+        );
+    }
 
     #[test]
     fn a_confidence_too_fine_to_hold_says_what_it_became() {
