@@ -240,6 +240,19 @@ NUMBER_RANKS = {str(r): r for r in range(2, 11)}
 INK_SUITS = {"red": {"H", "D"}, "black": {"S", "C"}}
 
 
+def denied_suit(s: np.ndarray, suit: str, below: float, family: str | None) -> str | None:
+    """The suit pips favour when their normalised suit log-probabilities `s` leave
+    `suit` less likely than `below`, unless they still favour `suit` itself or
+    the ink's colour `family` rules the favoured suit out. Mirrors `denied_suit`
+    in src/vision/classify.rs with the recognizer's ink colour filter."""
+    if np.exp(s[SUITS.index(suit)]) >= below:
+        return None
+    favoured = SUITS[int(s.argmax())]
+    if favoured == suit or (family in INK_SUITS and favoured not in INK_SUITS[family]):
+        return None
+    return favoured
+
+
 def pip_weighed_suit(row: np.ndarray, rank: str, s: np.ndarray, family: str | None) -> str:
     """The suit an unsure read of rank `rank` is offered with once its pips weigh in:
     the suit whose class probability (`row`, the read's 53) times its probability
@@ -300,10 +313,7 @@ def pip_verdict(read: int, logits: np.ndarray, settings: dict, family: str | Non
     denies = None
     s = pips.suit_sum(lp, settings.get("min_confidence", 0.0), settings["min_pips"])
     if s is not None:
-        if np.exp(s[SUITS.index(suit)]) < settings["deny_below"]:
-            denies = SUITS[int(s.argmax())]
-            if family in INK_SUITS and denies not in INK_SUITS[family]:
-                denies = None
+        denies = denied_suit(s, suit, settings["deny_below"], family)
     r = NUMBER_RANKS[rank]
     deny_rank = count > r or (r >= FEW_PIPS_FROM_RANK and count <= FEW_PIPS_AT_MOST)
     asks = unsure or denies is not None or deny_rank
@@ -335,12 +345,7 @@ def ace_verdict(read: int, logits: np.ndarray, settings: dict, family: str | Non
     s = pips.suit_sum(lp, settings.get("min_confidence", 0.0), 1)
     if s is None:
         return read, False
-    denies = None
-    if np.exp(s[SUITS.index(suit)]) < settings["ace_deny_below"]:
-        denies = SUITS[int(s.argmax())]
-        # Its own suit still first denies nothing; nor does a suit its ink rules out.
-        if denies == suit or (family in INK_SUITS and denies not in INK_SUITS[family]):
-            denies = None
+    denies = denied_suit(s, suit, settings["ace_deny_below"], family)
     new_suit = denies or suit
     if unsure and denies is None and row is not None:
         new_suit = pip_weighed_suit(row, "A", s, family)

@@ -93,7 +93,7 @@ pub fn labelled_frames(
             set.frames.push(LabelledFrame {
                 name: format!("round-{}-event-{:03}", r.round, event.seq),
                 sha256: sha256.clone(),
-                sidecar: sidecar(report, &r.round, event, sha256, width, height),
+                sidecar: sidecar(report, &r.round, event, sha256, (width, height), paired),
                 statuses: if paired {
                     event.reads.iter().map(|read| read.status).collect()
                 } else {
@@ -109,17 +109,17 @@ pub fn labelled_frames(
 }
 
 /// The sidecar of one event's frame: the cards, the zone around their outlines
-/// (when the evidence kept an outline for every read), and in `meta` where the
-/// frame comes from and how each card was read.
+/// (when the evidence kept an outline for every read and the reads are `paired`
+/// with the cards), and in `meta` where the frame comes from and how each card
+/// was read.
 fn sidecar(
     report: &AuditReport,
     round: &str,
     event: &EventAudit,
     sha256: &str,
-    width: u32,
-    height: u32,
+    (width, height): (u32, u32),
+    paired: bool,
 ) -> Value {
-    let paired = event.reads_note.is_none();
     let outlines: Option<Vec<Quad>> = event
         .reads
         .iter()

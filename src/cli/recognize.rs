@@ -297,12 +297,7 @@ fn watch_line(
             read: (card, file.to_string()),
         })
         .collect();
-    let unseen = inside.is_empty() && unreadable.is_empty() && too_dark_to_see(&read.warnings);
-    let watch = if unseen {
-        watcher.unseen()
-    } else {
-        watcher.observe(seen)
-    };
+    let watch = watcher.observe_frame(seen, too_dark_to_see(&read.warnings));
     let names = |cards: &[&CardRead]| -> Vec<String> {
         cards
             .iter()
@@ -339,7 +334,7 @@ fn watch_line(
         if let Some(n) = laid_unreadable.filter(|n| *n > 0) {
             line["laid_unreadable"] = json!(n);
         }
-        if unseen {
+        if watch.unseen {
             line["unseen"] = json!(true);
         }
         with_warnings(&mut line, &read.warnings);
@@ -371,7 +366,7 @@ fn watch_line(
         if watch.cleared {
             text += "; zone cleared";
         }
-        if unseen {
+        if watch.unseen {
             text += &format!("; {TOO_DARK_TO_WATCH}");
         }
         text + &warnings_text(&read.warnings)

@@ -190,9 +190,10 @@ pub struct PipReaderSettings {
     pub count_histogram: Option<CountHistogram>,
     /// A read ace's suit whose probability from its one big pip (at least
     /// `min_confidence` sure) is below this, and not the suit the pip favours, is
-    /// denied; absent: aces are not checked. An ace shows one pip, so `min_pips` does not apply; its pip is
-    /// large and plain in every design measured, and read right far more surely
-    /// than a number card's small ones (models/README.md, "Aces").
+    /// denied; absent: aces are not checked. An ace shows one pip, so `min_pips`
+    /// does not apply; its pip is large and plain in every design measured, and
+    /// read right far more surely than a number card's small ones
+    /// (models/README.md, "Aces").
     #[serde(default)]
     pub ace_deny_below: Option<f32>,
 }
@@ -502,14 +503,15 @@ fn pip_read(
 
 /// The suit a card's pips favour when they leave `suit` less likely than
 /// `deny_below` (`sum`: their suit log-probabilities, normalised); `None` when
-/// they do not deny it.
+/// they do not deny it, or still favour `suit` itself (a threshold above a
+/// quarter allows that: an ace's).
 fn denied_suit(sum: &[f32; 4], suit: Suit, deny_below: f32) -> Option<Suit> {
     let read = PIP_SUITS.iter().position(|s| *s == suit)?;
     if sum[read].exp() >= deny_below {
         return None;
     }
     let favoured = (0..4).max_by(|&a, &b| sum[a].total_cmp(&sum[b]))?;
-    Some(PIP_SUITS[favoured])
+    (favoured != read).then_some(PIP_SUITS[favoured])
 }
 
 /// What the combined crops say about one quad.
@@ -1599,6 +1601,12 @@ mod tests {
         let read = pip_read(&spade, Suit::Clubs, 0.7, 1, 0.5);
         assert_eq!((read.denies, read.pips), (Some(Suit::Spades), 1));
         assert_eq!(pip_read(&spade, Suit::Spades, 0.7, 1, 0.5).denies, None);
+        // A pip that leaves the spade under the threshold but still first denies
+        // nothing: the spade is what it favours.
+        let faint = pip(0, 1.0);
+        let read = pip_read(&faint, Suit::Spades, 0.0, 1, 0.5);
+        assert!(read.suit_sum.unwrap()[0].exp() < 0.5);
+        assert_eq!(read.denies, None);
         // A pip read less surely than min_confidence (ornate art) is no evidence.
         let unsure = pip(0, 1.0);
         assert_eq!(pip_read(&unsure, Suit::Clubs, 0.7, 1, 0.5).suit_sum, None);

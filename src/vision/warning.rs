@@ -40,8 +40,8 @@ pub enum FrameWarning {
 pub const BLACK_LEVEL: u8 = 3;
 
 /// Whether a frame with these warnings is too dark to take its emptiness as
-/// evidence ([`crate::vision::PlayZoneWatcher::unseen`]): a black frame found to
-/// hold nothing may hold cards no one can see.
+/// evidence ([`crate::vision::PlayZoneWatcher::observe_frame`]): a black frame
+/// found to hold nothing may hold cards no one can see.
 pub fn too_dark_to_see(warnings: &[FrameWarning]) -> bool {
     warnings
         .iter()

@@ -221,6 +221,9 @@ pub struct Watch<T> {
     pub laid: Option<Vec<Seen<T>>>,
     /// Whether this frame found the zone steadily empty after a reported play.
     pub cleared: bool,
+    /// Whether the frame was black and found nothing, and so was not counted
+    /// ([`PlayZoneWatcher::observe_frame`]): `phase` is the one before it.
+    pub unseen: bool,
 }
 
 /// The watcher's state between frames.
@@ -262,18 +265,23 @@ impl<T: Clone> PlayZoneWatcher<T> {
         self.now
     }
 
-    /// What a frame in which the camera saw nothing says: nothing. A black frame
-    /// (a webcam starting up or dropping out for a moment) is no evidence that
-    /// the zone is empty: taken for one, a few such frames would
-    /// clear a play still lying there, and the same cards be reported again as
-    /// the next play. The watcher stays as it was, and the frame does not count
-    /// towards any layout's steadiness.
-    pub fn unseen(&self) -> Watch<T> {
-        Watch {
-            phase: self.now,
-            laid: None,
-            cleared: false,
+    /// Takes one frame's cards in the zone, as [`PlayZoneWatcher::observe`], unless
+    /// the frame is `black` and shows nothing: a black frame (a webcam starting up
+    /// or dropping out for a moment) is no evidence that the zone is empty. Taken
+    /// for one, a few such frames would clear a play still lying there, and the
+    /// same cards be reported again as the next play; so the watcher stays as it
+    /// was, the frame does not count towards any layout's steadiness, and the
+    /// answer says it was `unseen`.
+    pub fn observe_frame(&mut self, seen: Vec<Seen<T>>, black: bool) -> Watch<T> {
+        if black && seen.is_empty() {
+            return Watch {
+                phase: self.now,
+                laid: None,
+                cleared: false,
+                unseen: true,
+            };
         }
+        self.observe(seen)
     }
 
     /// Takes one frame's cards in the zone (any order).
@@ -288,6 +296,7 @@ impl<T: Clone> PlayZoneWatcher<T> {
             phase: Phase::Moving,
             laid: None,
             cleared: false,
+            unseen: false,
         };
         // The latest frame whose layout enough recent frames share.
         let tolerance = self.cfg.tolerance;
@@ -424,16 +433,22 @@ mod tests {
         assert_eq!(w.phase(), Phase::Laid);
         // The webcam drops out for a while: the play is not cleared...
         for _ in 0..6 {
-            let blind = w.unseen();
+            let blind = w.observe_frame(frame(&[]), true);
             assert_eq!((blind.phase, blind.cleared), (Phase::Laid, false));
             assert!(blind.laid.is_none());
+            assert!(blind.unseen);
         }
         // ...so the same cards, seen again, are not a second play.
         for _ in 0..4 {
-            let again = w.observe(frame(&two));
+            let again = w.observe_frame(frame(&two), false);
             assert!(again.laid.is_none());
+            assert!(!again.unseen);
             assert_eq!(again.phase, Phase::Laid);
         }
+        // Cards found in a black frame are still cards: it is counted.
+        let found = w.observe_frame(frame(&two), true);
+        assert!(!found.unseen);
+        assert_eq!(found.phase, Phase::Laid);
         // Taken for empty frames, the same drop-out would have reported them twice.
         let mut fooled = ready();
         for _ in 0..3 {

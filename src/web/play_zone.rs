@@ -49,8 +49,8 @@ pub struct WatchReply {
     pub phase: Phase,
     /// The phase, as a line for the table (or why the frame was not counted).
     pub text: &'static str,
-    /// The frame was too dark to find anything in: not counted, the phase is the
-    /// one before it ([`PlayZoneWatcher::unseen`]).
+    /// The frame was black and found nothing: not counted, the phase is the one
+    /// before it ([`PlayZoneWatcher::observe_frame`]).
     pub unseen: bool,
     pub zone: Zone,
     pub width: u32,
@@ -135,8 +135,6 @@ pub fn watch_frame(
             },
         })
         .collect();
-    // A black frame is no evidence that the zone is empty.
-    let unseen = seen.is_empty() && too_dark_to_see(&read.warnings);
     let outcome = {
         // A panic while the lock was held left a watcher of plain data: go on with it.
         let mut watcher = watch
@@ -146,11 +144,7 @@ pub fn watch_frame(
         if restart {
             *watcher = PlayZoneWatcher::new(WatchConfig::default());
         }
-        if unseen {
-            watcher.unseen()
-        } else {
-            watcher.observe(seen.clone())
-        }
+        watcher.observe_frame(seen.clone(), too_dark_to_see(&read.warnings))
     };
     // The play settled, or else what this frame holds in the zone.
     let shown = outcome.laid.as_ref().unwrap_or(&seen);
@@ -189,12 +183,12 @@ pub fn watch_frame(
     };
     Ok(WatchReply {
         phase: outcome.phase,
-        text: if unseen {
+        text: if outcome.unseen {
             TOO_DARK_TO_WATCH
         } else {
             outcome.phase.text()
         },
-        unseen,
+        unseen: outcome.unseen,
         zone,
         width,
         height,

@@ -98,10 +98,7 @@ impl Recognizer {
                 if proposed.rank != card.card.rank {
                     card.pips_counted = Some(read.pips);
                 }
-                card.index_read = Some(card.card);
-                card.card = proposed;
-                card.confidence = card.class_read.map_or(0.0, |r| r.probability_of(proposed));
-                card.needs_confirmation = true;
+                offer(card, proposed);
             }
         }
         Ok(())
@@ -130,11 +127,9 @@ impl Recognizer {
         let Some(read) = self.classifier.read_ace_pip(patches, n, card.card.suit)? else {
             return Ok(());
         };
-        // A pip that leaves its own suit under the threshold but still first (a
-        // threshold above `min_confidence` allows it) denies nothing.
         let denied = read
             .denies
-            .filter(|s| *s != card.card.suit && family.map_or(true, |f| f.allows(*s)));
+            .filter(|s| family.map_or(true, |f| f.allows(*s)));
         let offered = denied.or_else(|| {
             if !card.needs_confirmation {
                 return None;
@@ -145,14 +140,20 @@ impl Recognizer {
         let Some(suit) = offered.filter(|s| *s != card.card.suit) else {
             return Ok(());
         };
-        let proposed = Card::new(card.card.rank, suit);
         card.pips_say = Some(suit);
-        card.index_read = Some(card.card);
-        card.card = proposed;
-        card.confidence = card.class_read.map_or(0.0, |r| r.probability_of(proposed));
-        card.needs_confirmation = true;
+        offer(card, Card::new(card.card.rank, suit));
         Ok(())
     }
+}
+
+/// Puts the card the pips show in place of the readers' `card`, asking God: the
+/// readers' read is kept in `index_read`, and `confidence` becomes what they give
+/// the card offered, so that it always means the readers' probability of `card`.
+fn offer(card: &mut CardRead, proposed: Card) {
+    card.index_read = Some(card.card);
+    card.card = proposed;
+    card.confidence = card.class_read.map_or(0.0, |r| r.probability_of(proposed));
+    card.needs_confirmation = true;
 }
 
 /// Cards at least this tall in the frame (their outline's longest side, in the
