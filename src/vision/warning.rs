@@ -35,7 +35,8 @@ pub enum FrameWarning {
 /// Frames whose brightest 0.2 % stays below this are black: what a webcam gives
 /// while it starts up or when it drops out for a moment. A dark cloth is dark
 /// ([`FrameWarning::Dark`], under 60) but not black, even a uniform near-black one
-/// seen through a camera's video range (about 5/255); a hand over the lens, its
+/// seen through a camera's video range (the browser test's dark table through
+/// Chromium's fake camera: under 16, not under 3); a hand over the lens, its
 /// noise amplified by the camera's gain, cannot be told from such a cloth.
 pub const BLACK_LEVEL: u8 = 3;
 
