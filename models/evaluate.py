@@ -119,7 +119,7 @@ class Recognizer:
         t = self.meta["temperature"]
         both_crops = readout.combine(l1, l2, t)
         # The service reads a blank corner on every outline of one card, whatever
-        # its size (src/vision/classify.rs, `Outline`); these are all one card's.
+        # its size (src/vision/classify/read.rs, `Outline`); these are all one card's.
         corners, one = readout.blank_corner(both_crops, l1, l2, t)
         if terms is not None:
             both = readout.cascade(corners, readout.combine(l1, l2, t, terms),

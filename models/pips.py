@@ -112,7 +112,7 @@ def pips_and_ink_family(card: np.ndarray) -> tuple[np.ndarray, str | None]:
 
 def suit_sum(lp: np.ndarray, min_confidence: float, min_pips: int) -> np.ndarray | None:
     """A card's suit log-probabilities from its pips' log-probabilities `lp` (n x 5),
-    as the service sums them (`src/vision/classify.rs`, `read_pips`): patches read
+    as the service sums them (`src/vision/classify/`, `read_pips`): patches read
     as "not a pip", or read less than `min_confidence` sure, are left out, the
     others' suit probabilities renormalised and their logs summed, then normalised;
     None with fewer than `min_pips` (at least one) such patches."""

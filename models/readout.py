@@ -48,14 +48,14 @@ def cascade(corners: np.ndarray, both: np.ndarray, below: float | None) -> np.nd
 
 
 # A card one of whose crops reads as no card, and the other as a card at least this
-# surely, is read from that crop alone (src/vision/classify.rs, BLANK_CORNER_LEVEL):
+# surely, is read from that crop alone (src/vision/classify/read.rs, BLANK_CORNER_LEVEL):
 # a lamp's glare can wash one index out to blank paper.
 BLANK_CORNER_LEVEL = 0.9
 
 
 def blank_corner(probs: np.ndarray, tl_logits: np.ndarray, br_logits: np.ndarray,
                  temperature: float) -> tuple[np.ndarray, np.ndarray]:
-    """The service's reads of cards with one blank corner (src/vision/classify.rs,
+    """The service's reads of cards with one blank corner (src/vision/classify/read.rs,
     `blank_corner_read`): where `probs` (the corners' combined read) says no card,
     one crop says no card and the other a card at least BLANK_CORNER_LEVEL surely,
     that crop's probabilities. Returns (the reads, which of them came from one crop:
@@ -83,7 +83,7 @@ def sure_corner_first(probs: np.ndarray, tl_logits: np.ndarray, temperature: flo
                       alone: float | None, heights: np.ndarray | None) -> np.ndarray:
     """The service reads the top-left crop of a card at least SURE_CORNER_MIN_HEIGHT
     tall first, and a card that crop alone reads as a card at least `alone` surely
-    (the one-corner threshold) from that crop (src/vision/classify.rs,
+    (the one-corner threshold) from that crop (src/vision/classify/mod.rs,
     `read_sure_corner_first`): `probs` (the reads of both crops, and of the card
     reader where it reads) with those cards' rows replaced by their top-left crop's
     probabilities. `alone` or `heights` (each card's longest side) None: `probs`
@@ -98,7 +98,7 @@ def sure_corner_first(probs: np.ndarray, tl_logits: np.ndarray, temperature: flo
 
 def card_reader_term(logits: np.ndarray, temperature: float, weight: float) -> np.ndarray:
     """The card reader's part of a read: its log-probabilities at its temperature,
-    times its weight (src/vision/classify.rs, `whole_terms`)."""
+    times its weight (src/vision/classify/mod.rs, `whole_terms`)."""
     return weight * log_softmax(logits / temperature)
 
 
@@ -244,7 +244,7 @@ def denied_suit(s: np.ndarray, suit: str, below: float, family: str | None) -> s
     """The suit pips favour when their normalised suit log-probabilities `s` leave
     `suit` less likely than `below`, unless they still favour `suit` itself or
     the ink's colour `family` rules the favoured suit out. Mirrors `denied_suit`
-    in src/vision/classify.rs with the recognizer's ink colour filter."""
+    in src/vision/classify/pip_evidence.rs with the recognizer's ink colour filter."""
     if np.exp(s[SUITS.index(suit)]) >= below:
         return None
     favoured = SUITS[int(s.argmax())]
