@@ -503,12 +503,14 @@ fn a_camera_turned_on_its_mount_is_read_in_the_players_order_with_turn() {
     };
     let with = check(&["--turn", "90"]);
     assert_eq!(with["correct"], json!(4), "{with}");
+    // Counter-clockwise, written as someone turning the picture back would.
+    assert_eq!(check(&["--turn", "-270"]), with);
     assert_eq!(with["sequences_exact"], json!(1), "{with}");
     let without = check(&[]);
     assert_eq!(without["located"], json!(4), "{without}");
     assert_eq!(without["sequences_exact"], json!(0), "{without}");
 
-    for bad in ["45", "left"] {
+    for bad in ["45", "left", "-45"] {
         let err = stderr_of_status_2(&["recognize", "--turn", bad, cam]);
         assert!(err.contains("0, 90, 180 or 270"), "{err}");
     }

@@ -82,8 +82,9 @@ pub struct RecognizeArgs {
     /// reading it, so that its top is the far side of the table as the players see
     /// the line: cards are ordered left to right across the turned frame, and
     /// corners, width and height are the turned frame's. A camera clamped on the
-    /// other side of the table needs 180.
-    #[arg(long, value_parser = CameraTurn::parse_degrees, default_value = "0", value_name = "DEGREES")]
+    /// other side of the table needs 180. A negative turn is counter-clockwise
+    /// (-90 is 270).
+    #[arg(long, value_parser = CameraTurn::parse_degrees, default_value = "0", value_name = "DEGREES", allow_negative_numbers = true)]
     pub turn: u16,
     /// Mirror every frame left to right (before `--turn`): for a camera set to
     /// mirror its picture, which mirrors the cards' indices too.

@@ -115,7 +115,7 @@ fn decode(bytes: &[u8]) -> Result<RgbImage, FrameErrorKind> {
     reader.limits(limits);
     let decode_error = |e| match e {
         image::ImageError::Limits(_) => FrameErrorKind::OverLimits,
-        other => FrameErrorKind::Decode(other.to_string()),
+        other => FrameErrorKind::Decode(plain_decoder_message(&other.to_string())),
     };
     let mut decoder = reader.into_decoder().map_err(decode_error)?;
     if decoder.total_bytes() > MAX_DECODE_BYTES {
@@ -140,8 +140,34 @@ fn reader_dimensions(bytes: &[u8], format: ImageFormat) -> Result<(u32, u32), Fr
     reader.limits(limits);
     reader.into_dimensions().map_err(|e| match e {
         image::ImageError::Limits(_) => FrameErrorKind::OverLimits,
-        other => FrameErrorKind::Decode(other.to_string()),
+        other => FrameErrorKind::Decode(plain_decoder_message(&other.to_string())),
     })
+}
+
+/// A decoder's error as a person reads it: the PNG decoder names a chunk by the
+/// debug text of its type (`ChunkType { type: IHDR, critical: true, … }`), which
+/// is only its four letters to anyone checking the file, and says "Format error
+/// decoding Png" where "PNG" says the same.
+fn plain_decoder_message(message: &str) -> String {
+    const CHUNK: &str = "ChunkType { type: ";
+    let mut plain = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(start) = rest.find(CHUNK) {
+        plain.push_str(&rest[..start]);
+        let after = &rest[start + CHUNK.len()..];
+        match (after.find(','), after.find('}')) {
+            (Some(name_end), Some(close)) if name_end < close => {
+                plain.push_str(after[..name_end].trim());
+                rest = &after[close + 1..];
+            }
+            _ => {
+                plain.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    plain.push_str(rest);
+    plain.replacen("Format error decoding Png:", "PNG:", 1)
 }
 
 /// Whether a JPEG stream reaches its end-of-image marker: its segments are
@@ -345,6 +371,31 @@ mod tests {
         let e = load_frame(Path::new("/dev/zero")).unwrap_err();
         assert!(matches!(e.kind, FrameErrorKind::StreamTooLarge), "{e}");
         assert!(e.to_string().starts_with("/dev/zero: "), "{e}");
+    }
+
+    #[test]
+    fn a_damaged_png_chunk_is_named_by_its_four_letters() {
+        let mut bytes = png_bytes(20, 10);
+        // The last byte of the header chunk's checksum.
+        bytes[32] ^= 0xFF;
+        let e = decode_frame(&bytes, "crc.png").unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e.kind, FrameErrorKind::Decode(_)), "{e}");
+        assert!(text.contains("IHDR chunk"), "{text}");
+        assert!(text.contains("PNG: CRC error"), "{text}");
+        assert!(
+            !text.contains("ChunkType") && !text.contains("critical:"),
+            "{text}"
+        );
+        assert_eq!(
+            plain_decoder_message("x ChunkType { type: ABCD, critical: true } y"),
+            "x ABCD y"
+        );
+        // Text that only looks like the start of one is left as it is.
+        assert_eq!(
+            plain_decoder_message("ChunkType { type: "),
+            "ChunkType { type: "
+        );
     }
 
     #[test]

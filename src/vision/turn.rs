@@ -42,11 +42,18 @@ impl CameraTurn {
     }
 
     /// Parses the degrees of a turn (`"0"`, `"90"`, `"180"`, `"270"`), for
-    /// command-line options; the mirror is set apart.
+    /// command-line options; the mirror is set apart. A negative quarter turn is
+    /// counter-clockwise (`"-90"` is 270), as someone turning a picture "back"
+    /// would write it.
     pub fn parse_degrees(text: &str) -> Result<u16, String> {
-        let degrees: u16 = text.trim().parse().map_err(|_| {
-            format!("'{text}' is not a turn: give 0, 90, 180 or 270 (degrees clockwise)")
-        })?;
+        let not_a_turn =
+            || format!("'{text}' is not a turn: give 0, 90, 180 or 270 (degrees clockwise)");
+        let signed: i32 = text.trim().parse().map_err(|_| not_a_turn())?;
+        let degrees = match signed {
+            -270 | -180 | -90 => 360 + signed,
+            _ => signed,
+        };
+        let degrees = u16::try_from(degrees).map_err(|_| not_a_turn())?;
         CameraTurn::new(degrees, false).map(|t| t.degrees)
     }
 
@@ -135,7 +142,10 @@ mod tests {
         for d in [0, 90, 180, 270] {
             assert_eq!(CameraTurn::parse_degrees(&d.to_string()), Ok(d));
         }
-        for bad in ["45", "360", "-90", "ninety", ""] {
+        for (counter, clockwise) in [("-90", 270), ("-180", 180), ("-270", 90)] {
+            assert_eq!(CameraTurn::parse_degrees(counter), Ok(clockwise));
+        }
+        for bad in ["45", "360", "-360", "-45", "ninety", "", "-0x5a"] {
             let err = CameraTurn::parse_degrees(bad).expect_err(bad);
             assert!(err.contains("0, 90, 180 or 270"), "{err}");
         }
