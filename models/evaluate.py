@@ -83,7 +83,7 @@ class Recognizer:
         `asking`: reads that ask God whatever their confidence (`one_corner_asks`)."""
         logits = self.pip_logits(patches, target, len(labels))
         pred, asks = readout.pip_check(probs, heights, logits, self.meta["pip_reader"], families,
-                                       self.meta["confirm_threshold"])
+                                       self.meta["confirm_threshold"], asking)
         if asking is not None:
             asks = asks | asking
         r = readout.report(probs, labels, self.meta["confirm_threshold"], pred=pred, asks=asks)

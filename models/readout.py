@@ -353,14 +353,17 @@ def ace_verdict(read: int, logits: np.ndarray, settings: dict, family: str | Non
 
 
 def pip_check(probs: np.ndarray, heights: np.ndarray, pip_logits: list[np.ndarray],
-              settings: dict, families=None, threshold: float | None = None
-              ) -> tuple[np.ndarray, np.ndarray]:
+              settings: dict, families=None, threshold: float | None = None,
+              asking: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Reads after the service's pip check: (the class of each read, whether the
     check makes it ask God). `heights`: each card's height in the frame; `pip_logits`:
     each card's pip patches read by the pip reader; `families`: each card's ink
     colour family ("red", "black", or "" / None), none known when not given;
     `threshold`: the confirmation threshold, under which a read asks God already
-    and is checked at any height (None: only cards under PIP_CHECK_BELOW)."""
+    and is checked at any height (None: only cards under PIP_CHECK_BELOW);
+    `asking`: reads that ask God whatever their confidence (read from one corner
+    beside a blank one: `evaluate.Recognizer.one_corner_asks`), unsure as the
+    service counts them (src/vision/recognizer/pip_check.rs, `needs_confirmation`)."""
     pred = probs.argmax(1).copy()
     asks = np.zeros(len(pred), bool)
     aces = settings.get("ace_deny_below") is not None
@@ -368,7 +371,8 @@ def pip_check(probs: np.ndarray, heights: np.ndarray, pip_logits: list[np.ndarra
         if read == NOT_A_CARD or (CLASS_NAMES[read][:-1] not in NUMBER_RANKS
                                   and not (aces and CLASS_NAMES[read][:-1] == "A")):
             continue
-        unsure = threshold is not None and probs[i].max() < threshold
+        unsure = ((threshold is not None and probs[i].max() < threshold)
+                  or (asking is not None and bool(asking[i])))
         if heights[i] >= PIP_CHECK_BELOW and not unsure:
             continue
         family = families[i] if families is not None else None
