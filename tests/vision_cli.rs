@@ -1518,6 +1518,34 @@ fn watch_folder(dir: &Path) {
 }
 
 #[test]
+fn watch_mode_does_not_lay_a_play_again_when_it_is_back_after_a_moment_hidden() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let dir = tempfile::tempdir().expect("dir");
+    watch_folder(dir.path());
+    // Seen empty for three frames (a hand held over it), then back as it was.
+    let cards = scene("08-seq4-dark.jpg");
+    for i in 9..12 {
+        std::fs::copy(&cards, dir.path().join(format!("{i:02}.jpg"))).expect("copy");
+    }
+    let folder = dir.path().display().to_string();
+    let lines = lines(&eleusis(&["recognize", "--watch", "--json", &folder]));
+    let laid = lines.iter().filter(|l| !l["laid"].is_null()).count();
+    assert_eq!(laid, 1, "{lines:?}");
+    assert_eq!(lines[8]["cleared"], true, "{lines:?}");
+    let uncovered: Vec<&Value> = lines.iter().filter(|l| l["uncovered"] == true).collect();
+    assert_eq!(uncovered.len(), 1, "{lines:?}");
+    assert!(uncovered[0]["file"].as_str().unwrap().ends_with("11.jpg"));
+    assert_eq!(lines[11]["phase"], "laid", "{lines:?}");
+    let out = eleusis(&["recognize", "--watch", &folder]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("11.jpg: laid (4 in the zone); the last play is back where it lay"),
+        "{text}"
+    );
+    assert!(text.ends_with("1 plays laid in 12 frames\n"), "{text}");
+}
+
+#[test]
 fn watch_mode_counts_a_card_no_index_can_be_read_on_as_part_of_the_play() {
     assert!(has_model(), "the committed model models/recognizer.onnx");
     let dir = tempfile::tempdir().expect("dir");

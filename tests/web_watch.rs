@@ -161,6 +161,96 @@ fn black_frames_do_not_clear_the_zone_or_report_a_play_twice() {
     }
 }
 
+/// A hand held still over a play for longer than a clear takes hides it as an
+/// empty zone would; lifted, the same cards where they lay are that play, not a
+/// second one to judge.
+#[test]
+fn a_play_hidden_under_a_hand_for_a_while_is_not_reported_twice() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("hand.db"));
+    server.post("/api/rounds", ROUND).expect(200);
+    let (cards, empty) = frames();
+    let hand = hand_over_the_cards(&cards);
+    server
+        .post_bytes("/api/watch?restart=1", &empty)
+        .expect(200);
+    for _ in 0..2 {
+        server.post_bytes("/api/watch", &empty).expect(200);
+    }
+    let laid = (0..3)
+        .map(|_| server.post_bytes("/api/watch", &cards).expect(200))
+        .filter(|r| !r["laid"].is_null())
+        .count();
+    assert_eq!(laid, 1);
+    let covered: Vec<Value> = (0..5)
+        .map(|_| server.post_bytes("/api/watch", &hand).expect(200))
+        .collect();
+    assert!(
+        covered.iter().all(|r| r["cards"] == json!([])),
+        "no card under the hand: {covered:?}"
+    );
+    assert_eq!(
+        covered.iter().filter(|r| r["cleared"] == true).count(),
+        1,
+        "the hidden play looks taken away: {covered:?}"
+    );
+    let back: Vec<Value> = (0..4)
+        .map(|_| server.post_bytes("/api/watch", &cards).expect(200))
+        .collect();
+    for r in &back {
+        assert!(r["laid"].is_null(), "the same play reported again: {r}");
+    }
+    let uncovered: Vec<&Value> = back.iter().filter(|r| r["uncovered"] == true).collect();
+    assert_eq!(uncovered.len(), 1, "{back:?}");
+    assert!(uncovered[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("back where it lay"));
+    assert_eq!(back[3]["phase"], "laid", "{}", back[3]);
+}
+
+/// `bytes` with a hand-coloured oval over the cards of 08-seq4-dark (its sidecar's
+/// corners, and a margin).
+fn hand_over_the_cards(bytes: &[u8]) -> Vec<u8> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let labels: Value = serde_json::from_slice(
+        &std::fs::read(root.join("tests/data/scenes/08-seq4-dark.json")).expect("sidecar"),
+    )
+    .expect("json");
+    let corners: Vec<(f64, f64)> = labels["cards"]
+        .as_array()
+        .expect("cards")
+        .iter()
+        .flat_map(|c| c["corners"].as_array().expect("corners").clone())
+        .map(|p| (p[0].as_f64().expect("x"), p[1].as_f64().expect("y")))
+        .collect();
+    let (x0, x1) = corners
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (y0, y1) = corners
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+    let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+    let (rx, ry) = ((x1 - x0) * 0.75, (y1 - y0) * 0.85);
+    let mut image = image::load_from_memory(bytes).expect("decodes").to_rgb8();
+    for (x, y, p) in image.enumerate_pixels_mut() {
+        let (dx, dy) = ((f64::from(x) - cx) / rx, (f64::from(y) - cy) / ry);
+        if dx * dx + dy * dy <= 1.0 {
+            let shade = (f64::from(y) - y0).max(0.0) / (y1 - y0) * 30.0;
+            *p = image::Rgb([
+                (214.0 - shade) as u8,
+                (160.0 - shade) as u8,
+                (128.0 - shade) as u8,
+            ]);
+        }
+    }
+    let mut png = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .expect("png");
+    png
+}
+
 /// A frame of `bytes`' size, every pixel its colour at (5, 5) with a little grain.
 fn empty_like(bytes: &[u8]) -> Vec<u8> {
     let image = image::load_from_memory(bytes).expect("decodes").to_rgb8();

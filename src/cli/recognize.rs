@@ -31,7 +31,8 @@ use crate::vision::scene::{
 use crate::vision::{
     exposure_warnings, load_frame, locate_cards, reading_frame, small_cards_warning,
     too_dark_to_see, CameraTurn, CardRead, Classifier, FrameRead, FrameWarning, LocaliserConfig,
-    PlayZoneWatcher, Point, Quad, Recognizer, Seen, WatchConfig, Zone, TOO_DARK_TO_WATCH,
+    PlayZoneWatcher, Point, Quad, Recognizer, SameCard, Seen, WatchConfig, Zone, TOO_DARK_TO_WATCH,
+    UNCOVERED,
 };
 
 /// Arguments of `eleusis recognize`.
@@ -269,10 +270,25 @@ fn expand(paths: &[PathBuf], check: bool) -> Vec<(PathBuf, Option<String>)> {
     files
 }
 
+/// A card as `--watch` keeps it: its read (`None` for an outline no index could
+/// be read on) and the file it was read in.
+#[derive(Debug, Clone)]
+struct WatchedCard {
+    read: Option<CardRead>,
+    file: String,
+}
+
+/// The same card: the same name read, or both outlines unreadable.
+impl SameCard for WatchedCard {
+    fn same_card(&self, other: &Self) -> bool {
+        self.read.as_ref().map(|r| r.card) == other.read.as_ref().map(|r| r.card)
+    }
+}
+
 /// Feeds one frame's cards in the zone to the watcher: the frame's line (JSON or
 /// text) and whether a play settled with it.
 fn watch_line(
-    watcher: &mut PlayZoneWatcher<(Option<CardRead>, String)>,
+    watcher: &mut PlayZoneWatcher<WatchedCard>,
     zone: Zone,
     file: &str,
     read: &FrameRead,
@@ -295,7 +311,10 @@ fn watch_line(
         .chain(unreadable.iter().map(|q| (**q, None)))
         .map(|(quad, card)| Seen {
             quad,
-            read: (card, file.to_string()),
+            read: WatchedCard {
+                read: card,
+                file: file.to_string(),
+            },
         })
         .collect();
     let watch = watcher.observe_frame(seen, too_dark_to_see(&read.warnings));
@@ -306,19 +325,19 @@ fn watch_line(
             .collect()
     };
     let laid: Option<Vec<String>> = watch.laid.as_ref().map(|l| {
-        let cards: Vec<&CardRead> = l.iter().filter_map(|s| s.read.0.as_ref()).collect();
+        let cards: Vec<&CardRead> = l.iter().filter_map(|s| s.read.read.as_ref()).collect();
         names(&cards)
     });
     let laid_unreadable = watch
         .laid
         .as_ref()
-        .map(|l| l.iter().filter(|s| s.read.0.is_none()).count());
+        .map(|l| l.iter().filter(|s| s.read.read.is_none()).count());
     // The play is read from the frame of the last few that found the most of it.
     let laid_from = watch
         .laid
         .as_ref()
         .and_then(|l| l.first())
-        .map(|s| s.read.1.clone());
+        .map(|s| s.read.file.clone());
     let line = if as_json {
         let mut line = json!({
             "file": file,
@@ -337,6 +356,9 @@ fn watch_line(
         }
         if watch.unseen {
             line["unseen"] = json!(true);
+        }
+        if watch.uncovered {
+            line["uncovered"] = json!(true);
         }
         with_warnings(&mut line, &read.warnings);
         line.to_string()
@@ -366,6 +388,9 @@ fn watch_line(
         }
         if watch.cleared {
             text += "; zone cleared";
+        }
+        if watch.uncovered {
+            text += &format!("; {UNCOVERED}");
         }
         if watch.unseen {
             text += &format!("; {TOO_DARK_TO_WATCH}");
@@ -707,8 +732,7 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     let localiser = LocaliserConfig::default();
     let mut all_ok = true;
     let mut summary = CheckSummary::default();
-    let mut watcher: PlayZoneWatcher<(Option<CardRead>, String)> =
-        PlayZoneWatcher::new(WatchConfig::default());
+    let mut watcher: PlayZoneWatcher<WatchedCard> = PlayZoneWatcher::new(WatchConfig::default());
     let mut plays = 0usize;
     for (path, unlisted) in &files {
         let file = path.display().to_string();

@@ -37,4 +37,4 @@ pub use recognizer::{
 };
 pub use turn::CameraTurn;
 pub use warning::{small_cards_warning, too_dark_to_see, FrameWarning, TOO_DARK_TO_WATCH};
-pub use watcher::{Phase, PlayZoneWatcher, Seen, Watch, WatchConfig, Zone};
+pub use watcher::{Phase, PlayZoneWatcher, SameCard, Seen, Watch, WatchConfig, Zone, UNCOVERED};

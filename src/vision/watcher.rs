@@ -7,8 +7,11 @@
 //! It decides from card outlines alone: a hand over the zone hides or moves
 //! outlines, so the layout is not steady while someone is laying cards; a read
 //! that flickers between two classes from frame to frame (an unsure read) does not
-//! stop a play from settling, and neither does one odd frame among the last few. It knows nothing of cameras, HTTP or the referee:
-//! the service feeds it each frame's cards and acts on what it reports.
+//! stop a play from settling, and neither does one odd frame among the last few.
+//! A hand held over the play long enough to look like an empty zone does not make
+//! the same cards a second play when it is lifted. It knows nothing of cameras,
+//! HTTP or the referee: the service feeds it each frame's cards and acts on what
+//! it reports.
 
 use std::collections::VecDeque;
 
@@ -28,6 +31,12 @@ pub struct WatchConfig {
     /// a fraction of its long side: a webcam's outlines jitter by a few pixels,
     /// and a card nudged straight is still the play.
     pub tolerance: f64,
+    /// Frames after a play was cleared during which the same cards, back in the
+    /// same places, are that play uncovered rather than a new one: a hand held
+    /// still over a play for two seconds hides it as well as taking it away
+    /// would, and when the hand is lifted the play would otherwise be reported
+    /// (and judged) a second time. At 1.5 frames a second, 15 is ten seconds.
+    pub hidden_frames: u32,
 }
 
 impl Default for WatchConfig {
@@ -35,6 +44,7 @@ impl Default for WatchConfig {
         WatchConfig {
             steady_frames: 3,
             tolerance: 0.15,
+            hidden_frames: 15,
         }
     }
 }
@@ -157,11 +167,25 @@ impl Zone {
 }
 
 /// A card seen in the zone in one frame: its outline, and whatever the caller
-/// read from it (the watcher only compares outlines).
+/// read from it (the watcher compares outlines, and asks the reads only whether
+/// they name the same card: [`SameCard`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Seen<T> {
     pub quad: Quad,
     pub read: T,
+}
+
+/// Whether two reads, of two frames, name the same card: the watcher asks it
+/// only of a play seen again soon after it was cleared ([`WatchConfig::hidden_frames`]),
+/// where the same outlines holding other cards are a new play.
+pub trait SameCard {
+    fn same_card(&self, other: &Self) -> bool;
+}
+
+impl SameCard for &str {
+    fn same_card(&self, other: &Self) -> bool {
+        self == other
+    }
 }
 
 /// What the zone holds, as the table should be told.
@@ -212,6 +236,12 @@ impl Phase {
     }
 }
 
+/// The line for the table when the play last reported is seen back where it lay
+/// soon after the zone looked cleared ([`Watch::uncovered`]).
+pub const UNCOVERED: &str =
+    "the last play is back where it lay after a moment hidden (a hand over it?): \
+     the same play, not reported again; move its cards out of the zone";
+
 /// What one frame did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Watch<T> {
@@ -221,6 +251,10 @@ pub struct Watch<T> {
     pub laid: Option<Vec<Seen<T>>>,
     /// Whether this frame found the zone steadily empty after a reported play.
     pub cleared: bool,
+    /// Whether this frame found the play last reported back where it lay, soon
+    /// after it was cleared ([`WatchConfig::hidden_frames`]): it was hidden, not
+    /// taken away, and is not reported again; `phase` is [`Phase::Laid`].
+    pub uncovered: bool,
     /// Whether the frame was black and found nothing, and so was not counted
     /// ([`PlayZoneWatcher::observe_frame`]): `phase` is the one before it.
     pub unseen: bool,
@@ -237,6 +271,10 @@ pub struct PlayZoneWatcher<T> {
     recent: VecDeque<Vec<Seen<T>>>,
     /// The outlines of the play last reported, until the zone is cleared.
     reported: Option<Vec<Quad>>,
+    /// The cards of the play last reported, and how many frames have been
+    /// counted since the zone was cleared of it (`None` while it lies there):
+    /// the same cards back within [`WatchConfig::hidden_frames`] are that play.
+    last_play: Option<(Vec<Seen<T>>, Option<u32>)>,
     /// Whether the zone was seen steadily empty since the last report (or since
     /// watching began): only then may the next steady layout be a play.
     armed: bool,
@@ -246,7 +284,7 @@ pub struct PlayZoneWatcher<T> {
     now: Phase,
 }
 
-impl<T: Clone> PlayZoneWatcher<T> {
+impl<T: Clone + SameCard> PlayZoneWatcher<T> {
     /// A watcher that has seen nothing yet: not ready until it sees the zone
     /// empty, so that cards left in it from before are never taken for a play.
     pub fn new(cfg: WatchConfig) -> PlayZoneWatcher<T> {
@@ -254,6 +292,7 @@ impl<T: Clone> PlayZoneWatcher<T> {
             cfg,
             recent: VecDeque::new(),
             reported: None,
+            last_play: None,
             armed: false,
             settled: Phase::NotReady,
             now: Phase::NotReady,
@@ -278,6 +317,7 @@ impl<T: Clone> PlayZoneWatcher<T> {
                 phase: self.now,
                 laid: None,
                 cleared: false,
+                uncovered: false,
                 unseen: true,
             };
         }
@@ -292,10 +332,14 @@ impl<T: Clone> PlayZoneWatcher<T> {
         while self.recent.len() > window {
             self.recent.pop_front();
         }
+        if let Some((_, Some(since))) = &mut self.last_play {
+            *since += 1;
+        }
         let mut watch = Watch {
             phase: Phase::Moving,
             laid: None,
             cleared: false,
+            uncovered: false,
             unseen: false,
         };
         // The latest frame whose layout enough recent frames share.
@@ -328,11 +372,25 @@ impl<T: Clone> PlayZoneWatcher<T> {
         let quads = outlines(frame);
         if quads.is_empty() {
             watch.cleared = self.reported.take().is_some();
+            if watch.cleared {
+                if let Some((_, since)) = &mut self.last_play {
+                    *since = Some(0);
+                }
+            }
             self.armed = true;
             self.settled = Phase::Clear;
+        } else if self.armed && self.is_last_play_uncovered(frame) {
+            self.armed = false;
+            self.reported = Some(quads);
+            if let Some((_, since)) = &mut self.last_play {
+                *since = None;
+            }
+            self.settled = Phase::Laid;
+            watch.uncovered = true;
         } else if self.armed {
             self.armed = false;
             self.reported = Some(quads);
+            self.last_play = Some((frame.clone(), None));
             self.settled = Phase::Laid;
             watch.laid = Some(frame.clone());
         } else if let Some(reported) = &self.reported {
@@ -345,6 +403,23 @@ impl<T: Clone> PlayZoneWatcher<T> {
         self.now = self.settled;
         watch.phase = self.settled;
         watch
+    }
+}
+
+impl<T: SameCard> PlayZoneWatcher<T> {
+    /// Whether `frame` shows the play last reported, cleared no more than
+    /// [`WatchConfig::hidden_frames`] frames ago, back where it lay: the same
+    /// number of cards, each within the tolerance of one of the play's and read
+    /// as the same card.
+    fn is_last_play_uncovered(&self, frame: &[Seen<T>]) -> bool {
+        let Some((play, Some(since))) = &self.last_play else {
+            return false;
+        };
+        *since <= self.cfg.hidden_frames
+            && play.len() == frame.len()
+            && pairs_within(play, frame, self.cfg.tolerance, |a, b| {
+                a.read.same_card(&b.read)
+            })
     }
 }
 
@@ -362,14 +437,25 @@ fn same_layout(a: &[Quad], b: &[Quad], tolerance: f64) -> bool {
     if more.len() - fewer.len() > more.len() / 8 {
         return false;
     }
+    pairs_within(fewer, more, tolerance, |_, _| true)
+}
+
+/// Whether each card of `fewer` lies within `tolerance` long sides of a distinct
+/// card of `more` that `matches` it (the nearest such one is taken).
+fn pairs_within<Q: HasQuad>(
+    fewer: &[Q],
+    more: &[Q],
+    tolerance: f64,
+    matches: impl Fn(&Q, &Q) -> bool,
+) -> bool {
     let mut used = vec![false; more.len()];
     fewer.iter().all(|q| {
-        let reach = tolerance * q.longest_side();
+        let reach = tolerance * q.quad().longest_side();
         let found = more
             .iter()
             .enumerate()
-            .filter(|(i, _)| !used[*i])
-            .map(|(i, p)| (i, p.centre().dist(q.centre())))
+            .filter(|(i, p)| !used[*i] && matches(q, p))
+            .map(|(i, p)| (i, p.quad().centre().dist(q.quad().centre())))
             .filter(|&(_, d)| d <= reach)
             .min_by(|x, y| x.1.total_cmp(&y.1));
         match found {
@@ -380,6 +466,23 @@ fn same_layout(a: &[Quad], b: &[Quad], tolerance: f64) -> bool {
             None => false,
         }
     })
+}
+
+/// What [`pairs_within`] pairs: an outline, bare or with its read.
+trait HasQuad {
+    fn quad(&self) -> &Quad;
+}
+
+impl HasQuad for Quad {
+    fn quad(&self) -> &Quad {
+        self
+    }
+}
+
+impl<T> HasQuad for Seen<T> {
+    fn quad(&self) -> &Quad {
+        &self.quad
+    }
 }
 
 #[cfg(test)]
@@ -432,7 +535,7 @@ mod tests {
         }
         assert_eq!(w.phase(), Phase::Laid);
         // The webcam drops out for a while: the play is not cleared...
-        for _ in 0..6 {
+        for _ in 0..30 {
             let blind = w.observe_frame(frame(&[]), true);
             assert_eq!((blind.phase, blind.cleared), (Phase::Laid, false));
             assert!(blind.laid.is_none());
@@ -449,13 +552,15 @@ mod tests {
         let found = w.observe_frame(frame(&two), true);
         assert!(!found.unseen);
         assert_eq!(found.phase, Phase::Laid);
-        // Taken for empty frames, the same drop-out would have reported them twice.
+        // Taken for empty frames, a drop-out longer than a hand is held over a
+        // play would have reported them twice.
         let mut fooled = ready();
         for _ in 0..3 {
             fooled.observe(frame(&two));
         }
         let mut reported = 0;
-        let drop_out = std::iter::repeat_with(|| frame(&[])).take(6);
+        let long = 6 + WatchConfig::default().hidden_frames as usize;
+        let drop_out = std::iter::repeat_with(|| frame(&[])).take(long);
         let again = std::iter::repeat_with(|| frame(&two)).take(4);
         for seen in drop_out.chain(again) {
             reported += usize::from(fooled.observe(seen).laid.is_some());
@@ -499,11 +604,66 @@ mod tests {
         let cleared: Vec<bool> = (0..4).map(|_| w.observe(frame(empty)).cleared).collect();
         assert_eq!(cleared, [false, false, true, false]);
         assert_eq!(w.phase(), Phase::Clear);
-        // The same cards laid again are a new play.
+        // Other cards laid in the same places are a new play at once.
+        let other = [(100.0, 100.0, "9C"), (260.0, 100.0, "QS")];
+        let next: Vec<bool> = (0..3)
+            .map(|_| w.observe(frame(&other)).laid.is_some())
+            .collect();
+        assert_eq!(next, [false, false, true]);
+        // The same cards laid again, once the zone has been clear for longer than
+        // a hand is held over a play, are a new play.
+        for _ in 0..3 {
+            w.observe(frame(empty));
+        }
+        for _ in 0..WatchConfig::default().hidden_frames {
+            w.observe(frame(empty));
+        }
         let again: Vec<bool> = (0..3)
             .map(|_| w.observe(frame(&two)).laid.is_some())
             .collect();
         assert_eq!(again, [false, false, true]);
+    }
+
+    #[test]
+    fn a_play_hidden_by_a_hand_long_enough_to_look_cleared_is_not_reported_twice() {
+        let mut w = ready();
+        let play = [(100.0, 100.0, "7D"), (260.0, 100.0, "8D")];
+        let laid = (0..3).filter_map(|_| w.observe(frame(&play)).laid).count();
+        assert_eq!(laid, 1);
+        // A hand held still over the zone, for longer than a clear takes: no
+        // card outline is found under it.
+        let hidden: Vec<Watch<&str>> = (0..6).map(|_| w.observe(frame(&[]))).collect();
+        assert_eq!(hidden.iter().filter(|h| h.cleared).count(), 1);
+        assert_eq!(w.phase(), Phase::Clear);
+        // Lifted: the same cards, where they lay (a pixel or two off), read the
+        // same. The same play: not reported again, and said so.
+        let moved = [(102.0, 99.0, "7D"), (259.0, 101.0, "8D")];
+        let back: Vec<Watch<&str>> = (0..5).map(|_| w.observe(frame(&moved))).collect();
+        assert!(back.iter().all(|b| b.laid.is_none()), "{back:?}");
+        assert_eq!(back.iter().filter(|b| b.uncovered).count(), 1);
+        assert_eq!(back[4].phase, Phase::Laid);
+        // Taken away for good, the zone clears and the next play is reported.
+        for _ in 0..4 {
+            w.observe(frame(&[]));
+        }
+        let next = [(180.0, 100.0, "9D")];
+        let laid = (0..3).filter_map(|_| w.observe(frame(&next)).laid).count();
+        assert_eq!(laid, 1);
+        // The play before the last is not the last play: laid again in its place,
+        // it is a new play.
+        for _ in 0..4 {
+            w.observe(frame(&[]));
+        }
+        let laid = (0..3).filter_map(|_| w.observe(frame(&play)).laid).count();
+        assert_eq!(laid, 1);
+        // A card fewer, or read otherwise, is not the play uncovered.
+        for _ in 0..4 {
+            w.observe(frame(&[]));
+        }
+        let fewer = (0..3)
+            .filter_map(|_| w.observe(frame(&play[..1])).laid)
+            .count();
+        assert_eq!(fewer, 1);
     }
 
     #[test]

@@ -11,8 +11,8 @@ use axum::body::Bytes;
 use serde::Serialize;
 
 use crate::vision::{
-    decode_frame, too_dark_to_see, FrameWarning, Phase, PlayZoneWatcher, Point, Quad, Seen,
-    WatchConfig, Zone, TOO_DARK_TO_WATCH,
+    decode_frame, too_dark_to_see, FrameWarning, Phase, PlayZoneWatcher, Point, Quad, SameCard,
+    Seen, WatchConfig, Zone, TOO_DARK_TO_WATCH, UNCOVERED,
 };
 
 use super::error::ApiError;
@@ -32,6 +32,13 @@ pub struct ZoneWatch {
 pub struct Watched {
     read: Option<Read>,
     frame: Bytes,
+}
+
+/// The same card: the same name read, or both outlines unreadable.
+impl SameCard for Watched {
+    fn same_card(&self, other: &Self) -> bool {
+        self.read.as_ref().map(|r| &r.card) == other.read.as_ref().map(|r| &r.card)
+    }
 }
 
 impl Default for ZoneWatch {
@@ -64,6 +71,10 @@ pub struct WatchReply {
     pub laid: Option<FrameReply>,
     /// Whether this frame found the zone empty after a play.
     pub cleared: bool,
+    /// Whether this frame found the play last reported back where it lay soon
+    /// after the zone looked cleared (a hand held over it): the same play, not
+    /// reported again ([`crate::vision::Watch::uncovered`]).
+    pub uncovered: bool,
     /// The frame's problems (exposure, cards too small to read).
     pub warnings: Vec<FrameWarning>,
     /// Outlines of a card's shape and size in the zone on which no index could
@@ -185,10 +196,13 @@ pub fn watch_frame(
         phase: outcome.phase,
         text: if outcome.unseen {
             TOO_DARK_TO_WATCH
+        } else if outcome.uncovered {
+            UNCOVERED
         } else {
             outcome.phase.text()
         },
         unseen: outcome.unseen,
+        uncovered: outcome.uncovered,
         zone,
         width,
         height,
