@@ -72,6 +72,11 @@ AISLERIOT_THEMES = [
     "guyenne-classic", "neoclassical", "neoclassical_4_color", "orell", "ornamental",
     "plastic", "simplistic", "tango", "tango_nuevo", "tigullio",
 ]
+# Decks whose court cards carry other letters than J, Q, K (French V, D, R and an
+# ace "1"; German B, D, K): never trained on (the classes are English indices),
+# read only to measure what `--confirm-courts` is for (model card, "Decks with
+# other court letters"; synth.SPLITS["check_letters"]).
+OTHER_LETTER_THEMES = ["ancient_french", "berlin", "lattmann", "rheinland"]
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SUITS = ["S", "H", "D", "C"]
 # Aisleriot sheet rows: clubs, diamonds, hearts, spades, then jokers and back.
@@ -290,7 +295,7 @@ def main() -> None:
     fetch_sources()
     os.makedirs(FACES, exist_ok=True)
     with ThreadPoolExecutor(max_workers=2) as ex:
-        futs = [ex.submit(render_aisleriot, t) for t in AISLERIOT_THEMES]
+        futs = [ex.submit(render_aisleriot, t) for t in AISLERIOT_THEMES + OTHER_LETTER_THEMES]
         futs += [ex.submit(render_files, d, f) for d, f in npm_jobs()]
         futs += [ex.submit(render_kde, d, k) for d, k in KDE_DECKS.items()]
         for f in futs:

@@ -52,6 +52,10 @@ SPLITS["val_kde"] = ["jolly_royal", "penguins", "kde_standard"]
 # trained on and never used to fit anything, read only to check the committed model
 # (model card, "Check on Kennard's cards").
 SPLITS["check_kennard"] = ["kennard", "kennard_4_color", "kennard_big", "kennard_big_4_color"]
+# Decks whose court cards carry other letters than J, Q, K (fetch.OTHER_LETTER_THEMES):
+# labelled as the cards they are (a French R is a king), never trained on, read only
+# to measure `--confirm-courts` (model card, "Decks with other court letters").
+SPLITS["check_letters"] = ["ancient_french", "berlin", "lattmann", "rheinland"]
 # Fetched but not used: their index cannot be read in the contract's crop box.
 # guyenne-classic: court cards carry no rank index at all (suit symbol only).
 # tango_nuevo: the index is wider than the 40 x 72 box and the cards are single-headed.

@@ -1517,6 +1517,86 @@ fn watch_folder(dir: &Path) {
     }
 }
 
+/// `--confirm-courts`, for a deck whose court letters are not J, Q, K: a king
+/// read surely asks God, the number cards beside it do not.
+#[test]
+fn confirm_courts_asks_about_every_court_card_and_only_those() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let frame = scene("09-seq3-pattern.jpg");
+    let frame = frame.to_str().unwrap();
+    let asks = |extra: &[&str]| -> Vec<(String, bool)> {
+        let mut args = vec!["recognize", "--json"];
+        args.extend_from_slice(extra);
+        args.push(frame);
+        lines(&eleusis(&args))[0]["cards"]
+            .as_array()
+            .expect("cards")
+            .iter()
+            .map(|c| {
+                let asks = c["needs_confirmation"].as_bool().expect("flag");
+                (c["card"].as_str().expect("card").to_string(), asks)
+            })
+            .collect()
+    };
+    let named = |cards: &[(&str, bool)]| -> Vec<(String, bool)> {
+        cards.iter().map(|(c, a)| (c.to_string(), *a)).collect()
+    };
+    assert_eq!(
+        asks(&[]),
+        named(&[("8C", false), ("KH", false), ("5C", false)])
+    );
+    assert_eq!(
+        asks(&["--confirm-courts"]),
+        named(&[("8C", false), ("KH", true), ("5C", false)])
+    );
+    let out = eleusis(&["recognize", "--confirm-courts", frame]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("every court card asks God"), "{text}");
+    assert!(text.contains("KH (100.00%, confirm)"), "{text}");
+    let refused = eleusis(&["recognize", "--confirm-courts", "--locate-only", frame]);
+    assert_eq!(refused.status.code(), Some(2));
+}
+
+/// A deck with German court letters: its queen's D read as a jack without asking.
+/// The check says so and names `--confirm-courts`, with which she asks God.
+#[test]
+fn a_check_of_a_deck_with_other_court_letters_names_confirm_courts() {
+    assert!(has_model(), "the committed model models/recognizer.onnx");
+    let frame = root().join("tests/data/letters/purple-seq3-rheinland.jpg");
+    let frame = frame.to_str().unwrap();
+    let out = eleusis(&["recognize", "--check", frame]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let totals = text.lines().last().expect("totals");
+    assert!(
+        totals.contains(
+            "1 of the misreads without asking are court cards: run with --confirm-courts"
+        ),
+        "{text}"
+    );
+    let summary = |extra: &[&str]| -> Value {
+        let mut args = vec!["recognize", "--check", "--json"];
+        args.extend_from_slice(extra);
+        args.push(frame);
+        lines(&eleusis(&args)).last().expect("summary")["summary"].clone()
+    };
+    let plain = summary(&[]);
+    assert_eq!(
+        (
+            &plain["misread_confident"],
+            &plain["misread_confident_courts"]
+        ),
+        (&json!(1), &json!(1)),
+        "{plain}"
+    );
+    let courts = summary(&["--confirm-courts"]);
+    assert_eq!(courts["misread_confident"], json!(0), "{courts}");
+    assert!(courts.get("misread_confident_courts").is_none(), "{courts}");
+    assert_eq!(courts["misread"], json!(1), "{courts}");
+    let out = eleusis(&["recognize", "--check", "--confirm-courts", frame]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("run with --confirm-courts"), "{text}");
+}
+
 #[test]
 fn watch_mode_does_not_lay_a_play_again_when_it_is_back_after_a_moment_hidden() {
     assert!(has_model(), "the committed model models/recognizer.onnx");

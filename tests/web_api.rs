@@ -622,6 +622,40 @@ fn a_serve_process_prints_its_urls_and_stops_cleanly_on_sigterm() {
     assert_eq!(second["seal"], first["seal"]);
 }
 
+/// `serve --confirm-courts`: a deck whose court letters are not J, Q, K has God
+/// asked about every court card; the number cards beside it are judged as read.
+#[test]
+fn a_service_confirming_courts_asks_about_a_sure_king_only() {
+    let dir = tempfile::tempdir().expect("dir");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let jpeg = std::fs::read(root.join("tests/data/scenes/09-seq3-pattern.jpg")).expect("frame");
+    let asks = |server: &Server| -> Vec<(String, bool)> {
+        let reply = server.post_bytes("/api/frames", &jpeg).expect(200);
+        reply["reads"]
+            .as_array()
+            .expect("reads")
+            .iter()
+            .map(|r| {
+                let card = r["card"].as_str().expect("card").to_string();
+                (card, r["needs_confirmation"].as_bool().expect("flag"))
+            })
+            .collect()
+    };
+    let plain = Server::start_with_recognizer(&dir.path().join("plain.db"));
+    let courts = Server::start_confirming_courts(&dir.path().join("courts.db"));
+    let read = |cards: [(&str, bool); 3]| -> Vec<(String, bool)> {
+        cards.iter().map(|(c, a)| (c.to_string(), *a)).collect()
+    };
+    assert_eq!(
+        asks(&plain),
+        read([("8C", false), ("KH", false), ("5C", false)])
+    );
+    assert_eq!(
+        asks(&courts),
+        read([("8C", false), ("KH", true), ("5C", false)])
+    );
+}
+
 #[test]
 fn a_frame_of_an_overlapping_row_comes_back_with_its_covered_cards_marked() {
     let dir = tempfile::tempdir().expect("dir");

@@ -97,6 +97,11 @@ pub struct RecognizeArgs {
     /// misreads that did not ask.
     #[arg(long, conflicts_with = "locate_only", value_parser = parse_confidence, value_name = "CONFIDENCE")]
     pub confirm_threshold: Option<f32>,
+    /// Ask God about every card read as a jack, queen or king, however sure: for a
+    /// deck whose court cards are not indexed J, Q, K (French V, D, R; German B,
+    /// D, K), whose court letters the model never learnt.
+    #[arg(long, conflicts_with = "locate_only")]
+    pub confirm_courts: bool,
 }
 
 /// Parses `--confirm-threshold` (of `recognize` and `serve`): a confidence between
@@ -580,7 +585,7 @@ fn suggestion(sum: &CheckSummary, in_effect: Option<f32>) -> Option<f64> {
 }
 
 fn summary_json(sum: &CheckSummary, in_effect: Option<f32>) -> Value {
-    json!({"summary": {
+    let mut summary = json!({"summary": {
         "scenes": sum.scenes,
         "scenes_failed": sum.scenes_failed,
         "scenes_unlabelled": sum.scenes_unlabelled,
@@ -599,7 +604,23 @@ fn summary_json(sum: &CheckSummary, in_effect: Option<f32>) -> Value {
         "confirm_threshold": in_effect.map(|t| round(f64::from(t), 6)),
         "surest_misread": sum.surest_misread.map(|c| round(f64::from(c), 6)),
         "suggested_confirm_threshold": suggestion(sum, in_effect),
-    }})
+    }});
+    // Added only when there are some, as the text line does.
+    if sum.misread_confident_courts > 0 {
+        summary["summary"]["misread_confident_courts"] = json!(sum.misread_confident_courts);
+    }
+    summary
+}
+
+/// What the totals line adds when court cards were misread without asking and
+/// `--confirm-courts` was not given: the option that has God confirm them.
+fn courts_hint(sum: &CheckSummary, courts_confirmed: bool) -> Option<String> {
+    (sum.misread_confident_courts > 0 && !courts_confirmed).then(|| {
+        format!(
+            "; {} of the misreads without asking are court cards: run with --confirm-courts to have God confirm every jack, queen and king (a deck whose court cards are not lettered J, Q, K needs it)",
+            sum.misread_confident_courts
+        )
+    })
 }
 
 /// A fraction as a percentage for the summary line, or what stands in for it when
@@ -710,6 +731,10 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
             )?;
         }
         let mut recognizer = Recognizer::new(classifier);
+        recognizer.confirm_courts(args.confirm_courts);
+        if args.confirm_courts && !args.json {
+            writeln!(out, "every court card asks God (--confirm-courts)")?;
+        }
         if let Some(threshold) = args.confirm_threshold {
             recognizer
                 .set_table_threshold(threshold)
@@ -876,7 +901,8 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         if args.json {
             writeln!(out, "{}", summary_json(&summary, in_effect))?;
         } else {
-            writeln!(out, "{}", summary_text(&summary, in_effect))?;
+            let hint = courts_hint(&summary, args.confirm_courts).unwrap_or_default();
+            writeln!(out, "{}{hint}", summary_text(&summary, in_effect))?;
         }
         // Reads asked for no confirmation yet wrong are the failure that matters
         // most; a spurious card would be refereed as a play.
@@ -1004,5 +1030,20 @@ mod tests {
         assert_eq!(suggestion(&sum, Some(0.999_699)), None);
         assert!(summary_text(&sum, Some(0.999_699))
             .ends_with("no threshold can have God confirm a read that sure"));
+    }
+
+    #[test]
+    fn court_cards_misread_without_asking_name_confirm_courts_until_it_is_given() {
+        let mut sum = checked(2, Some(0.99995));
+        assert_eq!(courts_hint(&sum, false), None);
+        sum.misread_confident_courts = 1;
+        let hint = courts_hint(&sum, false).expect("hint");
+        assert!(hint.starts_with("; 1 of the misreads without asking are court cards"));
+        assert!(hint.contains("--confirm-courts"), "{hint}");
+        assert_eq!(courts_hint(&sum, true), None);
+        assert_eq!(
+            summary_json(&sum, None)["summary"]["misread_confident_courts"],
+            1
+        );
     }
 }

@@ -34,6 +34,11 @@ pub struct ServeArgs {
     /// surely; `eleusis recognize --check` of photos of it suggests one.
     #[arg(long, conflicts_with = "no_recognizer", value_parser = super::recognize::parse_confidence, value_name = "CONFIDENCE")]
     pub confirm_threshold: Option<f32>,
+    /// Ask God about every card read as a jack, queen or king, however sure: for a
+    /// deck whose court cards are not indexed J, Q, K (French V, D, R; German B,
+    /// D, K), whose court letters the model never learnt.
+    #[arg(long, conflicts_with = "no_recognizer")]
+    pub confirm_courts: bool,
     /// The God token (default: a fresh random one each start). Also read from
     /// `ELEUSIS_GOD_TOKEN`.
     #[arg(long)]
@@ -59,6 +64,7 @@ async fn serve(args: &ServeArgs) -> ExitCode {
             .or_else(|| std::env::var("ELEUSIS_GOD_TOKEN").ok()),
         no_recognizer: args.no_recognizer,
         confirm_threshold: args.confirm_threshold,
+        confirm_courts: args.confirm_courts,
     };
     let (service, listener, addr, stop) = match start("serve", &options, args.addr).await {
         Ok(started) => started,

@@ -510,6 +510,10 @@ pub struct SceneScore {
     pub misread: usize,
     /// Of those, misreads confident enough not to ask for confirmation.
     pub misread_confident: usize,
+    /// Of those, court cards (labelled J, Q or K): a deck whose courts carry
+    /// other letters misreads them so (`recognize --confirm-courts`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub misread_confident_courts: usize,
     /// The confidence of the surest misread, if any: what a stricter confirmation
     /// threshold must reach to have God confirm such a read
     /// ([`suggested_confirm_threshold`]).
@@ -548,6 +552,8 @@ impl SceneScore {
         } else {
             self.misread += 1;
             self.misread_confident += usize::from(!read.needs_confirmation);
+            self.misread_confident_courts +=
+                usize::from(!read.needs_confirmation && expected.is_face());
             self.surest_misread = surer(self.surest_misread, Some(read.confidence));
         }
     }
@@ -608,6 +614,8 @@ pub struct CheckSummary {
     pub correct_unsure: usize,
     pub misread: usize,
     pub misread_confident: usize,
+    /// Of those, court cards ([`SceneScore::misread_confident_courts`]).
+    pub misread_confident_courts: usize,
     /// The surest misread's confidence over every scene, if any.
     pub surest_misread: Option<f32>,
     pub spurious: usize,
@@ -627,6 +635,7 @@ impl CheckSummary {
         self.correct_unsure += s.correct_unsure;
         self.misread += s.misread;
         self.misread_confident += s.misread_confident;
+        self.misread_confident_courts += s.misread_confident_courts;
         self.surest_misread = surer(self.surest_misread, s.surest_misread);
         self.spurious += s.spurious;
         self.sequences_ok += usize::from(s.sequence_ok);

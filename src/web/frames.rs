@@ -29,11 +29,13 @@ impl Camera {
     /// Loads the recognizer from `dir`, or from the default search path, holding
     /// its reads to the table's `threshold` too when one is given
     /// ([`Recognizer::set_table_threshold`]: a threshold below the model's own is
-    /// refused). Without a model the service still runs: frames are stored and God
-    /// types the cards.
+    /// refused), and having every court card ask God when `confirm_courts`
+    /// ([`Recognizer::confirm_courts`]). Without a model the service still runs:
+    /// frames are stored and God types the cards.
     pub fn load(
         dir: Option<&Path>,
         threshold: Option<f32>,
+        confirm_courts: bool,
     ) -> Result<Camera, crate::vision::TableThresholdError> {
         let loaded = match dir {
             Some(dir) => crate::vision::Classifier::load(dir),
@@ -49,6 +51,10 @@ impl Camera {
                     );
                 }
                 let mut recognizer = Recognizer::new(classifier);
+                recognizer.confirm_courts(confirm_courts);
+                if confirm_courts {
+                    note += " (every court card asks God: --confirm-courts)";
+                }
                 if let Some(t) = threshold {
                     recognizer.set_table_threshold(t)?;
                     note += &format!(

@@ -59,6 +59,9 @@ pub struct ServiceOptions {
     /// A stricter confirmation threshold for the table's deck (`serve
     /// --confirm-threshold`); `None`: the model's own.
     pub confirm_threshold: Option<f32>,
+    /// Every court card asks God (`serve --confirm-courts`): a deck whose court
+    /// cards are not indexed J, Q, K.
+    pub confirm_courts: bool,
 }
 
 /// A service ready to be served: its state and router.
@@ -82,7 +85,11 @@ impl Service {
         let camera = if options.no_recognizer {
             Camera::none("no recognizer loaded (--no-recognizer)")
         } else {
-            Camera::load(options.models.as_deref(), options.confirm_threshold)?
+            Camera::load(
+                options.models.as_deref(),
+                options.confirm_threshold,
+                options.confirm_courts,
+            )?
         };
         let table = Table::open(&options.db, factory)?;
         let god_token = options

@@ -42,16 +42,28 @@ impl Server {
         )
     }
 
+    /// Starts a service with the card recognizer whose every court card asks God
+    /// (`serve --confirm-courts`).
+    pub fn start_confirming_courts(db: &Path) -> Server {
+        let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        Server::start_as(db, Some(models), TOKEN, true)
+    }
+
     /// Starts a service (no recognizer) whose God token is `token`.
     pub fn start_with_token(db: &Path, token: &str) -> Server {
-        Server::start_as(db, None, token)
+        Server::start_as(db, None, token, false)
     }
 
     fn start_with(db: &Path, models: Option<std::path::PathBuf>) -> Server {
-        Server::start_as(db, models, TOKEN)
+        Server::start_as(db, models, TOKEN, false)
     }
 
-    fn start_as(db: &Path, models: Option<std::path::PathBuf>, token: &str) -> Server {
+    fn start_as(
+        db: &Path,
+        models: Option<std::path::PathBuf>,
+        token: &str,
+        confirm_courts: bool,
+    ) -> Server {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -63,6 +75,7 @@ impl Server {
             models,
             god_token: Some(token.to_string()),
             confirm_threshold: None,
+            confirm_courts,
         })
         .expect("open the service");
         let token = service.state.god_token.clone();

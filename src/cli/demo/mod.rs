@@ -84,6 +84,7 @@ async fn demo(args: &DemoArgs, db: &Path, seed: u64, events: Vec<LogEvent>) -> E
         god_token: None,
         no_recognizer: true,
         confirm_threshold: None,
+        confirm_courts: false,
     };
     let (service, listener, _, stop) = match super::serve::start("demo", &options, args.addr).await
     {

@@ -160,6 +160,8 @@ pub struct Recognizer {
     /// A stricter confirmation threshold set by the table for its own deck
     /// ([`Recognizer::set_table_threshold`]); `None`: the model's.
     table_threshold: Option<f32>,
+    /// Whether every jack, queen and king asks God ([`Recognizer::confirm_courts`]).
+    confirm_courts: bool,
 }
 
 /// Why a table's confirmation threshold was refused.
@@ -184,7 +186,26 @@ impl Recognizer {
             classifier,
             localiser: LocaliserConfig::default(),
             table_threshold: None,
+            confirm_courts: false,
         }
+    }
+
+    /// Has God asked about every card read as a jack, queen or king, however sure:
+    /// for a deck whose court cards are not indexed J, Q and K (a French deck's V,
+    /// D and R, a German deck's B, D and K). The model learnt English indices; on
+    /// such decks it reads number cards and aces as on any other, but a court
+    /// card's letter is one it never saw, and it reads some of them as another
+    /// court, or a B as an 8, surely enough to pass any threshold that spares
+    /// the number cards (model card, "Decks with other court letters"). Every
+    /// number card is then checked against its pips too, at any height
+    /// (`Recognizer::check_pips`): a court card shows next to none.
+    pub fn confirm_courts(&mut self, confirm: bool) {
+        self.confirm_courts = confirm;
+    }
+
+    /// Whether every court card asks God ([`Recognizer::confirm_courts`]).
+    pub fn confirms_courts(&self) -> bool {
+        self.confirm_courts
     }
 
     /// Holds every read to `threshold` as well as to the model's own: a club whose
@@ -327,7 +348,8 @@ impl Recognizer {
                     corners: quad,
                     needs_confirmation: read.confidence < needed
                         || quad.longest_side() < too_small
-                        || small_lone_corner,
+                        || small_lone_corner
+                        || (self.confirm_courts && card.is_face()),
                     overlapped,
                     pips_say: None,
                     pips_counted: None,

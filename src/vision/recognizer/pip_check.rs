@@ -23,7 +23,11 @@ impl Recognizer {
     /// number when it passes the read's rank ([`pips_correction`]) and otherwise
     /// the rank their count weighs in for ([`pips_weighed_rank`]). Aces are
     /// checked by their one pip ([`Recognizer::check_ace`]); covered cards and
-    /// court cards (no pips to speak of) are not checked.
+    /// court cards (no pips to speak of) are not checked. A table whose court
+    /// cards carry other letters ([`Recognizer::confirm_courts`]) has every number
+    /// card and ace checked, whatever its height: a German jack's B reads as an
+    /// 8 as surely as a court letter reads as another, and its art shows none of
+    /// an eight's pips.
     pub(super) fn check_pips(
         &self,
         frame: &RgbImage,
@@ -36,7 +40,8 @@ impl Recognizer {
             let number = (2..=10).contains(&card.card.rank.value());
             let ace = card.card.rank.value() == 1 && self.classifier.reads_ace_pips();
             let small = card.corners.longest_side() < PIP_CHECK_BELOW;
-            if card.overlapped || !(number || ace) || !(small || card.needs_confirmation) {
+            let checked = small || card.needs_confirmation || self.confirm_courts;
+            if card.overlapped || !(number || ace) || !checked {
                 continue;
             }
             let Some(rectified) = rectify(frame, &card.corners) else {

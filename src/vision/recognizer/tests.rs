@@ -455,3 +455,46 @@ fn a_short_row_holding_two_cards_is_those_cards_not_a_spread() {
         vec![long_row, spread, merged]
     );
 }
+
+/// A table confirming courts has a sure number card checked against its pips at
+/// any height: a king read as an eight (as a German jack's B is) shows none of
+/// an eight's pips and asks God; without the option a sure read of a card this
+/// size is not checked.
+#[test]
+fn confirming_courts_checks_a_sure_tall_number_card_against_its_pips() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let frame = crate::vision::load_frame(&root.join("tests/data/scenes/04-single-wood.jpg"))
+        .expect("frame");
+    // The king of hearts, 200 px tall, as the sidecar places him.
+    let corners = Quad([
+        Point::new(32.8, 241.8),
+        Point::new(167.1, 247.2),
+        Point::new(161.8, 445.8),
+        Point::new(21.9, 438.6),
+    ]);
+    assert!(corners.longest_side() >= PIP_CHECK_BELOW);
+    let eight = CardRead {
+        card: "8H".parse().unwrap(),
+        confidence: 0.99999,
+        corners,
+        needs_confirmation: false,
+        overlapped: false,
+        pips_say: None,
+        pips_counted: None,
+        index_read: None,
+        class_read: Some(class_read(Some("8H"), 0.99999)),
+    };
+    let mut recognizer = Recognizer::new(Classifier::load_default().expect("the committed model"));
+    let mut plain = [eight.clone()];
+    recognizer.check_pips(&frame, &mut plain).expect("check");
+    assert_eq!(plain[0], eight, "not checked at this height");
+    recognizer.confirm_courts(true);
+    let mut checked = [eight.clone()];
+    recognizer.check_pips(&frame, &mut checked).expect("check");
+    assert!(checked[0].needs_confirmation, "{:?}", checked[0]);
+    assert!(
+        checked[0].pips_counted.is_some_and(|n| n <= 2),
+        "{:?}",
+        checked[0]
+    );
+}
