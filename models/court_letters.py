@@ -73,15 +73,20 @@ def main() -> None:
                     help="a stricter table threshold (serve --confirm-threshold) to compare")
     a = ap.parse_args()
     rec = evaluate.Recognizer(a.model)
+    if rec.pips is None:
+        raise SystemExit("court_letters: the model's settings name no pip reader, which "
+                         "--confirm-courts relies on for number cards")
     d = np.load(a.crops)
     l1, l2 = rec.logits(d["tl"]), rec.logits(d["br"])
     probs, one = rec.reads_of(l1, l2, rec.whole_terms(d["card"]), d["height"])
     asking = rec.one_corner_asks(one, probs, d["height"])
-    threshold = rec.meta["confirm_threshold"]
+    # The table's threshold, where stricter, is the one reads are checked under,
+    # as in the service (`Recognizer::set_table_threshold`).
+    threshold = max(rec.meta["confirm_threshold"], a.threshold or 0.0)
     logits = rec.pip_logits(d["pip_patches"], d["pip_target"], len(d["label"]))
     pred, asks = readout.pip_check(probs, d["height"], logits, rec.meta["pip_reader"],
                                    d["ink_family"], threshold, asking)
-    below = probs.max(1) < max(threshold, a.threshold or 0.0)
+    below = probs.max(1) < threshold
     asks = asks | asking | below
     # --confirm-courts: every number card and ace is checked against its pips, at
     # any height (as a card under PIP_CHECK_BELOW is), and every court read asks.
@@ -91,7 +96,7 @@ def main() -> None:
     asks_c = asks_c | asking | below | courts
     heights = d["height"]
     print(f"{a.crops}: {len(pred)} reads, cards {heights.min():.0f}-{heights.max():.0f} px tall; "
-          f"threshold {max(threshold, a.threshold or 0.0)}")
+          f"threshold {threshold}")
     for title, pred, asked in (("as the service reads", pred, asks),
                                ("with --confirm-courts", pred_c, asks_c)):
         lines, passing = table(d, pred, asked)

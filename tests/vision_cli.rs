@@ -1589,6 +1589,7 @@ fn a_check_of_a_deck_with_other_court_letters_names_confirm_courts() {
         "{plain}"
     );
     let courts = summary(&["--confirm-courts"]);
+    assert_eq!(courts["confirm_courts"], json!(true), "{courts}");
     assert_eq!(courts["misread_confident"], json!(0), "{courts}");
     assert!(courts.get("misread_confident_courts").is_none(), "{courts}");
     assert_eq!(courts["misread"], json!(1), "{courts}");

@@ -135,17 +135,7 @@ fn black_frames_do_not_clear_the_zone_or_report_a_play_twice() {
             image::ImageFormat::Png,
         )
         .expect("png");
-    server
-        .post_bytes("/api/watch?restart=1", &empty)
-        .expect(200);
-    for _ in 0..2 {
-        server.post_bytes("/api/watch", &empty).expect(200);
-    }
-    let laid = (0..3)
-        .map(|_| server.post_bytes("/api/watch", &cards).expect(200))
-        .filter(|r| !r["laid"].is_null())
-        .count();
-    assert_eq!(laid, 1);
+    lay_a_play(&server, &empty, &cards);
     for _ in 0..5 {
         let r = server.post_bytes("/api/watch", &black).expect(200);
         assert_eq!(r["phase"], "laid", "{r}");
@@ -171,17 +161,7 @@ fn a_play_hidden_under_a_hand_for_a_while_is_not_reported_twice() {
     server.post("/api/rounds", ROUND).expect(200);
     let (cards, empty) = frames();
     let hand = hand_over_the_cards(&cards);
-    server
-        .post_bytes("/api/watch?restart=1", &empty)
-        .expect(200);
-    for _ in 0..2 {
-        server.post_bytes("/api/watch", &empty).expect(200);
-    }
-    let laid = (0..3)
-        .map(|_| server.post_bytes("/api/watch", &cards).expect(200))
-        .filter(|r| !r["laid"].is_null())
-        .count();
-    assert_eq!(laid, 1);
+    lay_a_play(&server, &empty, &cards);
     let covered: Vec<Value> = (0..5)
         .map(|_| server.post_bytes("/api/watch", &hand).expect(200))
         .collect();
@@ -249,6 +229,20 @@ fn hand_over_the_cards(bytes: &[u8]) -> Vec<u8> {
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
         .expect("png");
     png
+}
+
+/// Watching starts on the empty zone (three frames: a clear), then the play is
+/// laid and reported once.
+fn lay_a_play(server: &Server, empty: &[u8], cards: &[u8]) {
+    server.post_bytes("/api/watch?restart=1", empty).expect(200);
+    for _ in 0..2 {
+        server.post_bytes("/api/watch", empty).expect(200);
+    }
+    let laid = (0..3)
+        .map(|_| server.post_bytes("/api/watch", cards).expect(200))
+        .filter(|r| !r["laid"].is_null())
+        .count();
+    assert_eq!(laid, 1);
 }
 
 /// A frame of `bytes`' size, every pixel its colour at (5, 5) with a little grain.

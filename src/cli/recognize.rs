@@ -584,7 +584,7 @@ fn suggestion(sum: &CheckSummary, in_effect: Option<f32>) -> Option<f64> {
     ((suggested as f32) > in_effect.unwrap_or(0.0)).then_some(suggested)
 }
 
-fn summary_json(sum: &CheckSummary, in_effect: Option<f32>) -> Value {
+fn summary_json(sum: &CheckSummary, in_effect: Option<f32>, courts_confirmed: bool) -> Value {
     let mut summary = json!({"summary": {
         "scenes": sum.scenes,
         "scenes_failed": sum.scenes_failed,
@@ -608,6 +608,9 @@ fn summary_json(sum: &CheckSummary, in_effect: Option<f32>) -> Value {
     // Added only when there are some, as the text line does.
     if sum.misread_confident_courts > 0 {
         summary["summary"]["misread_confident_courts"] = json!(sum.misread_confident_courts);
+    }
+    if courts_confirmed {
+        summary["summary"]["confirm_courts"] = json!(true);
     }
     summary
 }
@@ -899,7 +902,11 @@ pub fn run_to(args: &RecognizeArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     if args.check {
         let in_effect = recognizer.as_ref().map(Recognizer::confirm_threshold);
         if args.json {
-            writeln!(out, "{}", summary_json(&summary, in_effect))?;
+            writeln!(
+                out,
+                "{}",
+                summary_json(&summary, in_effect, args.confirm_courts)
+            )?;
         } else {
             let hint = courts_hint(&summary, args.confirm_courts).unwrap_or_default();
             writeln!(out, "{}{hint}", summary_text(&summary, in_effect))?;
@@ -1042,8 +1049,15 @@ mod tests {
         assert!(hint.contains("--confirm-courts"), "{hint}");
         assert_eq!(courts_hint(&sum, true), None);
         assert_eq!(
-            summary_json(&sum, None)["summary"]["misread_confident_courts"],
+            summary_json(&sum, None, false)["summary"]["misread_confident_courts"],
             1
         );
+        assert_eq!(
+            summary_json(&sum, None, true)["summary"]["confirm_courts"],
+            true
+        );
+        assert!(summary_json(&sum, None, false)["summary"]
+            .get("confirm_courts")
+            .is_none());
     }
 }

@@ -379,13 +379,19 @@ impl<T: Clone + SameCard> PlayZoneWatcher<T> {
             }
             self.armed = true;
             self.settled = Phase::Clear;
-        } else if self.armed && self.is_last_play_uncovered(frame) {
+        } else if let Some(play) = self.last_play_uncovered(frame).filter(|_| self.armed) {
+            // Part of it may still be hidden, or a card added beside it under
+            // the hand: neither is a new play.
             self.armed = false;
-            self.reported = Some(quads);
+            self.settled = if quads.len() <= play.len() {
+                Phase::Laid
+            } else {
+                Phase::Changed
+            };
+            self.reported = Some(play);
             if let Some((_, since)) = &mut self.last_play {
                 *since = None;
             }
-            self.settled = Phase::Laid;
             watch.uncovered = true;
         } else if self.armed {
             self.armed = false;
@@ -407,19 +413,24 @@ impl<T: Clone + SameCard> PlayZoneWatcher<T> {
 }
 
 impl<T: SameCard> PlayZoneWatcher<T> {
-    /// Whether `frame` shows the play last reported, cleared no more than
-    /// [`WatchConfig::hidden_frames`] frames ago, back where it lay: the same
-    /// number of cards, each within the tolerance of one of the play's and read
-    /// as the same card.
-    fn is_last_play_uncovered(&self, frame: &[Seen<T>]) -> bool {
-        let Some((play, Some(since))) = &self.last_play else {
-            return false;
+    /// The outlines of the play last reported when `frame`, steady no more than
+    /// [`WatchConfig::hidden_frames`] frames after the zone looked cleared of it,
+    /// shows that play back where it lay: each card of the fewer (the frame's or
+    /// the play's) within the tolerance of a distinct card of the other, read as
+    /// the same card. The play may show whole, in part (a hand lifted slowly
+    /// still hides some), or with a card more (laid under the hand).
+    fn last_play_uncovered(&self, frame: &[Seen<T>]) -> Option<Vec<Quad>> {
+        let (play, since) = self.last_play.as_ref()?;
+        let (fewer, more) = if frame.len() <= play.len() {
+            (frame, play.as_slice())
+        } else {
+            (play.as_slice(), frame)
         };
-        *since <= self.cfg.hidden_frames
-            && play.len() == frame.len()
-            && pairs_within(play, frame, self.cfg.tolerance, |a, b| {
+        let back = (*since)? <= self.cfg.hidden_frames
+            && pairs_within(fewer, more, self.cfg.tolerance, |a, b| {
                 a.read.same_card(&b.read)
-            })
+            });
+        back.then(|| outlines(play))
     }
 }
 
@@ -656,14 +667,48 @@ mod tests {
         }
         let laid = (0..3).filter_map(|_| w.observe(frame(&play)).laid).count();
         assert_eq!(laid, 1);
-        // A card fewer, or read otherwise, is not the play uncovered.
+        // A card read otherwise is not the play uncovered.
         for _ in 0..4 {
             w.observe(frame(&[]));
         }
-        let fewer = (0..3)
-            .filter_map(|_| w.observe(frame(&play[..1])).laid)
-            .count();
-        assert_eq!(fewer, 1);
+        let other = [(100.0, 100.0, "7D"), (260.0, 100.0, "8C")];
+        let laid = (0..3).filter_map(|_| w.observe(frame(&other)).laid).count();
+        assert_eq!(laid, 1);
+    }
+
+    #[test]
+    fn a_play_uncovered_in_part_or_with_a_card_more_is_not_a_new_play() {
+        let play = [
+            (100.0, 100.0, "7D"),
+            (260.0, 100.0, "8D"),
+            (420.0, 100.0, "9D"),
+        ];
+        let hidden_then = |shown: &[(f64, f64, &'static str)]| -> Vec<Watch<&'static str>> {
+            let mut w = ready();
+            assert_eq!(
+                (0..3).filter_map(|_| w.observe(frame(&play)).laid).count(),
+                1
+            );
+            for _ in 0..4 {
+                w.observe(frame(&[]));
+            }
+            let mut seen: Vec<Watch<&str>> = (0..3).map(|_| w.observe(frame(shown))).collect();
+            seen.extend((0..3).map(|_| w.observe(frame(&play))));
+            seen
+        };
+        // A hand lifted slowly: two of the three cards show for a while, then all.
+        let slowly = hidden_then(&play[..2]);
+        assert!(slowly.iter().all(|s| s.laid.is_none()), "{slowly:?}");
+        assert_eq!(slowly.iter().filter(|s| s.uncovered).count(), 1);
+        assert_eq!(slowly[2].phase, Phase::Laid);
+        assert_eq!(slowly[5].phase, Phase::Laid);
+        // A card laid beside the play under the hand: changed, not a play.
+        let more = [play[0], play[1], play[2], (580.0, 100.0, "10D")];
+        let added = hidden_then(&more);
+        assert!(added[..3].iter().all(|s| s.laid.is_none()), "{added:?}");
+        assert_eq!(added[2].phase, Phase::Changed);
+        assert!(added[2].uncovered);
+        assert_eq!(added[5].phase, Phase::Laid, "taken back: the play as read");
     }
 
     #[test]

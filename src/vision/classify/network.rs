@@ -10,7 +10,7 @@ use super::ModelError;
 
 type Plan = TypedRunnableModel<TypedModel>;
 
-/// Batch sizes that get a plan of their own (see [`Classifier`]). Larger batches
+/// Batch sizes that get a plan of their own (see [`Classifier`](super::Classifier)). Larger batches
 /// run in parts of this size: a network's activations for a batch of dozens of
 /// crops outgrow the processor's caches, and one crop then costs more. Measured on
 /// one core with the width-40 index model: 0.87–1.1 ms a crop in batches of 1 to 8

@@ -163,7 +163,8 @@ fn offer(card: &mut CardRead, proposed: Card) {
 
 /// Cards at least this tall in the frame (their outline's longest side, in the
 /// pixels read) are not checked against their pips unless their read asks God
-/// anyway (then for the card to offer, [`pips_weighed_suit`]): on 5 868 held-out reads of
+/// anyway (then for the card to offer, [`pips_weighed_suit`]) or the table has
+/// every card checked ([`Recognizer::confirm_courts`]): on 5 868 held-out reads of
 /// cards 145–250 px tall the index model read none wrong surely enough to pass its
 /// threshold (models/README.md, "By card height"), and the check costs about 2 ms
 /// a card (README, "Measured performance"). Under it, a small index is where a
