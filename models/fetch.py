@@ -39,8 +39,8 @@ KDE_VERSION = "4:22.12.3-1"
 # KDE decks used, as design name -> deck folder under usr/share/carddecks. Left out:
 # svg-dondorf, svg-gm-paris, svg-nicu-ornamental, svg-nicu-white and
 # svg-tigullio-international (the art of aisleriot themes already split: dondorf,
-# paris, ornamental, tigullio), svg-xskat-french and svg-xskat-german (German
-# indices or suits), svg-oxygen (white index on black cards), svg-oxygen-air and
+# paris, ornamental, tigullio), svg-xskat-french (German indices) and
+# svg-xskat-german (German suits: rendered as a check only, OTHER_SUIT_DECKS), svg-oxygen (white index on black cards), svg-oxygen-air and
 # svg-oxygen-white (the rank sits in the top-right corner), svg-ancient-egyptians (its
 # bottom-right index is printed upright, not turned: turned by the reader, a 6 there
 # would teach "9"), svg-future (not a playing-card face), svg-konqi-modern (its
@@ -77,6 +77,11 @@ AISLERIOT_THEMES = [
 # read only to measure what `--confirm-courts` is for (model card, "Decks with
 # other court letters"; synth.SPLITS["check_letters"]).
 OTHER_LETTER_THEMES = ["ancient_french", "berlin", "lattmann", "rheinland"]
+# A deck with German suit signs (hearts, leaves, bells, acorns; ranks D, 7 … 10, U,
+# O, K), its cards named as Skat maps them (leaves as spades, bells as diamonds,
+# acorns as clubs): read only to measure what the model makes of other suits
+# (model card, "Decks with other court letters"; synth.SPLITS["check_suits"]).
+OTHER_SUIT_DECKS = {"xskat_german": "svg-xskat-german"}
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SUITS = ["S", "H", "D", "C"]
 # Aisleriot sheet rows: clubs, diamonds, hearts, spades, then jokers and back.
@@ -297,7 +302,7 @@ def main() -> None:
     with ThreadPoolExecutor(max_workers=2) as ex:
         futs = [ex.submit(render_aisleriot, t) for t in AISLERIOT_THEMES + OTHER_LETTER_THEMES]
         futs += [ex.submit(render_files, d, f) for d, f in npm_jobs()]
-        futs += [ex.submit(render_kde, d, k) for d, k in KDE_DECKS.items()]
+        futs += [ex.submit(render_kde, d, k) for d, k in (KDE_DECKS | OTHER_SUIT_DECKS).items()]
         for f in futs:
             f.result()
     print(f"fetch: {len(os.listdir(FACES))} designs in {time.time() - t0:.0f} s")

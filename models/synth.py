@@ -56,6 +56,8 @@ SPLITS["check_kennard"] = ["kennard", "kennard_4_color", "kennard_big", "kennard
 # labelled as the cards they are (a French R is a king), never trained on, read only
 # to measure `--confirm-courts` (model card, "Decks with other court letters").
 SPLITS["check_letters"] = ["ancient_french", "berlin", "lattmann", "rheinland"]
+# A deck with German suit signs (fetch.OTHER_SUIT_DECKS), read only to measure it.
+SPLITS["check_suits"] = ["xskat_german"]
 # Fetched but not used: their index cannot be read in the contract's crop box.
 # guyenne-classic: court cards carry no rank index at all (suit symbol only).
 # tango_nuevo: the index is wider than the 40 x 72 box and the cards are single-headed.
