@@ -575,6 +575,9 @@
           : E.el("span", { class: "muted", title: "the pips in the middle of the card look like " + SUIT_NAMES[r.pips_say] + ", not the suit read from its index" }, "pips: " + SUIT_SIGNS[r.pips_say])) : "",
         // The pips put another card in place of the index's read: say what the index read.
         r.index_read ? E.el("span", { class: "muted", title: "the card's index was read as " + r.index_read + "; its pips make it " + r.card }, "index: " + r.index_read.slice(0, -1) + SUIT_SIGNS[r.index_read.slice(-1)]) : "",
+        // A table whose deck letters its court cards otherwise (serve --confirm-courts):
+        // every jack, queen and king asks, however sure its read.
+        reply.confirm_courts && /^[JQK]/.test(r.card) ? E.el("span", { class: "muted court-asks", title: "this table has every court card confirmed (serve --confirm-courts): its deck's court letters are not J, Q, K" }, "court") : "",
         E.el("input", { type: "text", value: r.card, "data-index": i, "data-read": r.card, title: "correct the card here" }),
         r.needs_confirmation ? E.el("label", {}, E.el("input", { type: "checkbox" }), " needs confirmation: confirmed") : "");
       box.append(row);

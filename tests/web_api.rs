@@ -654,6 +654,12 @@ fn a_service_confirming_courts_asks_about_a_sure_king_only() {
         asks(&courts),
         read([("8C", false), ("KH", true), ("5C", false)])
     );
+    // The reply says so (only when so), for the console to say why a sure king asks.
+    let said = |server: &Server| {
+        server.post_bytes("/api/frames", &jpeg).expect(200)["confirm_courts"].clone()
+    };
+    assert_eq!(said(&courts), json!(true));
+    assert_eq!(said(&plain), Value::Null);
 }
 
 #[test]

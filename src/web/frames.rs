@@ -119,6 +119,10 @@ pub struct FrameReply {
     pub reads: Vec<Read>,
     /// Confidence below which a read needs God's confirmation.
     pub confirm_threshold: Option<f32>,
+    /// Every court card asks God at this table (`serve --confirm-courts`),
+    /// however sure its read: given only when so.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub confirm_courts: bool,
     /// The recognizer used, or why there is none.
     pub recognizer: String,
     /// Whether the recognizer ran on the frame.
@@ -263,6 +267,7 @@ impl FrameReply {
             height: image.height(),
             reads: Vec::new(),
             confirm_threshold: None,
+            confirm_courts: false,
             recognizer: camera.note.clone(),
             recognized: false,
             warnings: Vec::new(),
@@ -276,6 +281,7 @@ impl FrameReply {
 pub fn read_into(reply: &mut FrameReply, image: &RgbImage, camera: &Camera) {
     if let Some(recognizer) = &camera.recognizer {
         reply.confirm_threshold = Some(recognizer.confirm_threshold());
+        reply.confirm_courts = recognizer.confirms_courts();
         match recognizer.recognise(image) {
             Ok(read) => {
                 reply.recognized = true;

@@ -184,6 +184,7 @@ pub fn watch_frame(
             let id = frames::keep(frame, shown, spool, at)?;
             let mut reply = FrameReply::unread(id, shown, camera);
             reply.confirm_threshold = read.confirm_threshold;
+            reply.confirm_courts = read.confirm_courts;
             reply.recognized = true;
             reply.reads = cards.clone();
             reply.warnings = read.warnings.clone();
