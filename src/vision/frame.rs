@@ -155,12 +155,17 @@ fn plain_decoder_message(message: &str) -> String {
     while let Some(start) = rest.find(CHUNK) {
         plain.push_str(&rest[..start]);
         let after = &rest[start + CHUNK.len()..];
-        match (after.find(','), after.find('}')) {
-            (Some(name_end), Some(close)) if name_end < close => {
+        // The name may hold any bytes in a damaged file, a comma among them: it
+        // ends where the field after it starts.
+        let ends = after
+            .find(", critical:")
+            .and_then(|name_end| Some((name_end, name_end + after[name_end..].find('}')?)));
+        match ends {
+            Some((name_end, close)) => {
                 plain.push_str(after[..name_end].trim());
                 rest = &after[close + 1..];
             }
-            _ => {
+            None => {
                 plain.push_str(&rest[start..]);
                 rest = "";
             }
@@ -390,6 +395,11 @@ mod tests {
         assert_eq!(
             plain_decoder_message("x ChunkType { type: ABCD, critical: true } y"),
             "x ABCD y"
+        );
+        // A damaged file's chunk type may hold a comma or a brace.
+        assert_eq!(
+            plain_decoder_message("ChunkType { type: A,}y, critical: true, private: false } z"),
+            "A,}y z"
         );
         // Text that only looks like the start of one is left as it is.
         assert_eq!(
