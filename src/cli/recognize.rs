@@ -283,10 +283,14 @@ struct WatchedCard {
     file: String,
 }
 
-/// The same card: the same name read, or both outlines unreadable.
+/// The same card: the same name read. An outline no index could be read on is
+/// the same card as none (two unreadable cards in one place may be two plays).
 impl SameCard for WatchedCard {
     fn same_card(&self, other: &Self) -> bool {
-        self.read.as_ref().map(|r| r.card) == other.read.as_ref().map(|r| r.card)
+        match (&self.read, &other.read) {
+            (Some(a), Some(b)) => a.card == b.card,
+            _ => false,
+        }
     }
 }
 

@@ -278,6 +278,10 @@ pub struct PlayZoneWatcher<T> {
     /// Whether the zone was seen steadily empty since the last report (or since
     /// watching began): only then may the next steady layout be a play.
     armed: bool,
+    /// Whether the play last reported came back in part (a hand lifted slowly
+    /// still hid some of it): a frame showing a part of it is that play lying
+    /// there, not other cards.
+    uncovered_in_part: bool,
     /// The phase of the last steady layout.
     settled: Phase,
     /// The phase after the last frame.
@@ -294,6 +298,7 @@ impl<T: Clone + SameCard> PlayZoneWatcher<T> {
             reported: None,
             last_play: None,
             armed: false,
+            uncovered_in_part: false,
             settled: Phase::NotReady,
             now: Phase::NotReady,
         }
@@ -333,7 +338,7 @@ impl<T: Clone + SameCard> PlayZoneWatcher<T> {
             self.recent.pop_front();
         }
         if let Some((_, Some(since))) = &mut self.last_play {
-            *since += 1;
+            *since = since.saturating_add(1);
         }
         let mut watch = Watch {
             phase: Phase::Moving,
@@ -378,11 +383,13 @@ impl<T: Clone + SameCard> PlayZoneWatcher<T> {
                 }
             }
             self.armed = true;
+            self.uncovered_in_part = false;
             self.settled = Phase::Clear;
         } else if let Some(play) = self.last_play_uncovered(frame).filter(|_| self.armed) {
             // Part of it may still be hidden, or a card added beside it under
             // the hand: neither is a new play.
             self.armed = false;
+            self.uncovered_in_part = quads.len() < play.len();
             self.settled = if quads.len() <= play.len() {
                 Phase::Laid
             } else {
@@ -395,12 +402,14 @@ impl<T: Clone + SameCard> PlayZoneWatcher<T> {
             watch.uncovered = true;
         } else if self.armed {
             self.armed = false;
+            self.uncovered_in_part = false;
             self.reported = Some(quads);
             self.last_play = Some((frame.clone(), None));
             self.settled = Phase::Laid;
             watch.laid = Some(frame.clone());
         } else if let Some(reported) = &self.reported {
-            self.settled = if same_layout(reported, &quads, tolerance) {
+            let part_uncovered = self.uncovered_in_part && self.shows_part_of_last_play(frame);
+            self.settled = if same_layout(reported, &quads, tolerance) || part_uncovered {
                 Phase::Laid
             } else {
                 Phase::Changed
@@ -418,7 +427,8 @@ impl<T: SameCard> PlayZoneWatcher<T> {
     /// shows that play back where it lay: each card of the fewer (the frame's or
     /// the play's) within the tolerance of a distinct card of the other, read as
     /// the same card. The play may show whole, in part (a hand lifted slowly
-    /// still hides some), or with a card more (laid under the hand).
+    /// still hides some), or with one card more (laid under the hand); more
+    /// cards than that are a new play laid where the last one lay.
     fn last_play_uncovered(&self, frame: &[Seen<T>]) -> Option<Vec<Quad>> {
         let (play, since) = self.last_play.as_ref()?;
         let (fewer, more) = if frame.len() <= play.len() {
@@ -427,10 +437,22 @@ impl<T: SameCard> PlayZoneWatcher<T> {
             (play.as_slice(), frame)
         };
         let back = (*since)? <= self.cfg.hidden_frames
+            && frame.len() <= play.len() + 1
             && pairs_within(fewer, more, self.cfg.tolerance, |a, b| {
                 a.read.same_card(&b.read)
             });
         back.then(|| outlines(play))
+    }
+
+    /// Whether `frame` shows a part of the play last reported where it lay, each
+    /// card the same card as one of the play's.
+    fn shows_part_of_last_play(&self, frame: &[Seen<T>]) -> bool {
+        self.last_play.as_ref().is_some_and(|(play, _)| {
+            frame.len() <= play.len()
+                && pairs_within(frame, play, self.cfg.tolerance, |a, b| {
+                    a.read.same_card(&b.read)
+                })
+        })
     }
 }
 
@@ -692,23 +714,53 @@ mod tests {
             for _ in 0..4 {
                 w.observe(frame(&[]));
             }
-            let mut seen: Vec<Watch<&str>> = (0..3).map(|_| w.observe(frame(shown))).collect();
+            let mut seen: Vec<Watch<&str>> = (0..5).map(|_| w.observe(frame(shown))).collect();
             seen.extend((0..3).map(|_| w.observe(frame(&play))));
             seen
         };
         // A hand lifted slowly: two of the three cards show for a while, then all.
+        // The play lies there all along: laid (moving as the rest shows), never
+        // "other cards".
         let slowly = hidden_then(&play[..2]);
         assert!(slowly.iter().all(|s| s.laid.is_none()), "{slowly:?}");
         assert_eq!(slowly.iter().filter(|s| s.uncovered).count(), 1);
-        assert_eq!(slowly[2].phase, Phase::Laid);
-        assert_eq!(slowly[5].phase, Phase::Laid);
+        assert!(slowly[2].uncovered);
+        let phases: Vec<Phase> = slowly[2..].iter().map(|s| s.phase).collect();
+        assert_eq!(
+            phases,
+            [
+                Phase::Laid,
+                Phase::Laid,
+                Phase::Laid,
+                Phase::Laid,
+                Phase::Moving,
+                Phase::Laid
+            ]
+        );
         // A card laid beside the play under the hand: changed, not a play.
         let more = [play[0], play[1], play[2], (580.0, 100.0, "10D")];
         let added = hidden_then(&more);
-        assert!(added[..3].iter().all(|s| s.laid.is_none()), "{added:?}");
+        assert!(added[..5].iter().all(|s| s.laid.is_none()), "{added:?}");
         assert_eq!(added[2].phase, Phase::Changed);
+        assert_eq!(added[4].phase, Phase::Changed);
         assert!(added[2].uncovered);
-        assert_eq!(added[5].phase, Phase::Laid, "taken back: the play as read");
+        assert_eq!(added[7].phase, Phase::Laid, "taken back: the play as read");
+        // Two cards more than the play are a new play laid where it lay (its
+        // first card's twin from the second deck among them).
+        let two_more = [
+            play[0],
+            play[1],
+            play[2],
+            (580.0, 100.0, "10D"),
+            (740.0, 100.0, "JD"),
+        ];
+        let new_play = hidden_then(&two_more);
+        assert_eq!(
+            new_play.iter().filter(|s| s.laid.is_some()).count(),
+            1,
+            "{new_play:?}"
+        );
+        assert!(new_play.iter().all(|s| !s.uncovered), "{new_play:?}");
     }
 
     #[test]

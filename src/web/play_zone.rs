@@ -32,12 +32,21 @@ pub struct ZoneWatch {
 pub struct Watched {
     read: Option<Read>,
     frame: Bytes,
+    /// Whether every court card asked God on that frame (its reply's
+    /// `confirm_courts`): God may switch it between frames.
+    confirm_courts: bool,
 }
 
-/// The same card: the same name read, or both outlines unreadable.
+/// The same card: the same name read. An outline no index could be read on is
+/// the same card as none: two unreadable cards in one place may be two plays
+/// (a lamp's glare over the spot where cards are laid), and a new play must
+/// not be taken for the last one uncovered.
 impl SameCard for Watched {
     fn same_card(&self, other: &Self) -> bool {
-        self.read.as_ref().map(|r| &r.card) == other.read.as_ref().map(|r| &r.card)
+        match (&self.read, &other.read) {
+            (Some(a), Some(b)) => a.card == b.card,
+            _ => false,
+        }
     }
 }
 
@@ -134,6 +143,7 @@ pub fn watch_frame(
         .into_iter()
         .map(|c| quad_of_corners(&c))
         .filter(|q| zone.contains(q.centre(), width, height));
+    let courts = read.confirm_courts;
     let seen: Vec<Seen<Watched>> = inside
         .into_iter()
         .map(|r| (quad_of(&r), Some(r)))
@@ -143,6 +153,7 @@ pub fn watch_frame(
             read: Watched {
                 read,
                 frame: bytes.clone(),
+                confirm_courts: courts,
             },
         })
         .collect();
@@ -184,7 +195,7 @@ pub fn watch_frame(
             let id = frames::keep(frame, shown, spool, at)?;
             let mut reply = FrameReply::unread(id, shown, camera);
             reply.confirm_threshold = read.confirm_threshold;
-            reply.confirm_courts = read.confirm_courts;
+            reply.confirm_courts = card.read.confirm_courts;
             reply.recognized = true;
             reply.reads = cards.clone();
             reply.warnings = read.warnings.clone();
@@ -265,5 +276,56 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().contains("no model here"), "{err}");
         assert_eq!(err.status(), axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+    }
+
+    /// Two unreadable outlines are not the same card: under a lamp's glare over
+    /// the spot where cards are laid, a new play would otherwise be taken for
+    /// the last one uncovered, and never reported.
+    #[test]
+    fn only_cards_read_alike_are_the_same_card() {
+        let watched = |card: Option<&str>| Watched {
+            read: card.map(|c| Read {
+                card: c.to_string(),
+                confidence: 0.99999,
+                corners: vec![[0.0, 0.0], [100.0, 0.0], [100.0, 140.0], [0.0, 140.0]],
+                needs_confirmation: false,
+                overlapped: false,
+                pips_say: None,
+                pips_counted: None,
+                index_read: None,
+            }),
+            frame: Bytes::new(),
+            confirm_courts: false,
+        };
+        assert!(watched(Some("5H")).same_card(&watched(Some("5H"))));
+        assert!(!watched(Some("5H")).same_card(&watched(Some("5D"))));
+        assert!(!watched(None).same_card(&watched(None)));
+        assert!(!watched(None).same_card(&watched(Some("5H"))));
+        // Unreadable cards hidden and uncovered: a new play each time.
+        let mut watcher: PlayZoneWatcher<Watched> = PlayZoneWatcher::new(WatchConfig::default());
+        let at = |read| {
+            vec![Seen {
+                quad: quad_of_corners(&[
+                    [200.0, 100.0],
+                    [300.0, 100.0],
+                    [300.0, 240.0],
+                    [200.0, 240.0],
+                ]),
+                read,
+            }]
+        };
+        let mut reported = 0;
+        for _ in 0..3 {
+            watcher.observe(Vec::new());
+        }
+        for round in 0..2 {
+            for _ in 0..3 {
+                reported += usize::from(watcher.observe(at(watched(None))).laid.is_some());
+            }
+            for _ in 0..4 {
+                watcher.observe(Vec::new());
+            }
+            assert_eq!(reported, round + 1);
+        }
     }
 }
