@@ -306,6 +306,24 @@
   }
   $("cam-turn").addEventListener("change", cameraChanged);
   $("cam-mirror").addEventListener("change", cameraChanged);
+  // Court-card confirmation is the service's (every console and the watcher read
+  // with it): the box shows it as the service has it, and a change goes there.
+  function showCourts(settings) {
+    $("confirm-courts").checked = !!settings.confirm_courts;
+    $("confirm-courts").disabled = !settings.loaded;
+  }
+  E.api("GET", "/api/camera").then(showCourts).catch(() => { /* the first frame's reply says it */ });
+  $("confirm-courts").addEventListener("change", async () => {
+    const box = $("confirm-courts"), wanted = box.checked;
+    box.disabled = true;
+    try {
+      showCourts(await E.api("POST", "/api/camera", { confirm_courts: wanted }));
+      $("frame-error").textContent = "";
+    } catch (e) {
+      box.checked = !wanted; box.disabled = false;
+      $("frame-error").textContent = "court cards: " + e.message;
+    }
+  });
   // Draws the webcam's current picture, turned, onto a canvas sized to it.
   function drawTurned(c) {
     const v = $("video"), w = v.videoWidth, h = v.videoHeight, quarter = camera.turn % 180 !== 0;
@@ -508,6 +526,8 @@
   // video, its reads drawn on it and listed below.
   function showFrame(reply) {
     frameReply = reply;
+    // The service's setting as this frame was read (another console may have switched it).
+    if (reply.recognized) $("confirm-courts").checked = !!reply.confirm_courts;
     // A new frame is a new play to make: the refusal of the one before is done with.
     $("play-error").textContent = "";
     const img = $("frame-img");
@@ -577,7 +597,7 @@
         r.index_read ? E.el("span", { class: "muted", title: "the card's index was read as " + r.index_read + "; its pips make it " + r.card }, "index: " + r.index_read.slice(0, -1) + SUIT_SIGNS[r.index_read.slice(-1)]) : "",
         // A table whose deck letters its court cards otherwise (serve --confirm-courts):
         // every jack, queen and king asks, however sure its read.
-        reply.confirm_courts && /^[JQK]/.test(r.card) ? E.el("span", { class: "muted court-asks", title: "this table has every court card confirmed (serve --confirm-courts): its deck's court letters are not J, Q, K" }, "court") : "",
+        reply.confirm_courts && /^[JQK]/.test(r.card) ? E.el("span", { class: "muted court-asks", title: "this table has every court card confirmed (serve --confirm-courts, or the Camera panel's box): its deck's court letters are not J, Q, K" }, "court") : "",
         E.el("input", { type: "text", value: r.card, "data-index": i, "data-read": r.card, title: "correct the card here" }),
         r.needs_confirmation ? E.el("label", {}, E.el("input", { type: "checkbox" }), " needs confirmation: confirmed") : "");
       box.append(row);

@@ -662,6 +662,120 @@ fn a_service_confirming_courts_asks_about_a_sure_king_only() {
     assert_eq!(said(&plain), Value::Null);
 }
 
+/// `POST /api/camera`: God finds out mid-game that the deck letters its courts
+/// otherwise and switches court-card confirmation on at the console, without a
+/// restart; a wrong request changes nothing, and a player cannot switch it.
+#[test]
+fn god_switches_court_confirmation_on_and_off_while_the_service_runs() {
+    let dir = tempfile::tempdir().expect("dir");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let jpeg = std::fs::read(root.join("tests/data/scenes/09-seq3-pattern.jpg")).expect("frame");
+    let server = Server::start_with_recognizer(&dir.path().join("switch.db"));
+    let king_asks = || {
+        let reply = server.post_bytes("/api/frames", &jpeg).expect(200);
+        let king = reply["reads"]
+            .as_array()
+            .expect("reads")
+            .iter()
+            .find(|r| r["card"] == "KH")
+            .cloned()
+            .expect("the king is read");
+        (
+            king["needs_confirmation"].clone(),
+            reply["confirm_courts"].clone(),
+        )
+    };
+    let settings = server.get("/api/camera").expect(200);
+    assert_eq!(settings["loaded"], json!(true), "{settings}");
+    assert_eq!(settings["confirm_courts"], json!(false), "{settings}");
+    assert!(
+        settings["confirm_threshold"].as_f64().is_some(),
+        "{settings}"
+    );
+    assert_eq!(king_asks(), (json!(false), Value::Null));
+
+    // Refused, each with what is wrong; the setting stays off.
+    let player = server.post_public("/api/camera", r#"{"confirm_courts":true}"#);
+    assert_eq!(player.status, 401, "{}", player.text());
+    let not_bool = server
+        .post("/api/camera", r#"{"confirm_courts":"yes"}"#)
+        .expect(400);
+    assert!(
+        not_bool["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("true or false")),
+        "{not_bool}"
+    );
+    assert!(
+        not_bool["where"]
+            .as_str()
+            .is_some_and(|w| w.contains("confirm_courts")),
+        "{not_bool}"
+    );
+    let unknown = server
+        .post("/api/camera", r#"{"confirm_kings":true}"#)
+        .expect(400);
+    assert!(
+        unknown["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("confirm_kings")),
+        "{unknown}"
+    );
+    server.post("/api/camera", "{}").expect(400);
+    server.post("/api/camera", "not json").expect(400);
+    assert_eq!(
+        server.get("/api/camera").expect(200)["confirm_courts"],
+        json!(false)
+    );
+    assert_eq!(king_asks(), (json!(false), Value::Null));
+
+    // On: the sure king asks from the next frame on, and the reply says why.
+    let on = server
+        .post("/api/camera", r#"{"confirm_courts":true}"#)
+        .expect(200);
+    assert_eq!(on["confirm_courts"], json!(true), "{on}");
+    assert_eq!(server.get("/api/camera").expect(200), on);
+    assert_eq!(king_asks(), (json!(true), json!(true)));
+    // Off again.
+    let off = server
+        .post("/api/camera", r#"{"confirm_courts":false}"#)
+        .expect(200);
+    assert_eq!(off["confirm_courts"], json!(false), "{off}");
+    assert_eq!(king_asks(), (json!(false), Value::Null));
+    server.stop();
+
+    // A service started with it on says so, and God can switch it off.
+    let courts = Server::start_confirming_courts(&dir.path().join("courts.db"));
+    assert_eq!(
+        courts.get("/api/camera").expect(200)["confirm_courts"],
+        json!(true)
+    );
+    courts
+        .post("/api/camera", r#"{"confirm_courts":false}"#)
+        .expect(200);
+    assert_eq!(
+        courts.get("/api/camera").expect(200)["confirm_courts"],
+        json!(false)
+    );
+    courts.stop();
+
+    // Without a recognizer nothing is read, so nothing can ask: refused, 422.
+    let typed = Server::start(&dir.path().join("typed.db"));
+    let none = typed.get("/api/camera").expect(200);
+    assert_eq!(none["loaded"], json!(false), "{none}");
+    assert_eq!(none["confirm_threshold"], Value::Null, "{none}");
+    let refused = typed
+        .post("/api/camera", r#"{"confirm_courts":true}"#)
+        .expect(422);
+    assert!(
+        refused["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("God types every card")),
+        "{refused}"
+    );
+    typed.stop();
+}
+
 #[test]
 fn a_frame_of_an_overlapping_row_comes_back_with_its_covered_cards_marked() {
     let dir = tempfile::tempdir().expect("dir");

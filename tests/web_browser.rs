@@ -619,3 +619,58 @@ fn the_console_says_why_a_sure_court_card_asks_at_a_table_confirming_courts() {
         ])
     );
 }
+
+/// The Camera panel's "court cards ask God" box: shown as the service has it,
+/// and switched there when God ticks it, so the next frame's sure king asks.
+#[test]
+fn god_ticks_court_confirmation_on_in_the_console_and_the_next_frame_asks() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_with_recognizer(&dir.path().join("tick.db"));
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&format!(
+        "http://{}/god?token={}",
+        server.addr, server.token
+    ));
+    let boxed =
+        "const b = document.getElementById('confirm-courts'); return [b.checked, b.disabled];";
+    driver.wait_for("the box, unticked and ready", boxed, |v| {
+        *v == json!([false, false])
+    });
+    driver.eval("document.getElementById('confirm-courts').click(); return null;");
+    driver.wait_for("the box, ticked and answered", boxed, |v| {
+        *v == json!([true, false])
+    });
+    assert_eq!(
+        server.get("/api/camera").expect(200)["confirm_courts"],
+        json!(true)
+    );
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes/09-seq3-pattern.jpg");
+    driver.send_keys("#upload", &scene.display().to_string());
+    let rows = driver.wait_for(
+        "the three reads",
+        "return Array.from(document.querySelectorAll('#reads .read')).map(r => \
+           [r.querySelector('input[type=text]').value, r.classList.contains('confirm'), \
+            !!r.querySelector('.court-asks')]);",
+        |v| v.as_array().is_some_and(|a| a.len() == 3),
+    );
+    assert_eq!(
+        rows,
+        json!([
+            ["8C", false, false],
+            ["KH", true, true],
+            ["5C", false, false]
+        ])
+    );
+    // Unticked: the service reads courts as any card again.
+    driver.eval("document.getElementById('confirm-courts').click(); return null;");
+    driver.wait_for("the box, unticked and answered", boxed, |v| {
+        *v == json!([false, false])
+    });
+    assert_eq!(
+        server.get("/api/camera").expect(200)["confirm_courts"],
+        json!(false)
+    );
+    drop(driver);
+    server.stop();
+}

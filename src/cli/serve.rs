@@ -71,6 +71,9 @@ async fn serve(args: &ServeArgs) -> ExitCode {
         Err(code) => return code,
     };
     println!("  recognizer:   {}", service.state.camera.note);
+    if service.state.camera.settings().confirm_courts {
+        println!("  court cards:  every one asks God (--confirm-courts; switched at the God console's Camera panel)");
+    }
     if addr.ip().is_unspecified() {
         println!(
             "  (from a tablet on the network, use this machine's address instead of localhost)"

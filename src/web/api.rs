@@ -52,6 +52,7 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/api/events", post(event))
         .route("/api/table/events", post(table_event))
         .route("/api/rule/check", post(rule_check))
+        .route("/api/camera", get(camera).post(set_camera))
         .route("/api/frames", post(upload_frame))
         .route("/api/watch", post(watch_frame))
         .route("/api/frames/:id", get(frame))
@@ -347,6 +348,49 @@ async fn rule_check(
 }
 
 /// `POST /api/frames`: a JPEG or PNG frame as the body; answers the reads.
+/// `GET /api/camera`: the recognizer and the settings its reads are held to.
+async fn camera(State(state): Shared) -> Response {
+    Json(state.camera.settings()).into_response()
+}
+
+/// `POST /api/camera` (God): `{"confirm_courts": true|false}` switches whether
+/// every court card asks God, for the frames read after; answers the settings as
+/// `GET /api/camera` does. Any other field, or a field that is not a boolean, is
+/// refused with what is wrong, and nothing changes.
+async fn set_camera(
+    State(state): Shared,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let at = "POST /api/camera";
+    require_god(&state, &headers, query.as_deref(), at)?;
+    let object = parse_object(&body, at)?;
+    if let Some(other) = object.keys().find(|k| *k != "confirm_courts") {
+        return Err(ApiError::bad(
+            format!("unknown setting {other:?}: the one a table may switch is \"confirm_courts\""),
+            format!("{at}: field {other:?}"),
+        ));
+    }
+    let confirm = match object.get("confirm_courts") {
+        Some(Value::Bool(on)) => *on,
+        Some(other) => {
+            return Err(ApiError::bad(
+                format!("give true or false, not {other}"),
+                format!("{at}: field \"confirm_courts\""),
+            ))
+        }
+        None => {
+            return Err(ApiError::bad(
+                "give the setting as {\"confirm_courts\": true} or false",
+                at,
+            ))
+        }
+    };
+    state.camera.set_confirm_courts(confirm, at)?;
+    Ok(Json(state.camera.settings()).into_response())
+}
+
 async fn upload_frame(
     State(state): Shared,
     headers: HeaderMap,

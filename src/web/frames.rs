@@ -52,9 +52,6 @@ impl Camera {
                 }
                 let mut recognizer = Recognizer::new(classifier);
                 recognizer.confirm_courts(confirm_courts);
-                if confirm_courts {
-                    note += " (every court card asks God: --confirm-courts)";
-                }
                 if let Some(t) = threshold {
                     recognizer.set_table_threshold(t)?;
                     note += &format!(
@@ -81,6 +78,62 @@ impl Camera {
             note: note.to_string(),
         }
     }
+
+    /// What `GET /api/camera` answers: the recognizer and the settings its reads
+    /// are held to now.
+    pub fn settings(&self) -> CameraSettings {
+        CameraSettings {
+            recognizer: self.note.clone(),
+            loaded: self.recognizer.is_some(),
+            confirm_threshold: self.recognizer.as_ref().map(|r| r.confirm_threshold()),
+            confirm_courts: self
+                .recognizer
+                .as_ref()
+                .is_some_and(|r| r.confirms_courts()),
+        }
+    }
+
+    /// Switches court-card confirmation ([`Recognizer::confirm_courts`]) for the
+    /// frames read from now on: God finds out mid-game that the table's deck
+    /// letters its courts V, D, R and need not restart the service. Without a
+    /// recognizer there is nothing to switch (God types every card): refused.
+    pub fn set_confirm_courts(&self, confirm: bool, at: &str) -> Result<(), ApiError> {
+        match &self.recognizer {
+            Some(recognizer) => {
+                recognizer.confirm_courts(confirm);
+                tracing::info!(
+                    "court cards {} God (switched at the console)",
+                    if confirm {
+                        "all ask"
+                    } else {
+                        "no longer all ask"
+                    }
+                );
+                Ok(())
+            }
+            None => Err(ApiError::rejected(
+                format!(
+                    "no card is read, so none can ask God ({}): God types every card",
+                    self.note
+                ),
+                at,
+            )),
+        }
+    }
+}
+
+/// The camera's settings (`GET` and `POST /api/camera`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CameraSettings {
+    /// The recognizer's model, or why there is none.
+    pub recognizer: String,
+    /// Whether a recognizer reads the frames.
+    pub loaded: bool,
+    /// The confirmation threshold in effect (`None` without a recognizer).
+    pub confirm_threshold: Option<f32>,
+    /// Every court card asks God, however sure (`serve --confirm-courts`, or
+    /// switched at the console).
+    pub confirm_courts: bool,
 }
 
 /// One card read, as the console shows it.
@@ -119,8 +172,8 @@ pub struct FrameReply {
     pub reads: Vec<Read>,
     /// Confidence below which a read needs God's confirmation.
     pub confirm_threshold: Option<f32>,
-    /// Every court card asks God at this table (`serve --confirm-courts`),
-    /// however sure its read: given only when so.
+    /// Every court card asked God on this frame, however sure its read (`serve
+    /// --confirm-courts`, or switched on at the console): given only when so.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub confirm_courts: bool,
     /// The recognizer used, or why there is none.
@@ -281,10 +334,10 @@ impl FrameReply {
 pub fn read_into(reply: &mut FrameReply, image: &RgbImage, camera: &Camera) {
     if let Some(recognizer) = &camera.recognizer {
         reply.confirm_threshold = Some(recognizer.confirm_threshold());
-        reply.confirm_courts = recognizer.confirms_courts();
         match recognizer.recognise(image) {
             Ok(read) => {
                 reply.recognized = true;
+                reply.confirm_courts = read.confirm_courts;
                 reply.reads = read
                     .cards
                     .iter()

@@ -8,6 +8,7 @@
 //! `outlines`.
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use image::RgbImage;
 use serde::Serialize;
@@ -105,6 +106,11 @@ pub struct FrameRead {
     /// read (empty when fine).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<FrameWarning>,
+    /// Whether every court card asked God on this read
+    /// ([`Recognizer::confirm_courts`]): the setting as the frame was read, which
+    /// God may have changed since.
+    #[serde(skip)]
+    pub confirm_courts: bool,
 }
 
 /// Puts cards in the order a play is read: left to right across the frame, by the
@@ -160,8 +166,10 @@ pub struct Recognizer {
     /// A stricter confirmation threshold set by the table for its own deck
     /// ([`Recognizer::set_table_threshold`]); `None`: the model's.
     table_threshold: Option<f32>,
-    /// Whether every jack, queen and king asks God ([`Recognizer::confirm_courts`]).
-    confirm_courts: bool,
+    /// Whether every jack, queen and king asks God ([`Recognizer::confirm_courts`]):
+    /// atomic, so that God can switch it at the console while the service shares
+    /// the recognizer among its workers.
+    confirm_courts: AtomicBool,
 }
 
 /// Why a table's confirmation threshold was refused.
@@ -186,7 +194,7 @@ impl Recognizer {
             classifier,
             localiser: LocaliserConfig::default(),
             table_threshold: None,
-            confirm_courts: false,
+            confirm_courts: AtomicBool::new(false),
         }
     }
 
@@ -199,13 +207,17 @@ impl Recognizer {
     /// the number cards (model card, "Decks with other court letters"). Every
     /// number card is then checked against its pips too, at any height
     /// (`Recognizer::check_pips`): a court card shows next to none.
-    pub fn confirm_courts(&mut self, confirm: bool) {
-        self.confirm_courts = confirm;
+    ///
+    /// It takes `&self`: a table that finds out mid-game that its deck letters
+    /// its courts otherwise switches it on at the God console, for the frames
+    /// read after (a frame being read keeps the setting it started with).
+    pub fn confirm_courts(&self, confirm: bool) {
+        self.confirm_courts.store(confirm, Ordering::Relaxed);
     }
 
     /// Whether every court card asks God ([`Recognizer::confirm_courts`]).
     pub fn confirms_courts(&self) -> bool {
-        self.confirm_courts
+        self.confirm_courts.load(Ordering::Relaxed)
     }
 
     /// Holds every read to `threshold` as well as to the model's own: a club whose
@@ -268,7 +280,7 @@ impl Recognizer {
     /// decide confirmations and warnings are those read.
     pub fn recognise(&self, frame: &RgbImage) -> Result<FrameRead, ModelError> {
         let (read_frame, back) = reading_frame(frame);
-        let mut out = self.recognise_as_is(&read_frame)?;
+        let mut out = self.recognise_as_is(&read_frame, self.confirms_courts())?;
         if read_frame.dimensions() != frame.dimensions() {
             out.width = frame.width();
             out.height = frame.height();
@@ -282,8 +294,13 @@ impl Recognizer {
         Ok(out)
     }
 
-    /// [`Recognizer::recognise`] on a frame of a size the localiser reads as it is.
-    fn recognise_as_is(&self, frame: &RgbImage) -> Result<FrameRead, ModelError> {
+    /// [`Recognizer::recognise`] on a frame of a size the localiser reads as it is,
+    /// with every court card asking God when `confirm_courts`.
+    fn recognise_as_is(
+        &self,
+        frame: &RgbImage,
+        confirm_courts: bool,
+    ) -> Result<FrameRead, ModelError> {
         let located = locate(frame, &self.localiser);
         let mut quads = located.cards.clone();
         let threshold = self.classifier.settings().confirm_threshold;
@@ -327,6 +344,7 @@ impl Recognizer {
             rejected: Vec::new(),
             unreadable: Vec::new(),
             warnings: exposure_warnings(frame),
+            confirm_courts,
         };
         let whole = best.into_iter().flatten().chain(parts);
         let too_small = self.classifier.settings().confirm_below_height();
@@ -349,7 +367,7 @@ impl Recognizer {
                     needs_confirmation: read.confidence < needed
                         || quad.longest_side() < too_small
                         || small_lone_corner
-                        || (self.confirm_courts && card.is_face()),
+                        || (confirm_courts && card.is_face()),
                     overlapped,
                     pips_say: None,
                     pips_counted: None,
@@ -360,7 +378,7 @@ impl Recognizer {
             }
         }
         drop_duplicates(&mut out.cards);
-        self.check_pips(frame, &mut out.cards)?;
+        self.check_pips(frame, &mut out.cards, confirm_courts)?;
         order_left_to_right(&mut out.cards, |c| &c.corners);
         out.unreadable = unreadable_cards(&out.cards, &out.rejected);
         out.warnings

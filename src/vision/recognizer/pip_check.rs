@@ -32,6 +32,7 @@ impl Recognizer {
         &self,
         frame: &RgbImage,
         cards: &mut [CardRead],
+        confirm_courts: bool,
     ) -> Result<(), ModelError> {
         if !self.classifier.reads_pips() {
             return Ok(());
@@ -40,7 +41,7 @@ impl Recognizer {
             let number = (2..=10).contains(&card.card.rank.value());
             let ace = card.card.rank.value() == 1 && self.classifier.reads_ace_pips();
             let small = card.corners.longest_side() < PIP_CHECK_BELOW;
-            let checked = small || card.needs_confirmation || self.confirm_courts;
+            let checked = small || card.needs_confirmation || confirm_courts;
             if card.overlapped || !(number || ace) || !checked {
                 continue;
             }

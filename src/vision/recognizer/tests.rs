@@ -484,13 +484,16 @@ fn confirming_courts_checks_a_sure_tall_number_card_against_its_pips() {
         index_read: None,
         class_read: Some(class_read(Some("8H"), 0.99999)),
     };
-    let mut recognizer = Recognizer::new(Classifier::load_default().expect("the committed model"));
+    let recognizer = Recognizer::new(Classifier::load_default().expect("the committed model"));
     let mut plain = [eight.clone()];
-    recognizer.check_pips(&frame, &mut plain).expect("check");
+    recognizer
+        .check_pips(&frame, &mut plain, false)
+        .expect("check");
     assert_eq!(plain[0], eight, "not checked at this height");
-    recognizer.confirm_courts(true);
     let mut checked = [eight.clone()];
-    recognizer.check_pips(&frame, &mut checked).expect("check");
+    recognizer
+        .check_pips(&frame, &mut checked, true)
+        .expect("check");
     assert!(checked[0].needs_confirmation, "{:?}", checked[0]);
     assert!(
         checked[0].pips_counted.is_some_and(|n| n <= 2),
