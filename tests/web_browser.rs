@@ -589,18 +589,9 @@ fn the_console_never_makes_up_the_prophets_call() {
     server.stop();
 }
 
-/// `serve --confirm-courts`: the console marks a court card's read as asked by
-/// the table's choice, beside the sure read that would not otherwise ask.
-#[test]
-fn the_console_says_why_a_sure_court_card_asks_at_a_table_confirming_courts() {
-    let dir = tempfile::tempdir().expect("dir");
-    let server = Server::start_confirming_courts(&dir.path().join("courts.db"));
-    let mut driver = Driver::start();
-    driver.open_session(&dir.path().join("profile"));
-    driver.goto(&format!(
-        "http://{}/god?token={}",
-        server.addr, server.token
-    ));
+/// Uploads the committed three-card scene (8C, a sure KH, 5C) and checks that only
+/// the king asks God, marked "court".
+fn assert_the_sure_king_asks_as_a_court(driver: &Driver) {
     let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes/09-seq3-pattern.jpg");
     driver.send_keys("#upload", &scene.display().to_string());
     let rows = driver.wait_for(
@@ -618,6 +609,21 @@ fn the_console_says_why_a_sure_court_card_asks_at_a_table_confirming_courts() {
             ["5C", false, false]
         ])
     );
+}
+
+/// `serve --confirm-courts`: the console marks a court card's read as asked by
+/// the table's choice, beside the sure read that would not otherwise ask.
+#[test]
+fn the_console_says_why_a_sure_court_card_asks_at_a_table_confirming_courts() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start_confirming_courts(&dir.path().join("courts.db"));
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&format!(
+        "http://{}/god?token={}",
+        server.addr, server.token
+    ));
+    assert_the_sure_king_asks_as_a_court(&driver);
 }
 
 /// The Camera panel's "court cards ask God" box: shown as the service has it,
@@ -645,23 +651,7 @@ fn god_ticks_court_confirmation_on_in_the_console_and_the_next_frame_asks() {
         server.get("/api/camera").expect(200)["confirm_courts"],
         json!(true)
     );
-    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes/09-seq3-pattern.jpg");
-    driver.send_keys("#upload", &scene.display().to_string());
-    let rows = driver.wait_for(
-        "the three reads",
-        "return Array.from(document.querySelectorAll('#reads .read')).map(r => \
-           [r.querySelector('input[type=text]').value, r.classList.contains('confirm'), \
-            !!r.querySelector('.court-asks')]);",
-        |v| v.as_array().is_some_and(|a| a.len() == 3),
-    );
-    assert_eq!(
-        rows,
-        json!([
-            ["8C", false, false],
-            ["KH", true, true],
-            ["5C", false, false]
-        ])
-    );
+    assert_the_sure_king_asks_as_a_court(&driver);
     // Unticked: the service reads courts as any card again.
     driver.eval("document.getElementById('confirm-courts').click(); return null;");
     driver.wait_for("the box, unticked and answered", boxed, |v| {
