@@ -255,7 +255,7 @@ fn batch_handles_large_input() {
         let last = deck[i % deck.len()];
         let play = deck[(i / deck.len()) % deck.len()];
         input.push_str(&format!("{{\"main\":[\"{last}\"],\"card\":\"{play}\"}}\n"));
-        let last_odd = (i % deck.len()) % 2 == 0; // A, 3, 5, 7, 9 sit at even positions
+        let last_odd = (i % deck.len()).is_multiple_of(2); // A, 3, 5, 7, 9 sit at even positions
         let play_black = play.ends_with('S') || play.ends_with('C');
         expected.push(last_odd == play_black);
     }

@@ -790,3 +790,38 @@ fn names_that_spreadsheets_would_run_as_formulas_stay_text() {
     assert_eq!(rows.len(), 4, "{csv}");
     assert!(rows[2].starts_with("not-God bonus,,+10,+10,"), "{csv}");
 }
+
+/// `eleusis audit 1 | head -1`, `eleusis export 1 | head`, `eleusis rule check
+/// FILE | head`: a reader that goes away is no error. Each command stops quietly
+/// with the status of a program stopped by SIGPIPE (141), as `recognize` does,
+/// not with a panic's backtrace.
+#[test]
+fn a_closed_output_ends_audit_export_and_rule_check_quietly() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("g.db");
+    let (_, output) = record(&db, &lines(SHORT_GAME), &[]);
+    assert!(output.status.success());
+    let rule = dir.path().join("secret.rule");
+    std::fs::write(&rule, "red\n").expect("rule file");
+    let db = db.to_str().expect("path");
+    let rule = rule.to_str().expect("path");
+    for args in [
+        vec!["audit", "1", "--db", db],
+        vec!["audit", "1", "--json", "--db", db],
+        vec!["export", "--log", "1", "--db", db],
+        vec!["export", "--scores", "csv", "1", "--db", db],
+        vec!["rule", "check", rule],
+    ] {
+        // The reader is gone before the command writes a byte.
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_eleusis"))
+            .args(&args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("the binary runs");
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {:?}", out.status);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
+}

@@ -326,7 +326,7 @@ fn the_console_watches_the_play_zone_and_judges_a_sure_play_by_itself() {
     let empty = image::RgbImage::from_pixel(cards.width(), cards.height(), cloth);
     let video = dir.path().join("table.y4m");
     let mut frames = vec![&empty; 6];
-    frames.extend(std::iter::repeat(&cards).take(5));
+    frames.extend(std::iter::repeat_n(&cards, 5));
     write_y4m(&video, &frames);
 
     let mut driver = Driver::start();

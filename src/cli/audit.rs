@@ -46,16 +46,19 @@ pub fn run(args: &AuditArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if args.json {
+    let text = if args.json {
         match serde_json::to_string_pretty(&report) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => text + "\n",
             Err(e) => {
                 eprintln!("error: cannot write the report: {e}");
                 return ExitCode::from(2);
             }
         }
     } else {
-        print!("{}", report.to_text());
+        report.to_text()
+    };
+    if let Err(status) = super::print_stdout(&text) {
+        return status;
     }
     if report.clean() {
         ExitCode::SUCCESS

@@ -9,7 +9,6 @@
 //! `eleusis export ID --frames DIR`: the plays' evidence frames as a labelled check
 //! set ([`super::export_frames`]).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -64,7 +63,11 @@ pub struct ExportArgs {
 /// Runs the subcommand.
 pub fn run(args: &ExportArgs) -> ExitCode {
     match export(args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Some(text)) => match super::print_stdout(&text) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(status) => status,
+        },
+        Ok(None) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -72,11 +75,10 @@ pub fn run(args: &ExportArgs) -> ExitCode {
     }
 }
 
-fn export(args: &ExportArgs) -> Result<()> {
+/// Exports as `args` say: what to print on standard output, if anything.
+fn export(args: &ExportArgs) -> Result<Option<String>> {
     if let Some(dir) = &args.frames {
-        let said = export_frames(&args.db, args.id, dir)?;
-        print!("{said}");
-        return Ok(());
+        return export_frames(&args.db, args.id, dir).map(Some);
     }
     if let Some(output) = &args.output {
         if let Some(what) = clobbers_database(&args.db, output) {
@@ -109,17 +111,11 @@ fn export(args: &ExportArgs) -> Result<()> {
     };
     match &args.output {
         Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            Ok(None)
         }
-        None => {
-            let stdout = std::io::stdout();
-            let mut out = stdout.lock();
-            out.write_all(text.as_bytes())
-                .context("writing to standard output")?;
-            out.flush().context("writing to standard output")?;
-        }
+        None => Ok(Some(text)),
     }
-    Ok(())
 }
 
 /// What of the database `output` names, if anything: the database file itself (the

@@ -60,7 +60,7 @@ pub fn labelled_frames(
     for r in report
         .rounds
         .iter()
-        .filter(|r| round.map_or(true, |n| r.round == n))
+        .filter(|r| round.is_none_or(|n| r.round == n))
     {
         for event in &r.events {
             let Some(frame) = &event.frame else { continue };

@@ -49,6 +49,24 @@ pub enum Command {
     Demo(demo::DemoArgs),
 }
 
+/// Writes a command's `text` to standard output, flushed. The reader may go away
+/// before the end (`eleusis audit 1 | head -1`): nobody is left to tell, so the
+/// command stops quietly with the status of a program stopped by SIGPIPE (141),
+/// as `recognize` does, where `print!` would panic. Any other failure to write is
+/// said on standard error (exit status 2). `Err` carries the status to exit with.
+pub(crate) fn print_stdout(text: &str) -> Result<(), ExitCode> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(ExitCode::from(141)),
+        Err(e) => {
+            eprintln!("error: writing standard output: {e}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
 /// Parses the arguments and runs the chosen subcommand.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();

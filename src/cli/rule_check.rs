@@ -69,18 +69,24 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let report = analyse::check(&rule, reads, &options, &progress);
     progress.finish_and_clear();
 
-    if args.json {
+    let text = if args.json {
         let doc = JsonReport {
             file: args.file.display().to_string(),
             rule: rule.source(),
             report: &report,
         };
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        serde_json::to_string_pretty(&doc)? + "\n"
     } else {
-        println!("rule: {}", rule.source().trim());
-        print!("{}", analyse::render_text(&report));
-    }
-    Ok(ExitCode::SUCCESS)
+        format!(
+            "rule: {}\n{}",
+            rule.source().trim(),
+            analyse::render_text(&report)
+        )
+    };
+    Ok(match super::print_stdout(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(status) => status,
+    })
 }
 
 /// The largest rule read: a rule is a few lines; this only stops runaway input.

@@ -711,11 +711,13 @@ impl Round {
         let position = self.laid();
         let every = self.params.marker_every;
         match self.prophet {
-            None if position % every == 0 => {
+            None if position.is_multiple_of(every) => {
                 self.white_markers.push(position);
                 out.white_markers.push(position);
             }
-            Some(office) if position > office.marker && (position - office.marker) % every == 0 => {
+            Some(office)
+                if position > office.marker && (position - office.marker).is_multiple_of(every) =>
+            {
                 self.black_markers.push(position);
                 out.black_markers.push(position);
             }

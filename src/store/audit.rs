@@ -229,7 +229,7 @@ pub fn audit(
     let infos: Vec<RoundInfo> = store
         .rounds(game)?
         .into_iter()
-        .filter(|info| through.map_or(true, |n| info.round.number <= n))
+        .filter(|info| through.is_none_or(|n| info.round.number <= n))
         .collect();
     if let Target::Round(r) = target {
         if !infos.iter().any(|info| info.round == r) {

@@ -407,9 +407,7 @@ pub fn export_log(
         }
     }
     for info in &rounds {
-        if through.map_or(true, |n| info.round.number <= n)
-            && !for_god
-            && info.revealed_ms.is_none()
+        if through.is_none_or(|n| info.round.number <= n) && !for_god && info.revealed_ms.is_none()
         {
             return Err(StoreError::Sealed(info.round).into());
         }
@@ -422,7 +420,7 @@ pub fn export_log(
             history
                 .entries
                 .get(e.entry)
-                .is_some_and(|entry| through.map_or(true, |n| entry.stored.round.number <= n))
+                .is_some_and(|entry| through.is_none_or(|n| entry.stored.round.number <= n))
         })
         .map(|e| e.event.to_line())
         .collect())

@@ -613,7 +613,7 @@ impl Store {
         let events = self.events(game)?;
         let links = events
             .iter()
-            .take_while(|e| through.map_or(true, |last| e.round.number <= last))
+            .take_while(|e| through.is_none_or(|last| e.round.number <= last))
             .map(|e| Link {
                 round: e.round,
                 seq: e.seq,

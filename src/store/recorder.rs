@@ -666,9 +666,15 @@ mod tests {
         let mut log = vec![
             r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo","Cy"],"rule":"red","starter":"AH","hand_size":20}"#.to_string(),
         ];
-        log.extend(std::iter::repeat(r#"{"event":"play","cards":["2H"]}"#.to_string()).take(29));
+        log.extend(std::iter::repeat_n(
+            r#"{"event":"play","cards":["2H"]}"#.to_string(),
+            29,
+        ));
         log.push(r#"{"event":"play","cards":["2S"]}"#.into());
-        log.extend(std::iter::repeat(r#"{"event":"play","cards":["3H"]}"#.to_string()).take(3));
+        log.extend(std::iter::repeat_n(
+            r#"{"event":"play","cards":["3H"]}"#.to_string(),
+            3,
+        ));
         let texts: Vec<&str> = log.iter().map(String::as_str).collect();
         let replies = recorder.record_batch(&lines(&texts)).expect("batch");
         assert!(

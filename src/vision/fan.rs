@@ -308,7 +308,7 @@ fn arc_chain(poly: &[Point], tol: f64) -> Option<Vec<usize>> {
             }
             run.push_front(k);
         }
-        if best.as_ref().map_or(true, |b| run.len() > b.len()) {
+        if best.as_ref().is_none_or(|b| run.len() > b.len()) {
             best = Some(run.into());
         }
     }

@@ -179,13 +179,13 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     fn higher(ctx: &Context<'_>, card: Card) -> bool {
-        ctx.main.last().map_or(true, |l| card.value() > l.value())
+        ctx.main.last().is_none_or(|l| card.value() > l.value())
     }
 
     fn same_suit_or_rank(ctx: &Context<'_>, card: Card) -> bool {
         ctx.main
             .last()
-            .map_or(true, |l| card.suit == l.suit || card.rank == l.rank)
+            .is_none_or(|l| card.suit == l.suit || card.rank == l.rank)
     }
 
     fn table(judge: &dyn Judge) -> Table {

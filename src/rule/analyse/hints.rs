@@ -468,7 +468,7 @@ mod tests {
     fn odd_then_black_else_red() {
         // 000, rule 1: only colours of the card and parity of the last card matter.
         let rule = |ctx: &Context<'_>, card: Card| {
-            last(ctx).map_or(true, |l| {
+            last(ctx).is_none_or(|l| {
                 if l.is_odd() {
                     card.is_black()
                 } else {
@@ -492,7 +492,7 @@ mod tests {
     #[test]
     fn same_suit_or_rank_treats_suits_alike() {
         let rule = |ctx: &Context<'_>, card: Card| {
-            last(ctx).map_or(true, |l| card.suit == l.suit || card.rank == l.rank)
+            last(ctx).is_none_or(|l| card.suit == l.suit || card.rank == l.rank)
         };
         assert_eq!(exact_ids(&rule), ["last-card-only", "suits-symmetric"]);
     }
@@ -500,7 +500,7 @@ mod tests {
     #[test]
     fn alternating_colours_treat_colours_alike() {
         let rule =
-            |ctx: &Context<'_>, card: Card| last(ctx).map_or(true, |l| card.colour() != l.colour());
+            |ctx: &Context<'_>, card: Card| last(ctx).is_none_or(|l| card.colour() != l.colour());
         assert_eq!(
             exact_ids(&rule),
             [
@@ -516,7 +516,7 @@ mod tests {
     fn suit_cycle_depends_on_exact_suits() {
         // 002: spades -> diamonds -> clubs -> hearts -> spades.
         let rule = |ctx: &Context<'_>, card: Card| {
-            last(ctx).map_or(true, |l| {
+            last(ctx).is_none_or(|l| {
                 let next = match l.suit.letter() {
                     'S' => 'D',
                     'D' => 'C',
@@ -583,7 +583,7 @@ mod tests {
     #[test]
     fn sampling_agrees_with_enumeration_on_a_window_rule() {
         let rule = |ctx: &Context<'_>, card: Card| {
-            last(ctx).map_or(true, |l| {
+            last(ctx).is_none_or(|l| {
                 if l.is_odd() {
                     card.is_black()
                 } else {
@@ -598,7 +598,7 @@ mod tests {
     fn sampling_sees_that_position_rules_read_the_whole_line() {
         // Red on even positions, black on odd ones: the length matters, no card does.
         let rule = |ctx: &Context<'_>, card: Card| {
-            if ctx.main.len() % 2 == 0 {
+            if ctx.main.len().is_multiple_of(2) {
                 card.is_red()
             } else {
                 card.is_black()

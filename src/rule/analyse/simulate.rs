@@ -204,9 +204,7 @@ mod tests {
     fn side_is_only_the_wrong_cards_since_the_last_main_card() {
         // Alternate colours: any card after which the side must be reset.
         let alternate = |ctx: &Context<'_>, card: Card| {
-            ctx.main
-                .last()
-                .map_or(true, |l| l.colour() != card.colour())
+            ctx.main.last().is_none_or(|l| l.colour() != card.colour())
         };
         let sim = run(&alternate, 50, 300, 2);
         for layout in &sim.samples {
@@ -233,7 +231,7 @@ mod tests {
         let judge = |ctx: &Context<'_>, card: Card| {
             ctx.main
                 .last()
-                .map_or(true, |l| card.value() >= l.value() || card.is_red())
+                .is_none_or(|l| card.value() >= l.value() || card.is_red())
         };
         let a = run(&judge, 30, 0, 9).rates;
         let b = run(&judge, 30, 0, 9).rates;

@@ -303,7 +303,7 @@ impl Classifier {
     pub fn wants_whole_card(&self, corners_alone: &ClassRead) -> bool {
         match &self.settings.card_reader {
             Some(c) if self.card_reader.is_some() && !corners_alone.one_corner => {
-                c.below.map_or(true, |b| corners_alone.confidence < b)
+                c.below.is_none_or(|b| corners_alone.confidence < b)
             }
             _ => false,
         }

@@ -298,7 +298,7 @@ fn edge_offset(
         let strong = 0.5 * g;
         if let Some(k) = (0..grad.len()).rev().find(|&k| {
             grad[k] >= strong
-                && grad.get(k + 1).map_or(true, |&r| grad[k] >= r)
+                && grad.get(k + 1).is_none_or(|&r| grad[k] >= r)
                 && (k == 0 || grad[k] >= grad[k - 1])
         }) {
             (best, g) = (k, grad[k]);

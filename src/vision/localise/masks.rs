@@ -197,7 +197,7 @@ fn square_step(bits: &[u64], w: usize, words: usize, grow: bool) -> Vec<u64> {
             out[k] = combine(combine(row[k], left), right);
         }
         // Growing may set the bit just past the row's end: clear it again.
-        if w % 64 != 0 {
+        if !w.is_multiple_of(64) {
             out[words - 1] &= (1u64 << (w % 64)) - 1;
         }
     }

@@ -481,7 +481,7 @@ impl Recognizer {
                 .collect();
             let no_card = inside
                 .iter()
-                .all(|&i| best[i].as_ref().map_or(true, |(_, r)| r.card.is_none()));
+                .all(|&i| best[i].as_ref().is_none_or(|(_, r)| r.card.is_none()));
             let no_part = !parts.iter().any(|(q, _)| outer.contains(q.centre()));
             if let (Some(&first), true, true) = (inside.first(), no_card, no_part) {
                 places.push(first);

@@ -59,9 +59,7 @@ impl Recognizer {
             // Pips the reader takes for a suit their ink's colour rules out (a
             // blurred red diamond's round smudges read as clubs) deny nothing.
             let mut read = PipRead {
-                denies: read
-                    .denies
-                    .filter(|s| family.map_or(true, |f| f.allows(*s))),
+                denies: read.denies.filter(|s| family.is_none_or(|f| f.allows(*s))),
                 ..read
             };
             // A read that asks God anyway is offered with the suit the pips and
@@ -133,9 +131,7 @@ impl Recognizer {
         let Some(read) = self.classifier.read_ace_pip(patches, n, card.card.suit)? else {
             return Ok(());
         };
-        let denied = read
-            .denies
-            .filter(|s| family.map_or(true, |f| f.allows(*s)));
+        let denied = read.denies.filter(|s| family.is_none_or(|f| f.allows(*s)));
         let offered = denied.or_else(|| {
             if !card.needs_confirmation {
                 return None;
@@ -228,7 +224,7 @@ pub fn pips_weighed_suit(
     let options = PIP_SUITS
         .iter()
         .zip(suit_sum)
-        .filter(|(suit, _)| family.map_or(true, |f| f.allows(**suit)))
+        .filter(|(suit, _)| family.is_none_or(|f| f.allows(**suit)))
         .map(|(suit, from_pips)| (*suit, Card::new(rank, *suit), *from_pips));
     likeliest(read, options)
 }

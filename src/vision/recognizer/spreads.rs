@@ -442,7 +442,7 @@ impl Reading {
 /// Whether a new reading of an outline beats the one held: more parts kept, then
 /// more sure, then a higher summed confidence.
 pub(super) fn beats(new: &Reading, held: Option<&Reading>) -> bool {
-    held.map_or(true, |held| {
+    held.is_none_or(|held| {
         (new.kept, new.sure)
             .cmp(&(held.kept, held.sure))
             .then(new.total.total_cmp(&held.total))

@@ -26,9 +26,7 @@ pub fn unreadable_cards(cards: &[CardRead], rejected: &[Quad]) -> Vec<Quad> {
     let mut unreadable: Vec<Quad> = Vec::new();
     for quad in rejected {
         let shaped = ONE_CARD_ASPECT.contains(&quad.aspect());
-        let sized = median.map_or(true, |m| {
-            UNREADABLE_SIZE.contains(&(quad.longest_side() / m))
-        });
+        let sized = median.is_none_or(|m| UNREADABLE_SIZE.contains(&(quad.longest_side() / m)));
         let apart = !cards.iter().any(|c| c.corners.overlaps(quad));
         let new = !unreadable.iter().any(|u| u.overlaps(quad));
         if shaped && sized && apart && new {
