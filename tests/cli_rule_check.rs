@@ -184,6 +184,12 @@ fn a_bad_rule_is_reported_with_its_place() {
 }
 
 #[test]
+fn a_rule_file_starting_with_a_byte_order_mark_is_checked_as_its_rule() {
+    let doc = json("\u{feff}red\r\n", &[]);
+    assert_eq!(doc["rule"].as_str().map(str::trim), Some("red"), "{doc}");
+}
+
+#[test]
 fn a_missing_file_and_bad_options_are_errors() {
     let out = run(&["/nonexistent/rule.txt"]);
     assert!(!out.status.success());

@@ -368,6 +368,41 @@ fn a_bad_rule_file_names_the_file_line_and_column() {
         .contains("typed.rule: line 1, column 14: cannot compare a suit with a color"));
 }
 
+/// A rule file saved by Notepad starts with a byte-order mark: no part of the
+/// rule. Anywhere else it is refused by its name, not shown as nothing.
+#[test]
+fn a_rule_file_with_a_byte_order_mark_is_read_as_its_rule() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let saved = rule_file(dir.path(), "notepad.rule", "\u{feff}red\r\n".as_bytes());
+    let out = run(&[
+        "rule",
+        "judge",
+        "--rule-file",
+        saved.to_str().expect("utf-8 path"),
+        "5H",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json(&out)["accepted"], Value::Bool(true));
+    let inside = rule_file(dir.path(), "inside.rule", "red or\u{feff} black".as_bytes());
+    let out = run(&[
+        "rule",
+        "judge",
+        "--rule-file",
+        inside.to_str().expect("utf-8 path"),
+        "5H",
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("line 1, column 7: unexpected character U+FEFF (a byte-order mark"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn bad_cards_on_the_command_line_are_reported() {
     let out = run(&["rule", "judge", "--rule", "red", "--main", "3H 1X", "5H"]);

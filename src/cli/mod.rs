@@ -67,6 +67,15 @@ pub(crate) fn print_stdout(text: &str) -> Result<(), ExitCode> {
     }
 }
 
+/// A rule file's text without the byte-order mark some editors (Notepad) put at
+/// its start: no part of the rule, as it is no part of a table log's first line.
+pub(crate) fn without_bom(text: String) -> String {
+    match text.strip_prefix(crate::referee::BOM) {
+        Some(rest) => rest.to_string(),
+        None => text,
+    }
+}
+
 /// Parses the arguments and runs the chosen subcommand.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();

@@ -102,16 +102,18 @@ fn read_rule_file(path: &Path) -> anyhow::Result<String> {
             MAX_RULE_FILE / (1024 * 1024)
         );
     }
-    String::from_utf8(bytes).map_err(|err| {
-        let at = err.utf8_error().valid_up_to();
-        let valid = String::from_utf8_lossy(&err.as_bytes()[..at]).into_owned();
-        let line = valid.matches('\n').count() + 1;
-        let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        anyhow::anyhow!(
+    String::from_utf8(bytes)
+        .map(super::without_bom)
+        .map_err(|err| {
+            let at = err.utf8_error().valid_up_to();
+            let valid = String::from_utf8_lossy(&err.as_bytes()[..at]).into_owned();
+            let line = valid.matches('\n').count() + 1;
+            let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            anyhow::anyhow!(
             "{}: line {line}, column {column}: not UTF-8 text (byte {at}); a rule is plain text",
             path.display()
         )
-    })
+        })
 }
 
 /// The offending line with a caret under the column, for people at a terminal.

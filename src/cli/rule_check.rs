@@ -119,12 +119,14 @@ fn read_source(file: &Path) -> anyhow::Result<String> {
     if bytes.len() as u64 > MAX_RULE_BYTES {
         anyhow::bail!("{name}: larger than 1 MiB; a rule is a few lines");
     }
-    String::from_utf8(bytes).map_err(|err| {
-        anyhow::anyhow!(
-            "{name}: not UTF-8 text (byte {})",
-            err.utf8_error().valid_up_to() + 1
-        )
-    })
+    String::from_utf8(bytes)
+        .map(super::without_bom)
+        .map_err(|err| {
+            anyhow::anyhow!(
+                "{name}: not UTF-8 text (byte {})",
+                err.utf8_error().valid_up_to() + 1
+            )
+        })
 }
 
 /// A bar on standard error when it is a terminal, hidden otherwise (pipes, tests).

@@ -263,7 +263,15 @@ pub(crate) fn tokenize(source: &str) -> Result<Vec<Token>, RuleError> {
                 if let Some(suit) = suit_symbol(c) {
                     (Tok::SuitSymbol(suit), c.len_utf8())
                 } else {
-                    let shown = if c.is_control() || c == '\u{fffd}' {
+                    let shown = if c == '\u{feff}' {
+                        // Editors put one at a file's start; the CLI's readers skip it there.
+                        "character U+FEFF (a byte-order mark, invisible)".to_string()
+                    } else if c.is_control()
+                        || matches!(
+                            c,
+                            '\u{fffd}' | '\u{00ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'
+                        )
+                    {
                         format!("character U+{:04X}", u32::from(c))
                     } else {
                         format!("character '{c}'")
@@ -397,5 +405,14 @@ mod tests {
         assert!(err.message.contains("neither a number nor a card"));
         let err = tokenize("\u{0}").unwrap_err();
         assert!(err.message.contains("U+0000"), "{}", err.message);
+        // Invisible characters are named by their code, not shown as nothing.
+        let err = tokenize("red\u{feff}").unwrap_err();
+        assert!(
+            err.message.contains("U+FEFF (a byte-order mark"),
+            "{}",
+            err.message
+        );
+        let err = tokenize("red or\u{200b} black").unwrap_err();
+        assert!(err.message.contains("U+200B"), "{}", err.message);
     }
 }
