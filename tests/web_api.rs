@@ -111,6 +111,36 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
             .len()
             == 52
     );
+    // A misspelt or mistyped field is refused, not taken for the default.
+    for (body, field) in [
+        (r#"{"rule":"red","analyze":false}"#, "analyze"),
+        (r#"{"rule":"red","analyse":"false"}"#, "analyse"),
+        (r#"{"rule":"red","analyse":0}"#, "analyse"),
+    ] {
+        let refused = server.post("/api/rule/check", body).expect(400);
+        assert!(
+            refused["where"].as_str().is_some_and(|w| w.contains(field)),
+            "{body}: {refused}"
+        );
+    }
+    // A pasted page is parsed, but not analysed on every keystroke.
+    let long = vec!["red"; 5000].join(" or ");
+    let too_long = server
+        .post("/api/rule/check", &json!({ "rule": long }).to_string())
+        .expect(413);
+    assert!(
+        too_long["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("too long to analyse") && e.contains("\"analyse\": false")),
+        "{too_long}"
+    );
+    let parsed = server
+        .post(
+            "/api/rule/check",
+            &json!({ "rule": long, "analyse": false }).to_string(),
+        )
+        .expect(200);
+    assert_eq!(parsed, json!({"ok": true}));
 
     // The tablet's socket gets the empty table at once.
     let mut tablet_ws = server.ws(false);

@@ -35,6 +35,11 @@ use super::{assets, auth, frames, play_zone, AppState};
 
 type Shared = State<Arc<AppState>>;
 
+/// The longest rule `POST /api/rule/check` analyses (parsing has no such limit
+/// below the body's): a secret rule is a few lines, and the analysis of one takes
+/// about a second per 10 000 bytes.
+pub const MAX_ANALYSED_RULE_BYTES: usize = 16 * 1024;
+
 /// Events the table's own screen may post without the God token (a Delphos
 /// prediction is made by a player, on the tablet).
 pub const TABLE_EVENTS: [&str; 1] = ["predict"];
@@ -312,6 +317,15 @@ async fn rule_check(
     let at = "POST /api/rule/check";
     require_god(&state, &headers, query.as_deref(), at)?;
     let object = parse_object(&body, at)?;
+    if let Some(other) = object
+        .keys()
+        .find(|k| !["rule", "analyse"].contains(&k.as_str()))
+    {
+        return Err(ApiError::bad(
+            format!("unknown field {other:?}: the fields are \"rule\" and \"analyse\""),
+            format!("{at}: field {other:?}"),
+        ));
+    }
     let Some(text) = object
         .get("rule")
         .and_then(Value::as_str)
@@ -322,10 +336,29 @@ async fn rule_check(
             format!("{at}: field \"rule\""),
         ));
     };
-    let analyse_it = object
-        .get("analyse")
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
+    let analyse_it = match object.get("analyse") {
+        None => true,
+        Some(Value::Bool(on)) => *on,
+        Some(other) => {
+            return Err(ApiError::bad(
+                format!("give true or false, not {other}"),
+                format!("{at}: field \"analyse\""),
+            ))
+        }
+    };
+    // The console checks as God types: an analysis, whose time grows with the
+    // rule's length, must not pile up on each keystroke of a pasted page.
+    if analyse_it && text.len() > MAX_ANALYSED_RULE_BYTES {
+        return Err(ApiError::TooLarge {
+            what: format!(
+                "at {} bytes the rule is too long to analyse here (the limit is \
+                 {MAX_ANALYSED_RULE_BYTES}; a secret rule is a few lines): give \
+                 \"analyse\": false to parse it only, or run `eleusis rule check FILE`",
+                text.len()
+            ),
+            at: format!("{at}: field \"rule\""),
+        });
+    }
     let answer = off_workers("rule checker", at, move || match Rule::parse(&text) {
         Err(e) => json!({
             "ok": false,
