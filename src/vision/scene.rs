@@ -147,7 +147,9 @@ fn read_sidecar(image: &Path) -> Result<(serde_json::Value, String), LabelError>
             ),
         });
     }
-    match serde_json::from_slice(text) {
+    // A key given twice is refused, as in every other JSON the product reads: the
+    // labels must say plainly which cards lie there.
+    match crate::json_input::parse_slice(text) {
         Ok(v) => Ok((v, name)),
         Err(e) => Err(LabelError::Parse {
             path: name,
@@ -915,6 +917,11 @@ mod tests {
             ),
             "{err}"
         );
+        // A key given twice: refused, not the last one taken.
+        let err = sidecar_error(r#"{"cards":["10H"],"cards":["2C"]}"#);
+        assert!(err.contains(r#"duplicate field "cards""#), "{err}");
+        let err = sidecar_error(r#"{"cards":[{"card":"QH","card":"QS"}]}"#);
+        assert!(err.contains(r#"duplicate field "card""#), "{err}");
         let err = sidecar_error(r#"{"cards":[{"card":"QH"},{"card":"1X","corners":[]}]}"#);
         assert!(err.contains(r#"card 2 of the list: card "1X""#), "{err}");
         // Corners that are not four points: which card, and what was found.
