@@ -579,6 +579,27 @@ fn a_serve_process_takes_a_stricter_confirmation_threshold_only() {
     );
 }
 
+/// `serve --models DIR` naming a folder without a model (a typo): the service
+/// stops before it listens, saying why, rather than serve a table that reads
+/// no card; no database is created.
+#[test]
+fn a_serve_process_named_a_models_folder_without_a_model_stops_saying_why() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("typo.db");
+    let refused = Command::new(env!("CARGO_BIN_EXE_eleusis"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--models"])
+        .arg(dir.path().join("modles"))
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .expect("run eleusis serve");
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("--models: no recognizer"), "{err}");
+    assert!(err.contains("modles"), "{err}");
+    assert!(!db.exists(), "no database created");
+}
+
 #[test]
 fn a_serve_process_prints_its_urls_and_stops_cleanly_on_sigterm() {
     let dir = tempfile::tempdir().expect("dir");
@@ -945,5 +966,24 @@ fn the_pages_show_what_eleusis_record_stores_into_the_live_database() {
     // And the service judges the next player's play from there.
     let next = server.post("/api/plays", r#"{"cards":["5S"]}"#).expect(200);
     assert_eq!(next["ack"]["seq"], 3, "{next}");
+    server.stop();
+}
+
+/// The frames folder emptied, folder and all, while the service runs (`DB.frames/`
+/// is for frames no play took): the next frame makes it again, not a 500 until
+/// a restart.
+#[test]
+fn a_frames_folder_removed_while_serving_is_made_again() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("spool.db");
+    let server = Server::start(&db);
+    let spool = dir.path().join("spool.db.frames");
+    server.post_bytes("/api/frames", &png_frame()).expect(200);
+    assert!(spool.is_dir(), "{}", spool.display());
+    std::fs::remove_dir_all(&spool).expect("remove the folder");
+    let frame = server.post_bytes("/api/frames", &png_frame()).expect(200);
+    let id = frame["frame"].as_str().expect("frame id");
+    assert!(spool.join(format!("{id}.jpg")).is_file());
+    assert_eq!(server.get(&format!("/api/frames/{id}")).status, 200);
     server.stop();
 }

@@ -452,7 +452,10 @@ async fn watch_frame(
     let at = "POST /api/watch";
     require_god(&state, &headers, query.as_deref(), at)?;
     let zone = play_zone::parse_zone(auth::query_param(query.as_deref(), "zone").as_deref(), at)?;
-    let restart = auth::query_param(query.as_deref(), "restart").is_some_and(|v| v == "1");
+    let restart = play_zone::parse_restart(
+        auth::query_param(query.as_deref(), "restart").as_deref(),
+        at,
+    )?;
     let worker = Arc::clone(&state);
     let reply = off_workers("frame reader", at, move || {
         play_zone::watch_frame(

@@ -255,6 +255,11 @@ pub enum OpenError {
     Thread,
     #[error("--confirm-threshold: {0}")]
     ConfirmThreshold(#[from] crate::vision::TableThresholdError),
+    /// `--models` named a folder the recognizer cannot be loaded from: a typo
+    /// would otherwise leave the table without card reading, said only on a
+    /// start line.
+    #[error("--models: {0}; leave --models out to serve without a model (God types every card)")]
+    Models(String),
 }
 
 /// The handle the web handlers hold.

@@ -303,7 +303,16 @@ pub fn keep(bytes: &[u8], image: &RgbImage, spool: &Path, at: &str) -> Result<St
     };
     let id = hex::encode(Sha256::digest(&jpeg));
     let path = spool.join(format!("{id}.jpg"));
-    std::fs::write(&path, &jpeg).map_err(|e| ApiError::Store {
+    // The spool may have been emptied, folder and all, while the service ran:
+    // made again rather than every frame refused until a restart. Only the folder
+    // itself: beside a database whose own folder is gone (a stick unmounted),
+    // nothing is made on another disk.
+    let remade = match std::fs::create_dir(spool) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
+        _ => Ok(()),
+    };
+    let written = remade.and_then(|()| std::fs::write(&path, &jpeg));
+    written.map_err(|e| ApiError::Store {
         what: format!("cannot keep the frame in {}: {e}", path.display()),
         at: at.into(),
     })?;

@@ -91,6 +91,9 @@ impl Service {
                 options.confirm_courts,
             )?
         };
+        if options.models.is_some() && camera.recognizer.is_none() {
+            return Err(OpenError::Models(camera.note));
+        }
         let table = Table::open(&options.db, factory)?;
         let god_token = options
             .god_token

@@ -104,6 +104,20 @@ pub fn parse_zone(value: Option<&str>, at: &str) -> Result<Zone, ApiError> {
     Zone::parse(&value).map_err(|e| ApiError::bad(format!("zone: {e}"), at))
 }
 
+/// `?restart=`: `1` forgets the frames seen before (watching switched on), `0`
+/// or nothing keeps them. Anything else is refused: a restart asked for in
+/// other words and silently not made would leave the old frames counting.
+pub fn parse_restart(value: Option<&str>, at: &str) -> Result<bool, ApiError> {
+    match value {
+        None | Some("" | "0") => Ok(false),
+        Some("1") => Ok(true),
+        Some(other) => Err(ApiError::bad(
+            format!("restart: {other:?} is neither 1 (forget the frames seen before) nor 0"),
+            at,
+        )),
+    }
+}
+
 /// Reads one watched frame and feeds its zone's cards to the watcher (`restart`:
 /// forget what was seen before, as when watching is switched on). Blocking.
 pub fn watch_frame(
@@ -258,6 +272,18 @@ mod tests {
         ] {
             let err = parse_zone(Some(bad), "t").unwrap_err();
             assert!(err.to_string().contains(says), "{bad}: {err}");
+            assert_eq!(err.status(), axum::http::StatusCode::BAD_REQUEST);
+        }
+    }
+
+    #[test]
+    fn restart_is_1_or_0_and_nothing_else() {
+        assert!(!parse_restart(None, "t").expect("none"));
+        assert!(!parse_restart(Some("0"), "t").expect("0"));
+        assert!(parse_restart(Some("1"), "t").expect("1"));
+        for bad in ["2", "yes", "true"] {
+            let err = parse_restart(Some(bad), "t").unwrap_err();
+            assert!(err.to_string().contains("neither 1"), "{bad}: {err}");
             assert_eq!(err.status(), axum::http::StatusCode::BAD_REQUEST);
         }
     }
