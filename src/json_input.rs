@@ -316,9 +316,17 @@ fn explain(path: JsonPath, message: &str, found: Option<&Value>) -> FieldError {
     if mismatch {
         if let Some(at) = message.rfind(", expected ") {
             let type_name = &message[at + ", expected ".len()..];
+            // Past any 64-bit integer, JSON's whole numbers are read as floating
+            // point: `99999999999999999999999` has no decimal point to blame.
+            let beyond_integers = |n: &serde_json::Number| {
+                n.as_f64()
+                    .is_some_and(|x| x.fract() == 0.0 && !(-9.3e18..1.9e19).contains(&x))
+            };
             let expected = match (whole_number_range(type_name), found) {
                 // A whole number that does not fit: say which ones do.
-                (Some((low, high)), Some(Value::Number(n))) if !n.is_f64() => {
+                (Some((low, high)), Some(Value::Number(n)))
+                    if !n.is_f64() || beyond_integers(n) =>
+                {
                     format!("a whole number from {low} to {high}")
                 }
                 // `14.0` or `-0`: JSON writes a whole number without a decimal point.
@@ -505,6 +513,12 @@ mod tests {
         assert_eq!(
             reason(r#"{"cards":["2S"],"size":99999999999}"#),
             r#"field "size": expected a whole number from 0 to 4294967295, got the number 99999999999"#
+        );
+        // Past any 64-bit integer: read as floating point, but written as a whole number.
+        let huge = reason(r#"{"cards":["2S"],"size":99999999999999999999999}"#);
+        assert!(
+            huge.starts_with(r#"field "size": expected a whole number from 0 to 4294967295, got"#),
+            "{huge}"
         );
         assert_eq!(
             reason(r#"{"cards":["2S"],"size":14.0}"#),

@@ -553,6 +553,8 @@ fn check_text(file: &str, s: &SceneScore) -> String {
     let ok = s.sequence_ok && s.spurious == 0 && s.correct == s.labelled;
     let corner = if s.by_order {
         "by order".to_string()
+    } else if s.located == 0 && s.labelled > 0 {
+        "no card located, no corner to measure".to_string()
     } else {
         format!("worst corner {:.1} px", s.max_corner_error)
     };
@@ -1041,6 +1043,26 @@ mod tests {
         assert_eq!(suggestion(&sum, Some(0.999_699)), None);
         assert!(summary_text(&sum, Some(0.999_699))
             .ends_with("no threshold can have God confirm a read that sure"));
+    }
+
+    #[test]
+    fn a_frame_with_nothing_located_has_no_corner_error_to_give() {
+        let missed = SceneScore {
+            labelled: 2,
+            ..SceneScore::default()
+        };
+        let line = check_text("f.jpg", &missed);
+        assert!(line.contains("no card located"), "{line}");
+        assert!(!line.contains("0.0 px"), "{line}");
+        let found = SceneScore {
+            labelled: 2,
+            located: 2,
+            correct: 2,
+            sequence_ok: true,
+            max_corner_error: 3.25,
+            ..SceneScore::default()
+        };
+        assert!(check_text("f.jpg", &found).contains("worst corner 3.2 px"));
     }
 
     #[test]
