@@ -317,15 +317,16 @@ fn explain(path: JsonPath, message: &str, found: Option<&Value>) -> FieldError {
         if let Some(at) = message.rfind(", expected ") {
             let type_name = &message[at + ", expected ".len()..];
             // Past any 64-bit integer, JSON's whole numbers are read as floating
-            // point: `99999999999999999999999` has no decimal point to blame.
-            let beyond_integers = |n: &serde_json::Number| {
+            // point: `99999999999999999999999` has no decimal point to blame, only
+            // a size the field cannot hold.
+            let outside = |n: &serde_json::Number, low: i128, high: u128| {
                 n.as_f64()
-                    .is_some_and(|x| x.fract() == 0.0 && !(-9.3e18..1.9e19).contains(&x))
+                    .is_some_and(|x| x.fract() == 0.0 && (x < low as f64 || x > high as f64))
             };
             let expected = match (whole_number_range(type_name), found) {
                 // A whole number that does not fit: say which ones do.
                 (Some((low, high)), Some(Value::Number(n)))
-                    if !n.is_f64() || beyond_integers(n) =>
+                    if !n.is_f64() || outside(n, low, high) =>
                 {
                     format!("a whole number from {low} to {high}")
                 }
@@ -515,11 +516,19 @@ mod tests {
             r#"field "size": expected a whole number from 0 to 4294967295, got the number 99999999999"#
         );
         // Past any 64-bit integer: read as floating point, but written as a whole number.
-        let huge = reason(r#"{"cards":["2S"],"size":99999999999999999999999}"#);
-        assert!(
-            huge.starts_with(r#"field "size": expected a whole number from 0 to 4294967295, got"#),
-            "{huge}"
-        );
+        for huge in [
+            "99999999999999999999999",
+            "18446744073709551616",
+            "-9223372036854775809",
+        ] {
+            let said = reason(&format!(r#"{{"cards":["2S"],"size":{huge}}}"#));
+            assert!(
+                said.starts_with(
+                    r#"field "size": expected a whole number from 0 to 4294967295, got"#
+                ),
+                "{huge}: {said}"
+            );
+        }
         assert_eq!(
             reason(r#"{"cards":["2S"],"size":14.0}"#),
             r#"field "size": expected a whole number written without a decimal point, got the number 14.0"#

@@ -32,9 +32,22 @@
     const seq = ++checkSeq;
     box.textContent = "checking…";
     try {
-      const r = await E.api("POST", "/api/rule/check", { rule });
+      let r, tooLong = null;
+      try {
+        r = await E.api("POST", "/api/rule/check", { rule });
+      } catch (e) {
+        // A rule too long to analyse as God types: parsed only, and said so.
+        if (e.status !== 413) throw e;
+        tooLong = e.data && e.data.error ? e.data.error : e.message;
+        r = await E.api("POST", "/api/rule/check", { rule, analyse: false });
+      }
       if (seq !== checkSeq) return;
       box.replaceChildren();
+      if (r.ok && tooLong) {
+        box.append(E.el("div", { class: "ok", id: "rule-ok" }, "✓ the rule parses"));
+        box.append(E.el("div", { class: "error" }, "⚠ " + tooLong));
+        return;
+      }
       if (!r.ok) {
         box.append(E.el("div", { class: "error", id: "rule-error" },
           "line " + r.error.line + ", column " + r.error.column + ": " + r.error.message));
@@ -527,7 +540,7 @@
   function showFrame(reply) {
     frameReply = reply;
     // The service's setting as this frame was read (another console may have switched it).
-    if (reply.recognized) $("confirm-courts").checked = !!reply.confirm_courts;
+    if (reply.recognized) showCourts({ loaded: true, confirm_courts: reply.confirm_courts });
     // A new frame is a new play to make: the refusal of the one before is done with.
     $("play-error").textContent = "";
     const img = $("frame-img");

@@ -736,7 +736,8 @@ fn god_switches_court_confirmation_on_and_off_while_the_service_runs() {
             reply["confirm_courts"].clone(),
         )
     };
-    let settings = server.get("/api/camera").expect(200);
+    assert_eq!(server.get("/api/camera").status, 401, "God's only");
+    let settings = server.get_god("/api/camera").expect(200);
     assert_eq!(settings["loaded"], json!(true), "{settings}");
     assert_eq!(settings["confirm_courts"], json!(false), "{settings}");
     assert!(
@@ -775,7 +776,7 @@ fn god_switches_court_confirmation_on_and_off_while_the_service_runs() {
     server.post("/api/camera", "{}").expect(400);
     server.post("/api/camera", "not json").expect(400);
     assert_eq!(
-        server.get("/api/camera").expect(200)["confirm_courts"],
+        server.get_god("/api/camera").expect(200)["confirm_courts"],
         json!(false)
     );
     assert_eq!(king_asks(), (json!(false), Value::Null));
@@ -785,7 +786,7 @@ fn god_switches_court_confirmation_on_and_off_while_the_service_runs() {
         .post("/api/camera", r#"{"confirm_courts":true}"#)
         .expect(200);
     assert_eq!(on["confirm_courts"], json!(true), "{on}");
-    assert_eq!(server.get("/api/camera").expect(200), on);
+    assert_eq!(server.get_god("/api/camera").expect(200), on);
     assert_eq!(king_asks(), (json!(true), json!(true)));
     // Off again.
     let off = server
@@ -798,21 +799,21 @@ fn god_switches_court_confirmation_on_and_off_while_the_service_runs() {
     // A service started with it on says so, and God can switch it off.
     let courts = Server::start_confirming_courts(&dir.path().join("courts.db"));
     assert_eq!(
-        courts.get("/api/camera").expect(200)["confirm_courts"],
+        courts.get_god("/api/camera").expect(200)["confirm_courts"],
         json!(true)
     );
     courts
         .post("/api/camera", r#"{"confirm_courts":false}"#)
         .expect(200);
     assert_eq!(
-        courts.get("/api/camera").expect(200)["confirm_courts"],
+        courts.get_god("/api/camera").expect(200)["confirm_courts"],
         json!(false)
     );
     courts.stop();
 
     // Without a recognizer nothing is read, so nothing can ask: refused, 422.
     let typed = Server::start(&dir.path().join("typed.db"));
-    let none = typed.get("/api/camera").expect(200);
+    let none = typed.get_god("/api/camera").expect(200);
     assert_eq!(none["loaded"], json!(false), "{none}");
     assert_eq!(none["confirm_threshold"], Value::Null, "{none}");
     let refused = typed

@@ -119,6 +119,21 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
         report.as_str().expect("text").contains("dead ends"),
         "{report}"
     );
+    // A pasted page of rule is parsed, not analysed at every keystroke: said so.
+    driver.eval(
+        "const r = document.getElementById('rule'); \
+         r.value = Array(5000).fill('red').join(' or '); \
+         r.dispatchEvent(new Event('input')); return true;",
+    );
+    let long = driver.wait_for(
+        "the long rule's parse, without analysis",
+        "return document.getElementById('check').innerText;",
+        |v| v.as_str().is_some_and(|t| t.contains("too long to analyse")),
+    );
+    assert!(
+        long.as_str().expect("text").contains("the rule parses"),
+        "{long}"
+    );
 
     // The camera: a frame of two cards on the table is uploaded from the console,
     // read by the recognizer, confirmed by God and played with its evidence.
@@ -648,7 +663,7 @@ fn god_ticks_court_confirmation_on_in_the_console_and_the_next_frame_asks() {
         *v == json!([true, false])
     });
     assert_eq!(
-        server.get("/api/camera").expect(200)["confirm_courts"],
+        server.get_god("/api/camera").expect(200)["confirm_courts"],
         json!(true)
     );
     assert_the_sure_king_asks_as_a_court(&driver);
@@ -658,7 +673,7 @@ fn god_ticks_court_confirmation_on_in_the_console_and_the_next_frame_asks() {
         *v == json!([false, false])
     });
     assert_eq!(
-        server.get("/api/camera").expect(200)["confirm_courts"],
+        server.get_god("/api/camera").expect(200)["confirm_courts"],
         json!(false)
     );
     drop(driver);

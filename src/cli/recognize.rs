@@ -283,14 +283,19 @@ struct WatchedCard {
     file: String,
 }
 
-/// The same card: the same name read. An outline no index could be read on is
-/// the same card as none (two unreadable cards in one place may be two plays).
+/// The same card: the same name read, or two outlines no index could be read on
+/// (paired by place; a play of those alone is never the last one uncovered).
 impl SameCard for WatchedCard {
     fn same_card(&self, other: &Self) -> bool {
         match (&self.read, &other.read) {
             (Some(a), Some(b)) => a.card == b.card,
+            (None, None) => true,
             _ => false,
         }
+    }
+
+    fn is_read(&self) -> bool {
+        self.read.is_some()
     }
 }
 

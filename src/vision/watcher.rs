@@ -180,6 +180,14 @@ pub struct Seen<T> {
 /// where the same outlines holding other cards are a new play.
 pub trait SameCard {
     fn same_card(&self, other: &Self) -> bool;
+
+    /// Whether an index was read at all. A play is taken for the last one
+    /// uncovered only when one of its cards was read and matches: outlines no
+    /// index could be read on may pair by place, but alone (a lamp's glare over
+    /// the spot where cards are laid) they say nothing of which cards lie there.
+    fn is_read(&self) -> bool {
+        true
+    }
 }
 
 impl SameCard for &str {
@@ -408,8 +416,13 @@ impl<T: Clone + SameCard> PlayZoneWatcher<T> {
             self.settled = Phase::Laid;
             watch.laid = Some(frame.clone());
         } else if let Some(reported) = &self.reported {
+            let whole = same_layout(reported, &quads, tolerance);
+            if whole {
+                // All of it back: from now on any card missing is a change.
+                self.uncovered_in_part = false;
+            }
             let part_uncovered = self.uncovered_in_part && self.shows_part_of_last_play(frame);
-            self.settled = if same_layout(reported, &quads, tolerance) || part_uncovered {
+            self.settled = if whole || part_uncovered {
                 Phase::Laid
             } else {
                 Phase::Changed
@@ -438,6 +451,7 @@ impl<T: SameCard> PlayZoneWatcher<T> {
         };
         let back = (*since)? <= self.cfg.hidden_frames
             && frame.len() <= play.len() + 1
+            && fewer.iter().any(|s| s.read.is_read())
             && pairs_within(fewer, more, self.cfg.tolerance, |a, b| {
                 a.read.same_card(&b.read)
             });
@@ -449,6 +463,7 @@ impl<T: SameCard> PlayZoneWatcher<T> {
     fn shows_part_of_last_play(&self, frame: &[Seen<T>]) -> bool {
         self.last_play.as_ref().is_some_and(|(play, _)| {
             frame.len() <= play.len()
+                && frame.iter().any(|s| s.read.is_read())
                 && pairs_within(frame, play, self.cfg.tolerance, |a, b| {
                     a.read.same_card(&b.read)
                 })
@@ -737,6 +752,20 @@ mod tests {
                 Phase::Laid
             ]
         );
+        // Once all of it is back, a card taken from it is a change again.
+        let mut w = ready();
+        for _ in 0..3 {
+            w.observe(frame(&play));
+        }
+        for _ in 0..4 {
+            w.observe(frame(&[]));
+        }
+        for shown in [&play[..2], &play[..], &play[..2]] {
+            for _ in 0..3 {
+                w.observe(frame(shown));
+            }
+        }
+        assert_eq!(w.phase(), Phase::Changed);
         // A card laid beside the play under the hand: changed, not a play.
         let more = [play[0], play[1], play[2], (580.0, 100.0, "10D")];
         let added = hidden_then(&more);

@@ -380,10 +380,15 @@ async fn rule_check(
     Ok(Json(answer).into_response())
 }
 
-/// `POST /api/frames`: a JPEG or PNG frame as the body; answers the reads.
-/// `GET /api/camera`: the recognizer and the settings its reads are held to.
-async fn camera(State(state): Shared) -> Response {
-    Json(state.camera.settings()).into_response()
+/// `GET /api/camera` (God): the recognizer and the settings its reads are held
+/// to. God's only: the model's path or load error is no business of the table.
+async fn camera(
+    State(state): Shared,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    require_god(&state, &headers, query.as_deref(), "GET /api/camera")?;
+    Ok(Json(state.camera.settings()).into_response())
 }
 
 /// `POST /api/camera` (God): `{"confirm_courts": true|false}` switches whether
@@ -424,6 +429,7 @@ async fn set_camera(
     Ok(Json(state.camera.settings()).into_response())
 }
 
+/// `POST /api/frames`: a JPEG or PNG frame as the body; answers the reads.
 async fn upload_frame(
     State(state): Shared,
     headers: HeaderMap,

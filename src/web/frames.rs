@@ -305,8 +305,8 @@ pub fn keep(bytes: &[u8], image: &RgbImage, spool: &Path, at: &str) -> Result<St
     let path = spool.join(format!("{id}.jpg"));
     // The spool may have been emptied, folder and all, while the service ran:
     // made again rather than every frame refused until a restart. Only the folder
-    // itself: beside a database whose own folder is gone (a stick unmounted),
-    // nothing is made on another disk.
+    // itself: where the database's own folder is gone (a stick unmounted from a
+    // folder made for it), no folders are made up to it.
     let remade = match std::fs::create_dir(spool) {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
         _ => Ok(()),

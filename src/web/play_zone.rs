@@ -37,16 +37,21 @@ pub struct Watched {
     confirm_courts: bool,
 }
 
-/// The same card: the same name read. An outline no index could be read on is
-/// the same card as none: two unreadable cards in one place may be two plays
-/// (a lamp's glare over the spot where cards are laid), and a new play must
-/// not be taken for the last one uncovered.
+/// The same card: the same name read, or two outlines no index could be read on
+/// (paired by place). A play of unreadable outlines alone is never taken for
+/// the last one uncovered ([`SameCard::is_read`]): two such plays in one glaring
+/// spot may be two plays.
 impl SameCard for Watched {
     fn same_card(&self, other: &Self) -> bool {
         match (&self.read, &other.read) {
             (Some(a), Some(b)) => a.card == b.card,
+            (None, None) => true,
             _ => false,
         }
+    }
+
+    fn is_read(&self) -> bool {
+        self.read.is_some()
     }
 }
 
@@ -304,11 +309,12 @@ mod tests {
         assert_eq!(err.status(), axum::http::StatusCode::UNPROCESSABLE_ENTITY);
     }
 
-    /// Two unreadable outlines are not the same card: under a lamp's glare over
-    /// the spot where cards are laid, a new play would otherwise be taken for
-    /// the last one uncovered, and never reported.
+    /// A play of unreadable outlines alone is never the last one uncovered: under
+    /// a lamp's glare over the spot where cards are laid, a new play would be
+    /// taken for it and never reported. Beside a card read alike, an unreadable
+    /// outline in its place is that play's card.
     #[test]
-    fn only_cards_read_alike_are_the_same_card() {
+    fn unreadable_outlines_alone_are_never_the_play_uncovered() {
         let watched = |card: Option<&str>| Watched {
             read: card.map(|c| Read {
                 card: c.to_string(),
@@ -325,21 +331,21 @@ mod tests {
         };
         assert!(watched(Some("5H")).same_card(&watched(Some("5H"))));
         assert!(!watched(Some("5H")).same_card(&watched(Some("5D"))));
-        assert!(!watched(None).same_card(&watched(None)));
+        assert!(watched(None).same_card(&watched(None)));
         assert!(!watched(None).same_card(&watched(Some("5H"))));
+        assert!(!watched(None).is_read());
+        let card_at = |x: f64, read| Seen {
+            quad: quad_of_corners(&[
+                [x, 100.0],
+                [x + 100.0, 100.0],
+                [x + 100.0, 240.0],
+                [x, 240.0],
+            ]),
+            read,
+        };
         // Unreadable cards hidden and uncovered: a new play each time.
         let mut watcher: PlayZoneWatcher<Watched> = PlayZoneWatcher::new(WatchConfig::default());
-        let at = |read| {
-            vec![Seen {
-                quad: quad_of_corners(&[
-                    [200.0, 100.0],
-                    [300.0, 100.0],
-                    [300.0, 240.0],
-                    [200.0, 240.0],
-                ]),
-                read,
-            }]
-        };
+        let at = |read| vec![card_at(200.0, read)];
         let mut reported = 0;
         for _ in 0..3 {
             watcher.observe(Vec::new());
@@ -353,5 +359,26 @@ mod tests {
             }
             assert_eq!(reported, round + 1);
         }
+        // A read card and one in glare, hidden by a hand and uncovered: that play.
+        let play = || {
+            vec![
+                card_at(200.0, watched(Some("3H"))),
+                card_at(360.0, watched(None)),
+            ]
+        };
+        let mut reported = 0;
+        for _ in 0..3 {
+            reported += usize::from(watcher.observe(play()).laid.is_some());
+        }
+        for _ in 0..4 {
+            watcher.observe(Vec::new());
+        }
+        let mut uncovered = 0;
+        for _ in 0..4 {
+            let seen = watcher.observe(play());
+            reported += usize::from(seen.laid.is_some());
+            uncovered += usize::from(seen.uncovered);
+        }
+        assert_eq!((reported, uncovered), (1, 1));
     }
 }
