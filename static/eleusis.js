@@ -63,7 +63,15 @@
     let payload;
     if (raw) { payload = body; }
     else if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
-    const res = await fetch(path, { method, headers, body: payload });
+    let res;
+    try { res = await fetch(path, { method, headers, body: payload }); }
+    catch (e) {
+      // The browser says only "Failed to fetch": the service is stopped, or the
+      // network between is down. Whether a request sent just then was recorded
+      // shows in the log once the page is live again.
+      const err = new Error("cannot reach the service (stopped, or the network is down): check the log once the page says live again");
+      err.status = 0; throw err;
+    }
     const type = res.headers.get("content-type") || "";
     const data = type.includes("json") ? await res.json() : await res.text();
     if (!res.ok) {

@@ -70,8 +70,22 @@
     } catch (e) { if (seq === checkSeq) box.replaceChildren(E.el("div", { class: "error" }, e.message)); }
   }
 
+  // --- one action at a time ---
+  // A double click, or Enter pressed twice, would send a play twice — the second
+  // for the next player, who takes its penalty — or a correction twice (whose
+  // second copy says "its verdict stands" and hides the one reversed). While an
+  // action is on its way to the service the others are not sent.
+  let acting = false;
+  async function oneAtATime(work) {
+    if (acting) return;
+    acting = true;
+    document.body.classList.add("acting");
+    try { await work(); } finally { acting = false; document.body.classList.remove("acting"); }
+  }
+
   // --- starting a round ---
-  $("start").addEventListener("click", async () => {
+  $("start").addEventListener("click", () => oneAtATime(startRound));
+  async function startRound() {
     $("start-error").textContent = "";
     const body = {
       variant: $("variant").value, god: $("god").value.trim(),
@@ -91,9 +105,14 @@
       body.hand_size = Number(handSize);
     }
     if ($("new-game").checked) body.new_game = true;
-    try { await E.api("POST", "/api/rounds", body); $("rule").value = ""; $("check").textContent = ""; }
-    catch (e) { $("start-error").textContent = e.message; }
-  });
+    try {
+      await E.api("POST", "/api/rounds", body);
+      // What belonged to this round's rule goes with it: the next round's form
+      // holds no hint or starter for another rule.
+      for (const id of ["rule", "hint", "starter"]) $(id).value = "";
+      $("check").textContent = ""; $("new-game").checked = false;
+    } catch (e) { $("start-error").textContent = e.message; }
+  }
 
   // --- plays ---
   $("player").addEventListener("change", () => { playerChosen = true; });
@@ -154,7 +173,8 @@
       return !r.querySelector("input[type=checkbox]").checked && input.value.trim().toUpperCase() === input.dataset.read;
     });
   }
-  async function send(path, body) {
+  function send(path, body) { return oneAtATime(() => sendNow(path, body)); }
+  async function sendNow(path, body) {
     $("play-error").textContent = "";
     if (unconfirmed().length) { refuse("Confirm or correct every read marked “needs confirmation” first."); return; }
     // While a prophet is in office every play is called right or wrong by the
@@ -191,19 +211,19 @@
     const player = (last && last.player) || $("player").value;
     send("/api/prophet", { player });
   });
-  $("send-raw").addEventListener("click", async () => {
+  $("send-raw").addEventListener("click", () => oneAtATime(async () => {
     $("play-error").textContent = "";
     let event;
     try { event = JSON.parse($("raw").value); }
     catch (e) { refuse("not JSON: " + e.message); return; }
     try { showResult(await E.api("POST", "/api/events", event)); $("raw").value = ""; }
     catch (e) { refuse(e.message); }
-  });
-  $("end").addEventListener("click", async () => {
+  }));
+  $("end").addEventListener("click", () => oneAtATime(async () => {
     $("end-error").textContent = "";
     if (!confirm("End the game now? Unfinished rounds are not scored; the rule is revealed.")) return;
     try { showResult(await E.api("POST", "/api/end-game", {})); } catch (e) { $("end-error").textContent = e.message; }
-  });
+  }));
 
   // --- corrections ---
   // "correct" opens an editor under the event, in the log: the event's cards (or
@@ -230,7 +250,8 @@
     fixing = null;
     if (view) render(view, true);
   }
-  async function applyFix() {
+  function applyFix() { return oneAtATime(applyFixNow); }
+  async function applyFixNow() {
     if (!fixing) return;
     const f = fixing, body = { seq: f.seq };
     // The round the editor was opened on, so that a round started meanwhile on
@@ -325,7 +346,6 @@
     $("confirm-courts").checked = !!settings.confirm_courts;
     $("confirm-courts").disabled = !settings.loaded;
   }
-  E.api("GET", "/api/camera").then(showCourts).catch(() => { /* the first frame's reply says it */ });
   $("confirm-courts").addEventListener("change", async () => {
     const box = $("confirm-courts"), wanted = box.checked;
     box.disabled = true;
@@ -507,7 +527,7 @@
     const unread = (laid.unreadable || []).length;
     const live = view && view.round && view.state && !view.state.ended;
     // With a prophet in office the prophet calls each play first: God sends it.
-    if ($("auto-judge").checked && live && sure && !unread && n >= 1 && n <= 4 && !prophetInOffice()) {
+    if ($("auto-judge").checked && live && sure && !unread && n >= 1 && n <= 4 && !prophetInOffice() && !acting) {
       $("play").click();
     } else {
       $("play-error").textContent = unread
@@ -612,7 +632,7 @@
         // every jack, queen and king asks, however sure its read.
         reply.confirm_courts && /^[JQK]/.test(r.card) ? E.el("span", { class: "muted court-asks", title: "this table has every court card confirmed (serve --confirm-courts, or the Camera panel's box): its deck's court letters are not J, Q, K" }, "court") : "",
         E.el("input", { type: "text", value: r.card, "data-index": i, "data-read": r.card, title: "correct the card here" }),
-        r.needs_confirmation ? E.el("label", {}, E.el("input", { type: "checkbox" }), " needs confirmation: confirmed") : "");
+        r.needs_confirmation ? E.el("label", {}, E.el("input", { type: "checkbox" }), " needs confirmation: tick it when the card is right") : "");
       box.append(row);
     });
     // A hand spread out can bring a dozen unsure reads: once God has looked at the
@@ -857,9 +877,24 @@
       $("score-sheet").href = "/api/export/" + v.game + "/scores?format=html";
     }
   }
-  E.live(render, (up) => {
+  // A console whose token the service no longer takes (restarted without
+  // --god-token: a new one) gets the public view: said at once, not at the next
+  // action's refusal.
+  let tokenRefused = false;
+  function showConn(up) {
     const c = $("conn");
-    c.className = "conn " + (up ? "up" : "down");
-    c.textContent = up ? "live" : "reconnecting…";
-  }, true);
+    c.className = "conn " + (up && !tokenRefused ? "up" : "down");
+    c.textContent = !up ? "reconnecting…"
+      : tokenRefused ? "not God: the service no longer takes this console's token — open the God link it printed at start"
+      : "live";
+  }
+  let connUp = false;
+  E.live((v, fresh) => {
+    tokenRefused = !!E.token && v.god_view === false;
+    showConn(connUp);
+    // A new connection may be to a restarted service, whose camera settings are
+    // its start's again.
+    if (fresh) E.api("GET", "/api/camera").then(showCourts).catch(() => { /* said by the token line */ });
+    render(v, fresh);
+  }, (up) => { connUp = up; showConn(up); }, true);
 })();

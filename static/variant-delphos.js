@@ -66,7 +66,7 @@
     const parts = [
       E.el("style", {}, ".delphos-predict{margin:.6rem 0;font-size:1.2rem}.delphos-predict button{font-size:1.3rem;margin-top:.3rem}" +
         "#running-scores tr.turn td{color:var(--gold)}"),
-      E.el("div", { class: "muted" }, d.proposals + " proposals, " + d.rejected + " rejected · any card may be proposed · negative scores become 0 when the round ends"),
+      E.el("div", { class: "muted" }, d.proposals + (d.proposals === 1 ? " proposal, " : " proposals, ") + d.rejected + " rejected · any card may be proposed · negative scores become 0 when the round ends"),
       predictButtons(s, d),
       d.prediction ? E.el("div", { id: "pending-prediction" }, d.prediction.player + " predicts: " + d.prediction.says) : null,
       lastPrediction(view),

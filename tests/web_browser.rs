@@ -128,7 +128,10 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
     let long = driver.wait_for(
         "the long rule's parse, without analysis",
         "return document.getElementById('check').innerText;",
-        |v| v.as_str().is_some_and(|t| t.contains("too long to analyse")),
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.contains("too long to analyse"))
+        },
     );
     assert!(
         long.as_str().expect("text").contains("the rule parses"),

@@ -906,6 +906,17 @@ fn the_console_fits_a_1024_px_screen_with_long_names() {
     server
         .post("/api/plays", r#"{"cards":["8H","9C"]}"#)
         .expect(200);
+    // A correction that changes a verdict flags its row twice ("corrected",
+    // "verdict changed"): the flags wrap in the verdict column.
+    let fixed = server
+        .post("/api/corrections", r#"{"seq":2,"cards":["4D"]}"#)
+        .expect(200);
+    assert!(
+        fixed["ack"]["changed"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()),
+        "{fixed}"
+    );
 
     let mut driver = Driver::start();
     driver.open_session(&dir.path().join("profile"));
@@ -919,9 +930,11 @@ fn the_console_fits_a_1024_px_screen_with_long_names() {
             |v| v.as_u64().is_some_and(|n| n >= 3),
         );
         let fit = driver.eval(
-            "return [document.documentElement.scrollWidth, window.innerWidth, \
+            // The page's width without its scroll bar: nothing may need sideways scrolling.
+            "const w = document.documentElement.clientWidth; \
+             return [document.documentElement.scrollWidth, w, \
              Array.from(document.querySelectorAll('body *')) \
-               .filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5) \
+               .filter(e => e.getBoundingClientRect().right > w + 0.5) \
                .slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)];",
         );
         driver.screenshot(&shots.join(name));
@@ -1134,6 +1147,100 @@ fn with_no_round_in_play_the_start_form_comes_first() {
     server.post("/api/end-game", "").expect(200);
     let ended = driver.wait_for("the game over", PANELS, |v| v["end_disabled"] == true);
     assert!(f(&ended["start_form"]) < f(&ended["play_panel"]), "{ended}");
+    drop(driver);
+    server.stop();
+}
+
+/// A double click sends one action: a play twice would be the next player's
+/// too, who takes its penalty; a correction twice hides the verdict it reversed;
+/// a round started twice says a false error. The next round's form holds no
+/// hint or starter of the last rule.
+#[test]
+fn a_double_click_sends_one_play_one_correction_and_one_round() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("double.db"));
+    let driver = open_console(dir.path(), &console(&server));
+    driver.eval(
+        "document.getElementById('hint').value = 'odd, then black'; \
+         const s = document.getElementById('start'); \
+         document.getElementById('god').value = 'Pierre'; \
+         document.getElementById('players').value = 'Alain, François, Jacques'; \
+         document.getElementById('rule').value = 'if last.odd then black else red'; \
+         document.getElementById('starter').value = '3H'; \
+         s.click(); s.click(); return true;",
+    );
+    wait_for_turn(&driver, "Jacques");
+    std::thread::sleep(Duration::from_millis(500));
+    let after_start = driver.eval(
+        "return ['start-error', 'hint', 'starter', 'rule'] \
+           .map((id) => document.getElementById(id).value ?? document.getElementById(id).textContent);",
+    );
+    assert_eq!(after_start, json!(["", "", "", ""]), "{after_start}");
+    assert_eq!(
+        server.get("/api/rounds").expect(200)["rounds"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+
+    // 9H after 3H (odd: black wanted) is wrong: twice, it would be Alain's too.
+    driver.eval(
+        "document.getElementById('cards').value = '9H'; \
+         const b = document.getElementById('play'); b.click(); b.click(); return true;",
+    );
+    wait_for_turn(&driver, "Alain");
+    std::thread::sleep(Duration::from_millis(500));
+    let who: Vec<Value> = plays(&server).iter().map(|p| p["player"].clone()).collect();
+    assert_eq!(who, [json!("Jacques")]);
+
+    // Corrected to 9S (black: right), applied with a double click: one correction,
+    // which says the verdict it reversed.
+    open_correction_editor(&driver, "9H");
+    driver.eval(
+        "document.getElementById('fix-text').value = '9S'; \
+         document.getElementById('fix-text').dispatchEvent(new Event('input')); \
+         const a = document.getElementById('fix-apply'); a.click(); a.click(); return true;",
+    );
+    let said = driver.wait_for(
+        "the correction's result",
+        "const r = document.getElementById('fix-result'); return r ? r.textContent : '';",
+        |v| v.as_str().is_some_and(|t| !t.is_empty()),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        said.as_str().is_some_and(|t| t.contains("(was wrong)")),
+        "{said}"
+    );
+    let view = server.get_god("/api/state").expect(200);
+    assert_eq!(
+        view["corrections"].as_array().map(Vec::len),
+        Some(1),
+        "{view}"
+    );
+    drop(driver);
+    server.stop();
+}
+
+/// A console whose token the service no longer takes (restarted with a new one)
+/// says so at once, not at God's next action.
+#[test]
+fn a_console_with_a_token_the_service_refuses_says_so_at_once() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("token.db");
+    let server = Server::start(&db);
+    let driver = open_console(dir.path(), &console(&server));
+    let server = server.restart_with_token(&db, "a-new-token");
+    let conn = driver.wait_for(
+        "the token line",
+        "return document.getElementById('conn').textContent;",
+        |v| v.as_str().is_some_and(|t| t.starts_with("not God")),
+    );
+    assert!(
+        conn.as_str().is_some_and(|t| t.contains("God link")),
+        "{conn}"
+    );
+    let class = driver.eval("return document.getElementById('conn').className;");
+    assert_eq!(class, "conn down");
     drop(driver);
     server.stop();
 }

@@ -58,11 +58,30 @@ impl Server {
         Server::start_as(db, models, TOKEN, false)
     }
 
+    /// Stops the service and starts it again on the same database and address
+    /// with God token `token`: a restart without `--god-token`, whose new token
+    /// the pages opened before do not carry.
+    pub fn restart_with_token(self, db: &Path, token: &str) -> Server {
+        let addr = self.addr;
+        self.stop();
+        Server::start_at(db, None, token, false, &addr.to_string())
+    }
+
     fn start_as(
         db: &Path,
         models: Option<std::path::PathBuf>,
         token: &str,
         confirm_courts: bool,
+    ) -> Server {
+        Server::start_at(db, models, token, confirm_courts, "127.0.0.1:0")
+    }
+
+    fn start_at(
+        db: &Path,
+        models: Option<std::path::PathBuf>,
+        token: &str,
+        confirm_courts: bool,
+        at: &str,
     ) -> Server {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -80,7 +99,7 @@ impl Server {
         .expect("open the service");
         let token = service.state.god_token.clone();
         let listener = rt
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .block_on(tokio::net::TcpListener::bind(at))
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
