@@ -57,21 +57,28 @@
 
   function cardsText(list) { return (list || []).join(" "); }
 
+  const API_TIMEOUT_MS = 30000;
   async function api(method, path, body, raw) {
     const headers = {};
     if (token) headers["Authorization"] = "Bearer " + bearer;
     let payload;
     if (raw) { payload = body; }
     else if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
+    // A link dropped mid-request (a tablet's Wi-Fi) can leave it hanging for
+    // minutes, and the God console sends one action at a time: give up after a
+    // while, saying so.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), API_TIMEOUT_MS);
     let res;
-    try { res = await fetch(path, { method, headers, body: payload }); }
+    try { res = await fetch(path, { method, headers, body: payload, signal: abort.signal }); }
     catch (e) {
       // The browser says only "Failed to fetch": the service is stopped, or the
       // network between is down. Whether a request sent just then was recorded
       // shows in the log once the page is live again.
-      const err = new Error("cannot reach the service (stopped, or the network is down): check the log once the page says live again");
+      const why = abort.signal.aborted ? "no answer from the service in " + API_TIMEOUT_MS / 1000 + " s" : "cannot reach the service (stopped, or the network is down)";
+      const err = new Error(why + ": check the log once the page says live again");
       err.status = 0; throw err;
-    }
+    } finally { clearTimeout(timer); }
     const type = res.headers.get("content-type") || "";
     const data = type.includes("json") ? await res.json() : await res.text();
     if (!res.ok) {

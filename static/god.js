@@ -75,12 +75,17 @@
   // for the next player, who takes its penalty — or a correction twice (whose
   // second copy says "its verdict stands" and hides the one reversed). While an
   // action is on its way to the service the others are not sent.
-  let acting = false;
+  // A play the watcher laid meanwhile is taken up once the action is answered.
+  let acting = false, afterActing = null;
   async function oneAtATime(work) {
     if (acting) return;
     acting = true;
     document.body.classList.add("acting");
-    try { await work(); } finally { acting = false; document.body.classList.remove("acting"); }
+    try { await work(); } finally {
+      acting = false; document.body.classList.remove("acting");
+      const next = afterActing; afterActing = null;
+      if (next) next();
+    }
   }
 
   // --- starting a round ---
@@ -108,7 +113,9 @@
     try {
       await E.api("POST", "/api/rounds", body);
       // What belonged to this round's rule goes with it: the next round's form
-      // holds no hint or starter for another rule.
+      // holds no hint or starter for another rule, and no check of it still on
+      // its way fills the box again.
+      clearTimeout(checkTimer); checkSeq++;
       for (const id of ["rule", "hint", "starter"]) $(id).value = "";
       $("check").textContent = ""; $("new-game").checked = false;
     } catch (e) { $("start-error").textContent = e.message; }
@@ -191,13 +198,17 @@
       if (asRows(cards) && cards.length === evidence.reads.length) body.evidence = evidence;
       else if (cards.length) body.evidence = { frame: evidence.frame };
     }
+    // What this play was sent with: a play the watcher lays while it is on its
+    // way fills the form again, and is not wiped by this one's answer.
+    const sentCards = $("cards").value, sentEvidence = evidence;
     try {
       const reply = await E.api("POST", path, body);
       showResult(reply);
-      $("cards").value = ""; $("pick").value = ""; $("call").value = "";
+      if ($("cards").value === sentCards) $("cards").value = "";
+      $("pick").value = ""; $("call").value = "";
       // The next play is the next player's unless God chooses again.
       $("player").value = ""; playerChosen = false;
-      clearEvidence();
+      if (evidence === sentEvidence) clearEvidence();
     } catch (e) { refuse(e.message); }
   }
   $("play").addEventListener("click", () => send("/api/plays", baseEvent({ cards: words($("cards").value) })));
@@ -527,8 +538,10 @@
     const unread = (laid.unreadable || []).length;
     const live = view && view.round && view.state && !view.state.ended;
     // With a prophet in office the prophet calls each play first: God sends it.
-    if ($("auto-judge").checked && live && sure && !unread && n >= 1 && n <= 4 && !prophetInOffice() && !acting) {
-      $("play").click();
+    if ($("auto-judge").checked && live && sure && !unread && n >= 1 && n <= 4 && !prophetInOffice()) {
+      // Another action on its way: this play is taken up when it is answered.
+      if (acting) afterActing = () => takeLaid(laid);
+      else $("play").click();
     } else {
       $("play-error").textContent = unread
         ? unread + " card-shaped outline(s) in the zone could not be read (a card in glare or shadow?): look at the table, type any card missing, then Play."
