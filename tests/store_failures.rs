@@ -116,6 +116,33 @@ fn a_read_only_archive_can_still_be_audited_and_exported() {
     assert_eq!(exported.len(), lines.len());
 }
 
+/// An empty file given as `--db` (a wrong path, a file made by `touch`) is
+/// no old database to migrate: the audit and the export say it holds nothing,
+/// and leave it as it was.
+#[test]
+fn an_empty_file_is_said_to_hold_nothing_not_to_need_a_migration() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("empty.db");
+    std::fs::write(&db, b"").expect("empty file");
+    let Err(err) = Store::open_read_only(&db) else {
+        panic!("an empty file was opened as a database")
+    };
+    assert!(matches!(err, StoreError::Empty { .. }), "{err}");
+    let path = db.to_str().expect("path");
+    for args in [
+        vec!["audit", "1", "--db", path],
+        vec!["export", "--log", "1", "--db", path],
+    ] {
+        let out = eleusis(&args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("holds nothing"), "{args:?}: {said}");
+        assert!(!said.contains("migrate"), "{args:?}: {said}");
+    }
+    assert_eq!(std::fs::metadata(&db).expect("file").len(), 0);
+    assert_eq!(names_in(dir.path()), ["empty.db"]);
+}
+
 #[test]
 fn a_database_in_a_missing_folder_names_the_folder() {
     let dir = tempfile::tempdir().expect("dir");

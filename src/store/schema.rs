@@ -152,6 +152,17 @@ pub(crate) fn check_readable(store: &Store) -> Result<(), StoreError> {
             supported: VERSION,
         });
     }
+    if found == 0 {
+        let tables: i64 = store
+            .conn()
+            .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
+            .map_err(|e| store.error("reading the schema", e))?;
+        if tables == 0 {
+            return Err(StoreError::Empty {
+                path: store.path().to_path_buf(),
+            });
+        }
+    }
     if found < READABLE_FROM {
         return Err(StoreError::Outdated {
             path: store.path().to_path_buf(),
