@@ -287,11 +287,7 @@ struct WatchedCard {
 /// (paired by place; a play of those alone is never the last one uncovered).
 impl SameCard for WatchedCard {
     fn same_card(&self, other: &Self) -> bool {
-        match (&self.read, &other.read) {
-            (Some(a), Some(b)) => a.card == b.card,
-            (None, None) => true,
-            _ => false,
-        }
+        self.read.as_ref().map(|r| r.card) == other.read.as_ref().map(|r| r.card)
     }
 
     fn is_read(&self) -> bool {

@@ -74,7 +74,9 @@ pub enum StoreError {
     },
     /// A file with no table at all (empty, or a fresh SQLite file): nothing was
     /// ever recorded in it, which is a wrong `--db` more often than an old one.
-    #[error("database {path} holds nothing (no game was ever recorded in it): check the --db path")]
+    #[error(
+        "database {path} holds nothing (no game was ever recorded in it): check the --db path"
+    )]
     Empty { path: PathBuf },
     #[error("database {path}: schema version {found}, this program needs {expected}: open it once for writing (e.g. `eleusis record --db FILE < /dev/null`) to migrate it")]
     Outdated {

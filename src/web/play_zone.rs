@@ -43,11 +43,7 @@ pub struct Watched {
 /// spot may be two plays.
 impl SameCard for Watched {
     fn same_card(&self, other: &Self) -> bool {
-        match (&self.read, &other.read) {
-            (Some(a), Some(b)) => a.card == b.card,
-            (None, None) => true,
-            _ => false,
-        }
+        self.read.as_ref().map(|r| &r.card) == other.read.as_ref().map(|r| &r.card)
     }
 
     fn is_read(&self) -> bool {
