@@ -444,30 +444,32 @@ impl<T: SameCard> PlayZoneWatcher<T> {
     /// cards than that are a new play laid where the last one lay.
     fn last_play_uncovered(&self, frame: &[Seen<T>]) -> Option<Vec<Quad>> {
         let (play, since) = self.last_play.as_ref()?;
-        let (fewer, more) = if frame.len() <= play.len() {
-            (frame, play.as_slice())
-        } else {
-            (play.as_slice(), frame)
-        };
-        let back = (*since)? <= self.cfg.hidden_frames
-            && frame.len() <= play.len() + 1
-            && fewer.iter().any(|s| s.read.is_read())
-            && pairs_within(fewer, more, self.cfg.tolerance, |a, b| {
-                a.read.same_card(&b.read)
-            });
+        let back = (*since)? <= self.cfg.hidden_frames && self.shows_play(frame, play, 1);
         back.then(|| outlines(play))
     }
 
     /// Whether `frame` shows a part of the play last reported where it lay, each
     /// card the same card as one of the play's.
     fn shows_part_of_last_play(&self, frame: &[Seen<T>]) -> bool {
-        self.last_play.as_ref().is_some_and(|(play, _)| {
-            frame.len() <= play.len()
-                && frame.iter().any(|s| s.read.is_read())
-                && pairs_within(frame, play, self.cfg.tolerance, |a, b| {
-                    a.read.same_card(&b.read)
-                })
-        })
+        self.last_play
+            .as_ref()
+            .is_some_and(|(play, _)| self.shows_play(frame, play, 0))
+    }
+
+    /// Whether `frame` shows `play` where it lay, with at most `extra` cards more:
+    /// each card of the fewer within the tolerance of a distinct card of the
+    /// other, read as the same card, and one of them read at all.
+    fn shows_play(&self, frame: &[Seen<T>], play: &[Seen<T>], extra: usize) -> bool {
+        let (fewer, more) = if frame.len() <= play.len() {
+            (frame, play)
+        } else {
+            (play, frame)
+        };
+        frame.len() <= play.len() + extra
+            && fewer.iter().any(|s| s.read.is_read())
+            && pairs_within(fewer, more, self.cfg.tolerance, |a, b| {
+                a.read.same_card(&b.read)
+            })
     }
 }
 
