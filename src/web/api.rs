@@ -317,15 +317,7 @@ async fn rule_check(
     let at = "POST /api/rule/check";
     require_god(&state, &headers, query.as_deref(), at)?;
     let object = parse_object(&body, at)?;
-    if let Some(other) = object
-        .keys()
-        .find(|k| !["rule", "analyse"].contains(&k.as_str()))
-    {
-        return Err(ApiError::bad(
-            format!("unknown field {other:?}: the fields are \"rule\" and \"analyse\""),
-            format!("{at}: field {other:?}"),
-        ));
-    }
+    only_fields(&object, &["rule", "analyse"], at)?;
     let Some(text) = object
         .get("rule")
         .and_then(Value::as_str)
@@ -336,16 +328,7 @@ async fn rule_check(
             format!("{at}: field \"rule\""),
         ));
     };
-    let analyse_it = match object.get("analyse") {
-        None => true,
-        Some(Value::Bool(on)) => *on,
-        Some(other) => {
-            return Err(ApiError::bad(
-                format!("give true or false, not {other}"),
-                format!("{at}: field \"analyse\""),
-            ))
-        }
-    };
+    let analyse_it = bool_field(&object, "analyse", at)?.unwrap_or(true);
     // The console checks as God types: an analysis, whose time grows with the
     // rule's length, must not pile up on each keystroke of a pasted page.
     if analyse_it && text.len() > MAX_ANALYSED_RULE_BYTES {
@@ -380,6 +363,35 @@ async fn rule_check(
     Ok(Json(answer).into_response())
 }
 
+/// Refuses a body holding a field other than `known` (a misspelt one would
+/// otherwise be taken for its default), naming it.
+fn only_fields(object: &Map<String, Value>, known: &[&str], at: &str) -> Result<(), ApiError> {
+    match object.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(other) => Err(ApiError::bad(
+            format!("unknown field {other:?}: the fields are {known:?}"),
+            format!("{at}: field {other:?}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A body's boolean `field`, `None` when absent; anything but `true` or `false`
+/// is refused, naming the field.
+fn bool_field(
+    object: &Map<String, Value>,
+    field: &str,
+    at: &str,
+) -> Result<Option<bool>, ApiError> {
+    match object.get(field) {
+        None => Ok(None),
+        Some(Value::Bool(on)) => Ok(Some(*on)),
+        Some(other) => Err(ApiError::bad(
+            format!("give true or false, not {other}"),
+            format!("{at}: field {field:?}"),
+        )),
+    }
+}
+
 /// `GET /api/camera` (God): the recognizer and the settings its reads are held
 /// to. God's only: the model's path or load error is no business of the table.
 async fn camera(
@@ -404,26 +416,12 @@ async fn set_camera(
     let at = "POST /api/camera";
     require_god(&state, &headers, query.as_deref(), at)?;
     let object = parse_object(&body, at)?;
-    if let Some(other) = object.keys().find(|k| *k != "confirm_courts") {
+    only_fields(&object, &["confirm_courts"], at)?;
+    let Some(confirm) = bool_field(&object, "confirm_courts", at)? else {
         return Err(ApiError::bad(
-            format!("unknown setting {other:?}: the one a table may switch is \"confirm_courts\""),
-            format!("{at}: field {other:?}"),
+            "give the setting as {\"confirm_courts\": true} or false",
+            at,
         ));
-    }
-    let confirm = match object.get("confirm_courts") {
-        Some(Value::Bool(on)) => *on,
-        Some(other) => {
-            return Err(ApiError::bad(
-                format!("give true or false, not {other}"),
-                format!("{at}: field \"confirm_courts\""),
-            ))
-        }
-        None => {
-            return Err(ApiError::bad(
-                "give the setting as {\"confirm_courts\": true} or false",
-                at,
-            ))
-        }
     };
     state.camera.set_confirm_courts(confirm, at)?;
     Ok(Json(state.camera.settings()).into_response())
