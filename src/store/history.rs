@@ -267,6 +267,15 @@ impl History {
                                 "the kind of an event cannot be corrected".into(),
                             ));
                         }
+                        if field == "player" && value.is_null() && object.contains_key(field) {
+                            // The stored name is what lets a later correction be
+                            // checked against the turn order; without it, a play
+                            // could be charged to whoever's turn it then became.
+                            return Err(HistoryError::BadCorrection(format!(
+                                "the player of round {} event {} cannot be removed: the stored event names who played it",
+                                entry.stored.round, entry.stored.seq
+                            )));
+                        }
                         if value.is_null() {
                             object.remove(field);
                         } else {

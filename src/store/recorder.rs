@@ -694,6 +694,16 @@ mod tests {
             .expect("correction");
         assert!(error_of(&replies[0]).contains("turn"), "{replies:?}");
         assert_eq!(store.events(game).expect("events").len(), stored.len());
+        // Nor can the stored name be removed first to get round that check.
+        let replies = recorder
+            .record_batch(&[(1, r#"{"event":"correct","seq":33,"player":null}"#.into())])
+            .expect("correction");
+        assert!(
+            error_of(&replies[0])
+                .contains("the player of round 1.1 event 33 cannot be removed"),
+            "{replies:?}"
+        );
+        assert_eq!(store.events(game).expect("events").len(), stored.len());
         // A correction that keeps the turns is still taken.
         let replies = recorder
             .record_batch(&[(2, r#"{"event":"correct","seq":31,"cards":["3S"]}"#.into())])
