@@ -329,3 +329,30 @@ fn end_game_in_a_round_warns_once_with_the_round() {
     assert_eq!(state["ended"], serde_json::json!(false));
     assert_eq!(state["game"]["ended"], serde_json::json!(true));
 }
+
+#[test]
+fn the_trace_says_how_sudden_death_ends_when_the_prophet_falls() {
+    // gardner: 20 right cards after the prophet marker start sudden death; the
+    // prophet's wrong call overthrows him, the marker goes, and the 23 laid cards
+    // are under the 30 that start it without a prophet.
+    let out = eleusis(
+        &[
+            "replay",
+            "--trace",
+            &fixture("gardner-false-prophet-sudden-death.jsonl"),
+        ],
+        None,
+    );
+    let trace = String::from_utf8_lossy(&out.stderr).into_owned()
+        + &String::from_utf8_lossy(&out.stdout);
+    let line = trace
+        .lines()
+        .find(|l| l.starts_with("line 24:"))
+        .unwrap_or_else(|| panic!("no line 24 in the trace: {trace}"));
+    assert!(line.contains("false prophet A overthrown"), "{line}");
+    assert!(
+        line.contains("sudden death ends: the prophet marker is gone and the count is of all"),
+        "{line}"
+    );
+    assert!(!line.contains("restarts from the prophet marker"), "{line}");
+}

@@ -865,7 +865,17 @@ impl Round {
                     ),
                 }
             } else {
-                "sudden death ends: the count restarts from the prophet marker".to_string()
+                match self.prophet {
+                    Some(_) => {
+                        "sudden death ends: the count restarts from the prophet marker".to_string()
+                    }
+                    // Only a prophet's fall lowers the count with no prophet left:
+                    // the marker is gone and every laid card counts again.
+                    None => format!(
+                        "sudden death ends: the prophet marker is gone and the count is of all {} cards laid",
+                        self.laid()
+                    ),
+                }
             });
         }
     }
