@@ -159,6 +159,24 @@ fn a_database_in_a_missing_folder_names_the_folder() {
 }
 
 #[test]
+fn a_busy_address_is_refused_without_creating_files() {
+    let dir = tempfile::tempdir().expect("dir");
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = busy.local_addr().expect("addr").to_string();
+    let db = dir.path().join("club.db");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_eleusis"))
+        .args(["serve", "--no-recognizer", "--addr", &addr, "--db"])
+        .arg(&db)
+        .output()
+        .expect("run serve");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot listen on"), "{stderr}");
+    let created: Vec<_> = std::fs::read_dir(dir.path()).expect("ls").collect();
+    assert!(created.is_empty(), "no database, no frames folder: {created:?}");
+}
+
+#[test]
 fn a_read_only_directory_is_refused_without_creating_files() {
     let dir = tempfile::tempdir().expect("dir");
     let locked = dir.path().join("locked");

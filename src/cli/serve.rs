@@ -132,12 +132,14 @@ pub(crate) async fn start(
     options: &ServiceOptions,
     addr: SocketAddr,
 ) -> Result<Started, ExitCode> {
-    let service = Service::open(options).map_err(|e| {
-        eprintln!("error: {e}");
-        ExitCode::from(2)
-    })?;
+    // The address first: a start refused for a busy port leaves no database and
+    // no frames folder behind, like one refused for a bad database path.
     let listener = TcpListener::bind(addr).await.map_err(|e| {
         eprintln!("error: cannot listen on {addr}: {e}");
+        ExitCode::from(2)
+    })?;
+    let service = Service::open(options).map_err(|e| {
+        eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
     let addr = listener.local_addr().unwrap_or(addr);
