@@ -121,6 +121,26 @@ fn an_unacceptable_starter_is_refused_where_the_variant_says_so() {
 }
 
 #[test]
+fn a_name_sent_decomposed_names_the_player_seated_composed() {
+    // "François" typed on a phone may arrive as c + combining cedilla.
+    let mut game = Game::with_judge(red_rule());
+    apply(
+        &mut game,
+        r#"{"event":"round","god":"G","players":["Fran\u00e7ois","Bo"],"rule":"red","starter":"AH","hand_size":3}"#,
+    );
+    let out = apply(
+        &mut game,
+        r#"{"event":"play","player":"Franc\u0327ois","cards":["2H"]}"#,
+    );
+    assert_eq!(out.verdicts.len(), 1, "{out:?}");
+    let err = refuse(&mut game, r#"{"event":"play","player":"Franc\u0327ois","cards":["3H"]}"#);
+    assert!(
+        matches!(err, RefereeError::NotYourTurn { .. }),
+        "still the same person, now out of turn: {err}"
+    );
+}
+
+#[test]
 fn set_up_errors_name_the_problem() {
     let cases = [
         (
@@ -164,6 +184,29 @@ fn set_up_errors_name_the_problem() {
         (
             r#"{"event":"round","god":"G","players":["A","B"],"rule":"red","starter":"AH","hand_size":4000000000}"#,
             "hand_size must be 1 to 52",
+        ),
+        // Invisible characters make one name print as another.
+        (
+            r#"{"event":"round","god":"G","players":["A","\u200bG"],"rule":"red","starter":"AH"}"#,
+            "invisible characters",
+        ),
+        (
+            r#"{"event":"round","god":"G","players":["A","B\u2060"],"rule":"red","starter":"AH"}"#,
+            "invisible characters",
+        ),
+        // Names that differ only in how an accent is encoded, or a trailing space,
+        // print alike: two "François" columns would not say who is who.
+        (
+            r#"{"event":"round","god":"G","players":["Fran\u00e7ois","Franc\u0327ois"],"rule":"red","starter":"AH"}"#,
+            "print alike",
+        ),
+        (
+            r#"{"event":"round","god":"G","players":["A","A "],"rule":"red","starter":"AH"}"#,
+            "print alike",
+        ),
+        (
+            r#"{"event":"round","god":"G ","players":["A","G"],"rule":"red","starter":"AH"}"#,
+            "print alike",
         ),
     ];
     for (line, expected) in cases {

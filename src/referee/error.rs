@@ -71,13 +71,15 @@ pub enum RefereeError {
     TooFewPlayers { min: usize, got: usize },
     #[error("player {0:?} is listed twice")]
     DuplicatePlayer(String),
+    #[error("the names {first:?} and {second:?} print alike (they differ only in spaces at an end, joiners or variation selectors, or in how accents are encoded): give each person a name the table can tell apart")]
+    LookAlikeNames { first: String, second: String },
     #[error("God ({0}) cannot also be one of the players")]
     GodPlays(String),
     #[error("names of God and players must not be empty")]
     EmptyName,
     #[error("a round seats at most {max} players besides God, got {got}")]
     PlayerLimit { max: usize, got: usize },
-    #[error("the name {name:?} is not a name: at most {max} characters, and no line breaks, line or paragraph separators, tabs, other control characters or bidirectional marks")]
+    #[error("the name {name:?} is not a name: at most {max} characters, and no line breaks, line or paragraph separators, tabs, other control characters, bidirectional marks or invisible characters (zero-width spaces, word joiners, soft hyphens, byte-order marks)")]
     BadName { name: String, max: usize },
     #[error("hand_size must be 1 to 52")]
     BadHandSize,

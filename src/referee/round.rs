@@ -54,6 +54,43 @@ pub fn disguises_a_line(c: char) -> bool {
         )
 }
 
+/// Whether `c` is invisible in a name and has no business there: zero-width spaces,
+/// word joiners and invisible operators, the byte-order mark, soft hyphens, the
+/// Mongolian vowel separator, Hangul fillers and tag characters. A name holding one
+/// prints like another name ("G" and "G" + U+2060). Joiners and variation selectors
+/// stay allowed: scripts and emoji need them ([`name_key`] ignores them instead).
+pub fn invisible_in_a_name(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{180E}' | '\u{200B}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{3164}' | '\u{FEFF}' | '\u{FFA0}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
+}
+
+/// What two names must not share to be told apart at the table: the name in
+/// Unicode's composed form (NFC: "François" typed on any device), without the
+/// default-ignorable characters (joiners, variation selectors) and outer spaces.
+pub fn name_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization as _;
+    name.nfc()
+        .filter(|&c| {
+            !matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
+        })
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+/// Whether `given` (from an event) names the seated `name`: the same text, or the
+/// same once both are composed (NFC), so a phone that sends "François" decomposed
+/// still names the player seated as "François".
+pub fn same_name(name: &str, given: &str) -> bool {
+    use unicode_normalization::UnicodeNormalization as _;
+    name == given || name.nfc().eq(given.nfc())
+}
+
 /// Checks a round's seating, the same in every variant: no empty name, no name
 /// longer than [`MAX_NAME_CHARS`] or holding a character of [`disguises_a_line`] (a
 /// line break would forge a line of the audit), [`MIN_PLAYERS`] to [`MAX_PLAYERS`] players,
@@ -75,7 +112,9 @@ pub(crate) fn check_seats(event: &RoundEvent) -> Result<(), RefereeError> {
         });
     }
     for name in std::iter::once(&event.god).chain(&event.players) {
-        if name.chars().count() > MAX_NAME_CHARS || name.chars().any(disguises_a_line) {
+        if name.chars().count() > MAX_NAME_CHARS
+            || name.chars().any(|c| disguises_a_line(c) || invisible_in_a_name(c))
+        {
             return Err(RefereeError::BadName {
                 name: name.clone(),
                 max: MAX_NAME_CHARS,
@@ -90,6 +129,19 @@ pub(crate) fn check_seats(event: &RoundEvent) -> Result<(), RefereeError> {
     }
     if event.players.contains(&event.god) {
         return Err(RefereeError::GodPlays(event.god.clone()));
+    }
+    // Names that print alike are refused too: an audit or a score sheet with two
+    // "François" columns cannot say who is who.
+    let mut keys: Vec<(String, &String)> = Vec::with_capacity(event.players.len() + 1);
+    for name in std::iter::once(&event.god).chain(&event.players) {
+        let key = name_key(name);
+        if let Some((_, first)) = keys.iter().find(|(k, _)| *k == key) {
+            return Err(RefereeError::LookAlikeNames {
+                first: (*first).clone(),
+                second: name.clone(),
+            });
+        }
+        keys.push((key, name));
     }
     Ok(())
 }
@@ -574,7 +626,7 @@ impl Round {
     fn seat_of(&self, name: &str) -> Result<usize, RefereeError> {
         self.seats
             .iter()
-            .position(|s| s.name == name)
+            .position(|s| same_name(&s.name, name))
             .ok_or_else(|| RefereeError::unknown_player(name))
     }
 
