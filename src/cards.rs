@@ -273,7 +273,9 @@ impl FromStr for Card {
     type Err = CardParseError;
 
     fn from_str(text: &str) -> Result<Card, CardParseError> {
-        let token = text.trim();
+        // Phone keyboards send a suit sign with a variation selector after it (the
+        // emoji "♥️" is U+2665 U+FE0F): it asks for a way of drawing, not a suit.
+        let token = text.trim().trim_end_matches(['\u{FE0F}', '\u{FE0E}']);
         let last = token.chars().last().ok_or(CardParseError::Empty)?;
         let rank_text = &token[..token.len() - last.len_utf8()];
         let Some(suit) = Suit::from_char(last) else {
@@ -365,6 +367,9 @@ mod tests {
         assert_eq!(card("7♢"), card("7D"));
         assert_eq!(card("7♧"), card("7C"));
         assert_eq!(card(" 3H "), card("3H"));
+        // Suit signs typed as emoji (a phone keyboard's "♥️").
+        assert_eq!("Q♥\u{fe0f}".parse::<Card>(), "QH".parse::<Card>());
+        assert_eq!("10♠\u{fe0e}".parse::<Card>(), "10S".parse::<Card>());
     }
 
     #[test]

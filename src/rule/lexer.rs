@@ -145,7 +145,10 @@ pub(crate) fn tokenize(source: &str) -> Result<Vec<Token>, RuleError> {
                 let suit = suit_letter(f).or_else(|| suit_symbol(f));
                 let glued = suit_letter(f).is_some() && follow2.is_some_and(is_word_char);
                 if let (Some(suit), false) = (suit, glued) {
-                    let end = start + len + f.len_utf8();
+                    let mut end = start + len + f.len_utf8();
+                    if suit_symbol(f).is_some() {
+                        end += selector_at(source, end);
+                    }
                     let span = Span::new(start, end);
                     let rank = (digits.len() <= 2)
                         .then(|| Rank::parse(digits))
@@ -215,6 +218,7 @@ pub(crate) fn tokenize(source: &str) -> Result<Vec<Token>, RuleError> {
             {
                 // `Q♠`
                 end += next.map_or(0, char::len_utf8);
+                end += selector_at(source, end);
                 Tok::Card(Card::new(rank, suit))
             } else {
                 Tok::Word(word.to_ascii_lowercase())
@@ -261,15 +265,18 @@ pub(crate) fn tokenize(source: &str) -> Result<Vec<Token>, RuleError> {
             }
             _ => {
                 if let Some(suit) = suit_symbol(c) {
-                    (Tok::SuitSymbol(suit), c.len_utf8())
+                    let end = start + c.len_utf8();
+                    (Tok::SuitSymbol(suit), c.len_utf8() + selector_at(source, end))
                 } else {
                     let shown = if c == '\u{feff}' {
                         // Editors put one at a file's start; the CLI's readers skip it there.
                         "character U+FEFF (a byte-order mark, invisible)".to_string()
                     } else if c.is_control()
+                        || crate::referee::round::invisible_in_a_name(c)
+                        || crate::referee::disguises_a_line(c)
                         || matches!(
                             c,
-                            '\u{fffd}' | '\u{00ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'
+                            '\u{fffd}' | '\u{200c}'..='\u{200f}' | '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}'
                         )
                     {
                         format!("character U+{:04X}", u32::from(c))
@@ -295,6 +302,17 @@ pub(crate) fn tokenize(source: &str) -> Result<Vec<Token>, RuleError> {
         span: Span::new(source.len(), source.len()),
     });
     Ok(tokens)
+}
+
+/// The length of a variation selector at byte `at` of `source` (0 when there is
+/// none). Phone keyboards send a suit sign as an emoji, "♥️" = U+2665 U+FE0F: the
+/// selector asks for a way of drawing the sign and belongs to its token.
+fn selector_at(source: &str, at: usize) -> usize {
+    source[at..]
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '\u{FE0F}' | '\u{FE0E}'))
+        .map_or(0, char::len_utf8)
 }
 
 fn advance_to(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>, end: usize) {
@@ -383,6 +401,25 @@ mod tests {
             vec![Tok::Word("if".into()), Tok::Word("red".into()), Tok::Eof]
         );
         assert_eq!(toks("♠"), vec![Tok::SuitSymbol(Suit::Spades), Tok::Eof]);
+    }
+
+    #[test]
+    fn suit_signs_typed_as_emoji_read_as_the_signs() {
+        // A phone keyboard's "♥️" is U+2665 U+FE0F.
+        assert_eq!(
+            toks("♥\u{fe0f} Q♠\u{fe0f} 10♦\u{fe0e}"),
+            vec![
+                Tok::SuitSymbol(Suit::Hearts),
+                Tok::Card("QS".parse().expect("card")),
+                Tok::Card("10D".parse().expect("card")),
+                Tok::Eof
+            ]
+        );
+        // Anywhere else a selector is an invisible character, named by its code.
+        for text in ["red \u{fe0f}", "red\u{180e}", "red\u{e0001}", "red\u{fe0e}"] {
+            let err = tokenize(text).unwrap_err();
+            assert!(err.message.contains("character U+"), "{text:?}: {}", err.message);
+        }
     }
 
     #[test]
