@@ -55,6 +55,23 @@ def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     return degrade(geometric(augment_colour(x, g), g), g)
 
 
+def faint_ink(x: torch.Tensor, g: torch.Generator, share: float) -> torch.Tensor:
+    """A `share` of the crops get faint ink: each colour plane's contrast to the paper
+    (its brightest value) cut to its own 10-100 %. A yellow index on white paper is
+    faint in two planes of three and a pale or washed-out print in all three; the
+    renders and `augment_colour` keep an index's luminance contrast (a hue turn keeps
+    luminance), so without this the network never sees a faint index."""
+    n = x.shape[0]
+    pick = torch.rand(n, generator=g, device=g.device) < share
+    if share <= 0 or not pick.any():
+        return x
+    sub = x[pick]
+    paper = sub.amax(dim=(2, 3), keepdim=True)
+    keep = 0.1 + 0.9 * torch.rand(sub.shape[0], 3, 1, 1, generator=g, device=g.device)
+    x[pick] = paper - (paper - sub) * keep
+    return x
+
+
 def augment_colour(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     """Cheap photometric changes on top of the rendered ones: exposure, contrast,
     colour swaps (decks print suits in any colour: four-colour decks), greyscale."""
@@ -242,6 +259,8 @@ def main() -> None:
                     help="decay of an exponential moving average of the weights (batch-norm "
                          "statistics included), updated every step; the average is evaluated, "
                          "calibrated and exported instead of the last weights (0: off)")
+    ap.add_argument("--faint", type=float, default=0.0,
+                    help="share of training crops given faint ink (faint_ink; 0: off)")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
@@ -263,7 +282,7 @@ def main() -> None:
     def batch_inputs(idx):
         # One of each target's two crops, picked at random.
         side = torch.randint(0, 2, (len(idx),), generator=g, device=dev)
-        return augment(to_float(xtr[idx, side]), g)
+        return augment(faint_ink(to_float(xtr[idx, side]), g, a.faint), g)
 
     def after_epoch(epoch, loss, acc):
         vl = logits_of(net if ema is None else ema.module, xva)
@@ -299,7 +318,8 @@ def main() -> None:
         "temperature": round(temperature, 6),
         "confirm_threshold": round(threshold, 6),
         "version": time.strftime("%Y-%m-%d", time.gmtime()) + f"-w{a.width}" + (f"-m{a.mix}" if a.mix else "")
-        + (f"-n{a.norm}" if a.norm != "fixed" else "") + f"-e{a.epochs}",
+        + (f"-n{a.norm}" if a.norm != "fixed" else "") + (f"-f{a.faint:g}" if a.faint else "")
+        + f"-e{a.epochs}",
         "class_names": readout.CLASS_NAMES,
         "rectified": [160, 224],
         "crop": {"x": [0, 40], "y": [0, 72]},
