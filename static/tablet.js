@@ -204,7 +204,8 @@
       players.append(E.el("tr", { class: (s.turn === name ? "turn" : "") + (out.has(name) ? " out" : "") },
         nameCell(name), E.el("td", {}, count), E.el("td", {}, tags.join(", "))));
     }
-    const scores = s.scores, totals = s.game && s.game.totals;
+    // Standings from the first finished round on (totals wait for a second).
+    const scores = s.scores, totals = s.game && (s.game.totals || s.game.standings);
     $("scores-panel").hidden = !scores && !totals;
     const table = $("scores");
     table.replaceChildren();

@@ -682,10 +682,25 @@ fn games_total_rounds_and_give_ten_to_those_who_were_never_god() {
     assert_eq!(state.scores.as_ref().and_then(|s| s.get("B")), Some(7));
     assert_eq!(state.scores.as_ref().and_then(|s| s.get("G")), Some(7));
     assert_eq!(state.game.totals, None, "one finished round: no totals yet");
+    let standings = state.game.standings.expect("standings after one round");
+    for name in ["A", "B", "G"] {
+        assert_eq!(
+            standings.get(name),
+            state.scores.as_ref().and_then(|s| s.get(name)),
+            "{name}: one round, the standings are its scores"
+        );
+    }
     apply(&mut g, &round("A", r#"["B","G"]"#));
+    let state = g.state();
+    assert_eq!(
+        state.game.standings.as_ref().and_then(|s| s.get("B")),
+        Some(7),
+        "the standings stay up while the next round is played"
+    );
     apply(&mut g, r#"{"event":"play","cards":["5H","6H"]}"#); // B out
     let state = g.state();
     assert_eq!(state.game.rounds, 2);
+    assert_eq!(state.game.standings, state.game.totals);
     let totals = state.game.totals.expect("two finished rounds");
     assert_eq!(totals.get("B"), Some(7 + 6));
     assert_eq!(totals.get("G"), Some(7));
@@ -694,7 +709,8 @@ fn games_total_rounds_and_give_ten_to_those_who_were_never_god() {
     let totals = out.totals.expect("totals at end_game");
     assert_eq!(totals.get("B"), Some(7 + 6 + 10), "B was never God");
     assert_eq!(totals.get("G"), Some(7));
-    assert_eq!(g.state().game.totals, Some(totals));
+    assert_eq!(g.state().game.totals, Some(totals.clone()));
+    assert_eq!(g.state().game.standings, Some(totals));
     assert_eq!(
         refuse(&mut g, &round("B", r#"["A","G"]"#)),
         RefereeError::GameOver

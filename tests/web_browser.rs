@@ -682,3 +682,43 @@ fn god_ticks_court_confirmation_on_in_the_console_and_the_next_frame_asks() {
     drop(driver);
     server.stop();
 }
+
+#[test]
+fn the_tablet_keeps_the_game_standings_up_during_the_next_round() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("standings.db"));
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&format!("http://{}/", server.addr));
+    driver.wait_for("the live connection", TABLET_STATE, |v| {
+        v["conn"].as_str().is_some_and(|c| c.contains("up"))
+    });
+    // One card each: the first right play empties a hand and ends the round.
+    let round = json!({"variant": "basic", "god": "Gil", "players": ["Ana", "Bo"],
+                       "rule": "red", "starter": "AH", "hand_size": 1});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["2H"]}"#).expect(200);
+    let state = server.get("/api/state").expect(200);
+    let standings = state["state"]["game"]["standings"].clone();
+    assert!(standings.is_object(), "standings after one round: {state}");
+    assert!(state["state"]["game"]["totals"].is_null(), "{state}");
+    let round = json!({"variant": "basic", "god": "Ana", "players": ["Bo", "Gil"],
+                       "rule": "black", "starter": "AS", "hand_size": 1});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    let shown = driver.wait_for(
+        "the standings during round 2",
+        "const p = document.getElementById('scores-panel'); \
+         return {hidden: p.hidden, rows: Array.from(document.querySelectorAll('#scores tr')) \
+           .map(r => Array.from(r.cells).map(c => c.textContent))};",
+        |v| v["hidden"] == false && v["rows"].as_array().is_some_and(|r| r.len() == 4),
+    );
+    for row in shown["rows"].as_array().expect("rows").iter().skip(1) {
+        let name = row[0].as_str().expect("name");
+        let game = row[2].as_str().expect("game");
+        assert_eq!(
+            game,
+            standings[name].to_string(),
+            "{name}'s standing: {shown}"
+        );
+    }
+}

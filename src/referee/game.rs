@@ -244,6 +244,22 @@ impl Game {
         if self.finished.len() < 2 && !self.ended {
             return None;
         }
+        Some(self.sums())
+    }
+
+    /// The standings so far, from the first finished round on (TABLE-LOG.md's
+    /// `totals` wait for a second): what a table shows between rounds. The same
+    /// sums as [`Game::totals`], the not-God bonus added once the game has ended.
+    pub fn standings(&self) -> Option<Tally> {
+        if self.finished.is_empty() && !self.ended {
+            return None;
+        }
+        Some(self.sums())
+    }
+
+    /// Sums of the finished rounds' scores for every participant, plus the
+    /// not-God bonus once the game has ended.
+    fn sums(&self) -> Tally {
         let mut totals = Tally::default();
         for name in &self.participants {
             totals.add(name, 0);
@@ -260,7 +276,7 @@ impl Game {
                 }
             }
         }
-        Some(totals)
+        totals
     }
 
     /// Whether `end_game` has been applied.
@@ -276,6 +292,7 @@ impl Game {
             finished_rounds: self.finished.len() as u32,
             gods: self.gods.clone(),
             ended: self.ended,
+            standings: self.standings(),
         };
         if let Some(own) = &self.own {
             return own.state(GameState {
@@ -369,6 +386,9 @@ pub struct GameSummary {
     pub gods: Vec<String>,
     /// Extension: whether `end_game` was applied.
     pub ended: bool,
+    /// Extension: the standings from the first finished round on (`totals` waits
+    /// for a second); null before any round has finished.
+    pub standings: Option<Tally>,
 }
 
 /// The state `eleusis replay` prints (TABLE-LOG.md), for the last round, plus the
