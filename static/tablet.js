@@ -13,7 +13,25 @@
 
   // A correction that is the newest event: which event, what it now records, and
   // every play whose verdict it changed, with the new verdict and the one before.
-  function describeCorrection(c, box) {
+  function describeCorrection(c, box, last) {
+    correctionBody(c, box);
+    // The cards the players must move: a penalty taken back or now owed.
+    const hands = c.hands || [];
+    if (hands.length) {
+      box.append(E.el("ul", { id: "hand-changes" }, hands.map((h) => E.el("li", { "data-player": h.player },
+        h.now > h.was
+          ? h.player + " takes " + counted(h.now - h.was, "card", "cards") + " (hand " + h.was + " → " + h.now + ")"
+          : h.player + " gives back " + counted(h.was - h.now, "card", "cards") + " (hand " + h.was + " → " + h.now + ")"))));
+    }
+    // The newest play stays in sight under the correction.
+    if (last && (last.event === "play" || last.event === "no_play")) {
+      box.append(E.el("div", { class: "effect", id: "last-play" },
+        "last play: " + (last.player || "") + " " +
+        (last.event === "no_play" ? "declares no play" : (last.cards || []).join(" ")) + " — " + verdictWord(last.right)));
+    }
+  }
+
+  function correctionBody(c, box) {
     const t = c.target || {};
     box.append(E.el("div", { class: "verdict correction", id: "verdict" }, "CORRECTION"));
     box.append(E.el("div", { id: "last-text" },
@@ -47,7 +65,7 @@
   function describeLast(last, correction) {
     const box = $("last");
     box.replaceChildren();
-    if (correction) { describeCorrection(correction, box); return; }
+    if (correction) { describeCorrection(correction, box, last); return; }
     if (!last) { box.textContent = "—"; return; }
     const o = last.outcome || {};
     const who = last.player || "";

@@ -722,3 +722,59 @@ fn the_tablet_keeps_the_game_standings_up_during_the_next_round() {
         );
     }
 }
+
+#[test]
+fn a_correction_tells_the_table_whose_hands_change_and_keeps_the_last_play_in_sight() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("hands.db"));
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&format!("http://{}/", server.addr));
+    driver.wait_for("the live connection", TABLET_STATE, |v| {
+        v["conn"].as_str().is_some_and(|c| c.contains("up"))
+    });
+    let round = json!({"god": "Pierre", "players": ["Alain", "François", "Jacques", "Philippe"],
+                       "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    // Jacques 4S, Philippe 9D, Alain 9S: all right.
+    for card in ["4S", "9D", "9S"] {
+        server
+            .post("/api/plays", &json!({ "cards": [card] }).to_string())
+            .expect(200);
+    }
+    let before = server.get("/api/state").expect(200)["state"]["hands"].clone();
+    // Jacques's card was a 4♥: his play and Philippe's are now wrong, and each
+    // owes the penalty; the players must be told to take the cards.
+    server
+        .post("/api/corrections", r#"{"seq":2,"cards":["4H"]}"#)
+        .expect(200);
+    let view = server.get("/api/state").expect(200);
+    let after = view["state"]["hands"].clone();
+    let hands = view["correction"]["hands"].as_array().expect("hands").clone();
+    assert!(!hands.is_empty(), "{view}");
+    let expected: Vec<String> = hands
+        .iter()
+        .map(|h| {
+            let name = h["player"].as_str().expect("player");
+            assert_eq!(h["was"], before[name], "{name}: {h}");
+            assert_eq!(h["now"], after[name], "{name}: {h}");
+            let (was, now) = (h["was"].as_i64().expect("was"), h["now"].as_i64().expect("now"));
+            assert!(now > was, "a wrong play owes cards: {h}");
+            format!(
+                "{name} takes {} card{} (hand {was} → {now})",
+                now - was,
+                if now - was == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    let names: Vec<&str> = hands.iter().filter_map(|h| h["player"].as_str()).collect();
+    assert_eq!(names, ["Jacques", "Philippe"], "{view}");
+    let shown = driver.wait_for(
+        "the hands the correction changed",
+        "return {hands: Array.from(document.querySelectorAll('#hand-changes li')).map(e => e.textContent), \
+                 last: (document.getElementById('last-play') || {}).textContent || ''};",
+        |v| v["hands"].as_array().is_some_and(|h| !h.is_empty()),
+    );
+    assert_eq!(shown["hands"], json!(expected), "{shown}");
+    assert_eq!(shown["last"], "last play: Alain 9S — RIGHT ✓", "{shown}");
+}

@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::cards::Card;
+use crate::referee::game::GameState;
 use crate::referee::{Game, Outcome, Placement};
 use crate::store::history::{
     decision, strip_annotations, Correction, Effective, Entry, EntryKind, History, HistoryError,
@@ -225,13 +226,30 @@ fn correction_view(
     outcomes: &[Outcome],
     entry: &Entry,
     fix: &Correction,
+    now: &GameState,
 ) -> Result<Value, HistoryError> {
     let before = History {
         game: history.game,
         entries: history.entries[..history.entries.len().saturating_sub(1)].to_vec(),
     };
     let old_effective = before.effective(None)?;
-    let (_, old_outcomes) = before.replay(factory, &old_effective)?;
+    let (old_game, old_outcomes) = before.replay(factory, &old_effective)?;
+    // What the players must do with the cards in front of them: the hands the
+    // correction changed, as counted before it and now (a penalty taken back or
+    // owed), only where the round is the same one.
+    let old_state = old_game.state();
+    let hands: Vec<Value> = if old_state.round == now.round {
+        now.hands
+            .0
+            .iter()
+            .filter_map(|(name, now)| {
+                let was = old_state.hands.get(name)?;
+                (was != *now).then(|| json!({"player": name, "was": was, "now": now}))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let recorded = |item: &Effective| {
         let event = serde_json::to_value(&item.event).unwrap_or(Value::Null);
         event
@@ -277,6 +295,7 @@ fn correction_view(
         "target": target,
         "fields": strip_annotations(fix.fields.clone()),
         "changed": changed,
+        "hands": hands,
     }))
 }
 
@@ -400,8 +419,16 @@ pub fn build(
         corrections = round_corrections(&history, round);
         if let Some(last) = history.entries.last() {
             if let EntryKind::Correction(fix) = &last.kind {
-                correction = correction_view(&history, factory, &effective, &outcomes, last, fix)
-                    .map_err(|e| ApiError::history(e, at))?;
+                correction = correction_view(
+                    &history,
+                    factory,
+                    &effective,
+                    &outcomes,
+                    last,
+                    fix,
+                    &state,
+                )
+                .map_err(|e| ApiError::history(e, at))?;
             }
         }
     }
