@@ -74,10 +74,15 @@
       if (ev.reads_note) reads.push(E.el("div", { class: "muted reads-note" }, ev.reads_note));
       const frame = ev.frame && ev.frame.sha256 ? E.el("a", { href: "/api/frames/" + ev.frame.sha256, target: "_blank" }, "frame") : "";
       const expl = ev.explanations_withheld ? E.el("span", { class: "muted" }, "withheld until the reveal") : (ev.explanations || []).join("; ");
+      // A corrected event: by which correction, what it first recorded beside what
+      // it records now ("cards: recorded 8S → corrected to 3S"), and when the
+      // decision changed, what the table was told. A correction: what it corrects,
+      // in words ("corrects 1.1:2: cards 8S → 3S").
       const flags = [];
       if ((ev.corrected_by || []).length) flags.push(E.el("span", { class: "flag" }, "corrected by " + ev.corrected_by.join(", ")));
-      if (ev.changed) flags.push(E.el("span", { class: "flag" }, "changed; announced: " + (ev.announced || "")));
-      if (ev.correction) flags.push(E.el("code", {}, JSON.stringify(ev.correction)));
+      for (const change of ev.recorded || []) flags.push(E.el("span", { class: "flag recorded" }, change.text));
+      if (ev.changed) flags.push(E.el("span", { class: "flag announced" }, "changed by a correction; announced at the table: " + (ev.announced || "")));
+      if (ev.correction) flags.push(E.el("span", { class: "correction" }, ev.correction.text || "corrects " + ev.correction.corrects));
       const verdict = ev.verdict === "right" ? E.el("span", { class: "ok" }, "right") : ev.verdict === "wrong" ? E.el("span", { class: "bad" }, "wrong") : "";
       t.append(E.el("tr", {},
         cell("#", ev.seq), cell("time", ev.time.replace("T", " ").slice(0, 23), "time"), cell("event", ev.event),

@@ -825,3 +825,161 @@ fn a_closed_output_ends_audit_export_and_rule_check_quietly() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
     }
 }
+
+/// A play misread twice over and a no-play whose hand and pick were mended: every
+/// corrected event shows what it first recorded beside what it records now (cards,
+/// the shown hand, a pick removed), each correction says in words what it
+/// replaced, and the effects count the cards by their laid numbers, from 1.
+const MENDED: &str = r#"{"event":"round","variant":"new-eleusis","god":"Pierre","players":["Alain","François"],"rule":"if last.odd then black else red","starter":"3H"}
+{"event":"play","cards":["8H"]}
+{"event":"play","cards":["9S"]}
+{"event":"no_play","hand":["2C","4D"],"pick":"2C"}
+{"event":"correct","seq":2,"cards":["5S"]}
+{"event":"correct","seq":4,"hand":["2C","5D"],"pick":null}
+{"event":"correct","seq":2,"cards":["7S"]}
+{"event":"play","cards":["4S"]}
+{"event":"play","cards":["6S"]}"#;
+
+#[test]
+fn a_corrected_event_shows_what_it_first_recorded() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("m.db");
+    let log = lines(MENDED);
+    let (replies, output) = record(&db, &log, &[]);
+    assert!(output.status.success(), "{replies:?}");
+    assert_eq!(acked(&replies).len(), log.len());
+
+    let (report, code) = audit_json(&db, "1.1", &[]);
+    assert_eq!(code, 0, "{report}");
+    let events = report["rounds"][0]["events"].as_array().expect("events");
+    // The play as it stands, and as it was first recorded.
+    let play = &events[1];
+    assert_eq!(play["cards"], serde_json::json!(["7S"]), "{play}");
+    assert_eq!(play["corrected_by"], serde_json::json!(["1.1:5", "1.1:7"]));
+    assert_eq!(
+        play["recorded"],
+        serde_json::json!([{"field": "cards", "recorded": ["8H"], "corrected": ["7S"],
+                            "text": "cards: recorded 8H → corrected to 7S"}]),
+        "{play}"
+    );
+    // The no-play: its hand, and a pick a correction removed.
+    let no_play = &events[3];
+    let changes: Vec<&str> = no_play["recorded"]
+        .as_array()
+        .expect("recorded")
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            "shown hand: recorded 2C 4D → corrected to 2C 5D",
+            "pick: recorded 2C → corrected to none"
+        ],
+        "{no_play}"
+    );
+    assert_eq!(no_play["recorded"][1]["corrected"], Value::Null);
+    // Each correction: what it replaced, from what the event held just before it.
+    // The fields it gives stay as they were.
+    let first = &events[4]["correction"];
+    assert_eq!(first["corrects"], "1.1:2");
+    assert_eq!(first["fields"], serde_json::json!({"cards": ["5S"]}));
+    assert_eq!(first["was"], serde_json::json!({"cards": ["8H"]}));
+    assert_eq!(first["text"], "corrects 1.1:2: cards 8H → 5S");
+    assert_eq!(
+        events[5]["correction"]["text"],
+        "corrects 1.1:4: shown hand 2C 4D → 2C 5D; pick 2C → none"
+    );
+    assert_eq!(
+        events[5]["correction"]["was"],
+        serde_json::json!({"hand": ["2C", "4D"], "pick": "2C"})
+    );
+    assert_eq!(
+        events[6]["correction"]["text"],
+        "corrects 1.1:2: cards 5S → 7S"
+    );
+    // One numbering: every card by its laid number, the starter being 1.
+    assert_eq!(
+        events[1]["effects"][0],
+        "on the main line: 7S (laid card 2)"
+    );
+    assert_eq!(
+        events[7]["effects"][0],
+        "on the sideline under 2C (laid card 4): 4S (laid card 5)"
+    );
+    assert_eq!(
+        events[8]["effects"][0],
+        "on the sideline under 2C (laid card 4): 6S (laid card 6)"
+    );
+
+    let output = eleusis(&["audit", "1.1", "--db", db.to_str().expect("path")], "");
+    let text = String::from_utf8_lossy(&output.stdout);
+    for expected in [
+        "  1.1:2 ",
+        "      corrected by 1.1:5, 1.1:7\n      cards: recorded 8H → corrected to 7S\n",
+        "      shown hand: recorded 2C 4D → corrected to 2C 5D\n      pick: recorded 2C → corrected to none\n",
+        "      corrects 1.1:2: cards 8H → 5S\n",
+        "      corrects 1.1:4: shown hand 2C 4D → 2C 5D; pick 2C → none\n",
+        "      corrects 1.1:2: cards 5S → 7S\n",
+        "      on the sideline under 2C (laid card 4): 4S (laid card 5)\n",
+    ] {
+        assert!(text.contains(expected), "{expected:?} missing:\n{text}");
+    }
+    assert!(!text.contains("main["), "{text}");
+    assert!(!text.contains("{\"corrects\""), "raw JSON: {text}");
+}
+
+/// A correction that changes only a round's end scores (the play that ended it
+/// holds a card less): what the table was told — the verdict and the scores
+/// announced — is shown beside the scores now, in the text and the JSON.
+#[test]
+fn a_changed_round_end_shows_the_scores_announced() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("g4.db");
+    let log = lines(
+        r#"{"event":"round","god":"P","players":["Q","R"],"rule":"red","starter":"AH","hand_size":2}
+{"event":"play","cards":["2S"]}
+{"event":"play","cards":["2H","3H"]}
+{"event":"round","god":"Q","players":["R","P"],"rule":"black","starter":"AS","hand_size":2}
+{"event":"play","cards":["2D"]}
+{"event":"correct","round":1,"seq":2,"cards":["2H"]}"#,
+    );
+    let (replies, output) = record(&db, &log, &[]);
+    assert!(output.status.success(), "{replies:?}");
+
+    let output = eleusis(&["audit", "1.1", "--db", db.to_str().expect("path")], "");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains(
+            "      round ends: R has no cards left; scores Q 0, R 5, P 5\n      CHANGED by a correction; announced at the table: right; round ends: R has no cards left; scores Q 0, R 7, P 7\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("      CHANGED by a correction; announced at the table: wrong; Q takes 2 penalty cards (wrong card); on a sideline: 2S\n"),
+        "{text}"
+    );
+
+    let (report, _) = audit_json(&db, "1.1", &[]);
+    let ending = &report["rounds"][0]["events"][2];
+    assert_eq!(ending["changed"], true);
+    assert_eq!(
+        ending["announced"], "right; round ends: R has no cards left; scores Q 0, R 7, P 7",
+        "{ending}"
+    );
+    let parts = ending["announced_parts"].as_array().expect("parts");
+    let round_end = parts
+        .iter()
+        .find(|p| p["part"] == "round_end")
+        .expect("the round's end");
+    assert_eq!(round_end["announced"]["scores"]["R"], 7, "{round_end}");
+    assert_eq!(round_end["now"]["scores"]["R"], 5, "{round_end}");
+    assert_eq!(
+        round_end["text"],
+        "round ends: R has no cards left; scores Q 0, R 7, P 7"
+    );
+    assert!(
+        parts.iter().all(|p| p["part"] != "right"),
+        "the verdict stands: {parts:?}"
+    );
+}

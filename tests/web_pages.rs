@@ -527,6 +527,33 @@ return {
     .slice(0, 5).map(e => e.tagName + '.' + e.className)
 };"#;
 
+/// The words of the audit's tables that the page broke across two lines (a hyphen,
+/// a dash or a slash may end a line: those are not broken words), and what the
+/// events table says of corrections, placements and markers.
+const AUDIT_WORDS: &str = r#"const broken = [];
+for (const td of document.querySelectorAll('#report table.events td, #rounds td')) {
+  const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const re = /[^\s\-‐–—\/]+/g;
+    let m;
+    while ((m = re.exec(n.data))) {
+      const r = document.createRange();
+      r.setStart(n, m.index);
+      r.setEnd(n, m.index + m[0].length);
+      const tops = new Set(Array.from(r.getClientRects()).filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+      if (tops.size > 1) broken.push(m[0]);
+    }
+  }
+}
+const rows = Array.from(document.querySelectorAll('#report table.events tr')).slice(1);
+const cellOf = (tr, label) => ((tr.querySelector('td[data-label="' + label + '"]') || {}).textContent || '');
+return {
+  broken: broken.slice(0, 10),
+  corrections: rows.filter((tr) => cellOf(tr, 'event') === 'correct').map((tr) => cellOf(tr, 'verdict')),
+  second: rows.filter((tr) => cellOf(tr, '#') === '2').map((tr) => cellOf(tr, 'verdict')),
+  effects: rows.map((tr) => cellOf(tr, 'effects')).filter(Boolean)
+};"#;
+
 /// The audit of a round with all it can hold — 60-character names, a shown hand of
 /// sixteen cards and God's pick, a prophet overthrown, a correction and its JSON, a
 /// sequence of four with the cards cut from its frame, every explanation — is no
@@ -596,6 +623,36 @@ fn the_audit_pages_fit_a_tablet_and_a_phone() {
             });
             if page.starts_with("/audit/1.1") {
                 driver.screenshot(&shots.join(format!("audit-{width}.png")));
+            }
+            // Words are never cut in the middle, and corrections, placements and
+            // markers are said in words, every card counted from 1 by its laid
+            // number.
+            let words = driver.eval(AUDIT_WORDS);
+            assert_eq!(
+                words["broken"],
+                json!([]),
+                "{page} at {width} px breaks words: {words}"
+            );
+            if *images > 0 {
+                assert_eq!(
+                    words["corrections"],
+                    json!(["corrects 1.1:2: cards 4S → 4C"]),
+                    "{page} at {width} px: {words}"
+                );
+                let second = words["second"][0].as_str().unwrap_or_default();
+                assert!(
+                    second.contains("cards: recorded 4S → corrected to 4C"),
+                    "{page} at {width} px: {words}"
+                );
+                let effects = words["effects"].to_string();
+                assert!(
+                    effects.contains("on the main line: 4C (laid card 2)"),
+                    "{page} at {width} px: {words}"
+                );
+                assert!(
+                    !effects.contains("main[") && !effects.contains("on ["),
+                    "{page} at {width} px counts from 0 or prints a list: {words}"
+                );
             }
             assert!(
                 seen["scroll_width"].as_u64() <= seen["client_width"].as_u64(),

@@ -1,24 +1,28 @@
 //! The audit of a round (or a whole game): every event with its time, player, cards,
 //! the recognizer's reads and confidences, the frame, the verdict and its
-//! explanation, penalties, corrections and whether a correction changed the verdict;
+//! explanation, penalties, corrections (what each corrected event first recorded,
+//! what each correction replaced) and, where a correction changed the decision,
+//! what the table was told;
 //! the seal (commitment, or rule and salt re-hashed once revealed) and the hash
 //! chain check, with the first broken link.
 //!
 //! Before the reveal the rule's explanations are withheld (they would give the rule
 //! away); the verdicts themselves are public at the table and are shown.
 
+use std::collections::{BTreeMap, HashMap};
+
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::chain::Break;
 use super::evidence::{counted, Evidence, ReadStatus};
-use super::history::{decision, EntryKind, History, HistoryError, RefereeFactory};
+use super::history::{decision, Correction, EntryKind, History, HistoryError, RefereeFactory};
 use super::log::{players_index_mismatches, ChainStatus, RoundInfo};
 use super::printable::printable;
 use super::seal::commitment;
 use super::{Store, StoreError, Target};
 use crate::cards::Card;
-use crate::referee::{Effect, LogEvent, Outcome};
+use crate::referee::{Effect, LogEvent, Outcome, Placement};
 
 /// The whole audit, serialized as-is by `audit --json`.
 #[derive(Debug, Clone, Serialize)]
@@ -140,15 +144,54 @@ pub struct EventAudit {
     /// Corrections applied to this event (`ROUND:SEQ` of each `correct` event).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub corrected_by: Vec<String>,
-    /// For a `correct` event: what it corrects and how.
+    /// For a corrected event, each field its corrections replaced: what the event
+    /// first recorded beside what it records now. The event's `cards` and `player`
+    /// are the corrected ones; without this the misread card would be nowhere.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recorded: Vec<FieldChange>,
+    /// For a `correct` event: what it corrects and how (`corrects`, `fields`), the
+    /// values it replaced (`was`, `null` where the event had none) and all of it in
+    /// words (`text`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub correction: Option<Value>,
     /// The decision now differs from the one announced when it was recorded.
     pub changed: bool,
-    /// What was announced when recorded, when it differs.
+    /// What was announced when recorded, when it differs: the verdict, the
+    /// penalties, then every other part of the decision that differs now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub announced: Option<String>,
+    /// Each part of the announced decision that differs from the decision now, as
+    /// announced and as it stands.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub announced_parts: Vec<AnnouncedPart>,
     pub hash: String,
+}
+
+/// A field of an event that its corrections replaced.
+#[derive(Debug, Clone, Serialize)]
+pub struct FieldChange {
+    /// The table-log field: `cards`, `hand`, `pick`, `prophet_says`, `player`, …
+    pub field: String,
+    /// As the event first recorded it (`null`: the event did not give it).
+    pub recorded: Value,
+    /// As the corrections leave it (`null`: a correction removed it).
+    pub corrected: Value,
+    /// Both in words: `cards: recorded 8S → corrected to 3S`.
+    pub text: String,
+}
+
+/// A part of the decision announced at the table that differs from the decision
+/// now.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnnouncedPart {
+    /// The outcome's field: `right`, `penalties`, `round_end`, `next_turn`, …
+    pub part: String,
+    /// As announced (`null`: the announcement had none).
+    pub announced: Value,
+    /// As decided now (`null`: the decision now has none).
+    pub now: Value,
+    /// The announced part in words.
+    pub text: String,
 }
 
 fn cards_of(event: &LogEvent) -> Vec<Card> {
@@ -172,46 +215,520 @@ fn verdict_word(right: Option<bool>) -> Option<String> {
     right.map(|r| if r { "right" } else { "wrong" }.to_string())
 }
 
+/// The round's cards as laid so far, to name a card by its laid number: the number
+/// the tablet shows on it and the markers and the prophet's marker count by, from 1
+/// (the starter).
+#[derive(Debug, Default)]
+struct Laid {
+    count: u32,
+    /// Each main-line card and its laid number.
+    main: Vec<(Card, u32)>,
+}
+
+impl Laid {
+    /// The placement in words, naming the cards it lays by their laid numbers and a
+    /// sideline by the laid number of the main-line card it hangs under (the
+    /// referee's `main[1]` counts the main line alone, from 0); the layout follows.
+    fn place(&mut self, placed: &Placement) -> String {
+        let first = self.count.saturating_add(1);
+        match placed {
+            Placement::Main { cards } => {
+                for &card in cards {
+                    self.count = self.count.saturating_add(1);
+                    self.main.push((card, self.count));
+                }
+                format!(
+                    "on the main line: {} ({})",
+                    cards_text(cards),
+                    laid_numbers(first, self.count)
+                )
+            }
+            Placement::Sideline { after, cards } => {
+                self.count = self
+                    .count
+                    .saturating_add(u32::try_from(cards.len()).unwrap_or(u32::MAX));
+                let under = match self.main.get(*after) {
+                    Some((card, laid)) => format!("{card} (laid card {laid})"),
+                    None => format!("main-line card {}", after + 1),
+                };
+                format!(
+                    "on the sideline under {under}: {} ({})",
+                    cards_text(cards),
+                    laid_numbers(first, self.count)
+                )
+            }
+        }
+    }
+}
+
+/// `laid card 4`, `laid cards 4 and 5`, `laid cards 4–7`.
+fn laid_numbers(first: u32, last: u32) -> String {
+    match last.saturating_sub(first) {
+        0 => format!("laid card {first}"),
+        1 => format!("laid cards {first} and {last}"),
+        _ => format!("laid cards {first}–{last}"),
+    }
+}
+
+/// `laid card 10`, `laid cards 10, 20`.
+fn laid_list(numbers: &[u32]) -> String {
+    let list: Vec<String> = numbers.iter().map(u32::to_string).collect();
+    match list.len() {
+        1 => format!("laid card {}", list.join("")),
+        _ => format!("laid cards {}", list.join(", ")),
+    }
+}
+
 /// The effects of an outcome in words, without the rule's explanations; penalties are
-/// listed on their own.
-fn effects(outcome: &Outcome) -> Vec<String> {
+/// listed on their own. The referee's words for the placement (`sideline under
+/// main[1] += [8H]`, counting the main line from 0) and the markers (`white marker on
+/// [10]`) are said again with laid numbers, so that the audit counts every card one
+/// way, from 1, as the tablet and the prophet's marker do. They are found by the
+/// words the referee gives each alone, so the order stays the referee's.
+fn effects(outcome: &Outcome, laid: &mut Laid) -> Vec<String> {
+    let alone = |part: Outcome| {
+        part.effects().into_iter().find_map(|effect| match effect {
+            Effect::Said(text) => Some(text),
+            _ => None,
+        })
+    };
+    let mut reworded: Vec<(String, String)> = Vec::new();
+    if let Some(placed) = &outcome.placed {
+        let words = laid.place(placed);
+        if let Some(said) = alone(Outcome {
+            placed: Some(placed.clone()),
+            ..Outcome::default()
+        }) {
+            reworded.push((said, words));
+        }
+    }
+    let white = Outcome {
+        white_markers: outcome.white_markers.clone(),
+        ..Outcome::default()
+    };
+    let black = Outcome {
+        black_markers: outcome.black_markers.clone(),
+        ..Outcome::default()
+    };
+    for (part, colour, numbers) in [
+        (white, "white", &outcome.white_markers),
+        (black, "black", &outcome.black_markers),
+    ] {
+        if numbers.is_empty() {
+            continue;
+        }
+        let plural = if numbers.len() == 1 { "" } else { "s" };
+        if let Some(said) = alone(part) {
+            reworded.push((
+                said,
+                format!("{colour} marker{plural} on {}", laid_list(numbers)),
+            ));
+        }
+    }
     outcome
         .effects()
         .into_iter()
         .filter_map(|effect| match effect {
             Effect::Penalty(_) => None,
             Effect::Overthrown(name) => Some(format!("false prophet {name} overthrown")),
-            Effect::Said(text) => Some(text),
+            Effect::Said(text) => Some(match reworded.iter().position(|(said, _)| *said == text) {
+                Some(i) => reworded.remove(i).1,
+                None => text,
+            }),
         })
         .collect()
 }
 
-fn announced_summary(recorded: &Value) -> String {
-    let right = match recorded.get("right").and_then(Value::as_bool) {
-        Some(true) => "right",
-        Some(false) => "wrong",
-        None => "no verdict",
-    };
-    let penalties: Vec<String> = recorded
-        .get("penalties")
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .map(|p| {
-                    format!(
-                        "{} +{}",
-                        p.get("player").and_then(Value::as_str).unwrap_or("?"),
-                        p.get("cards").and_then(Value::as_u64).unwrap_or(0)
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    if penalties.is_empty() {
-        right.to_string()
-    } else {
-        format!("{right}, penalties {}", penalties.join(", "))
+/// A table-log value in words: cards as the table writes them, `none` for a value
+/// left out or removed.
+fn value_words(value: &Value) -> String {
+    match value {
+        Value::Null => "none".to_string(),
+        Value::String(text) => text.clone(),
+        Value::Array(items) if items.is_empty() => "none".to_string(),
+        Value::Array(items) if items.iter().all(Value::is_string) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" "),
+        other => other.to_string(),
     }
+}
+
+/// A table-log field's name in words.
+fn field_words(field: &str) -> &str {
+    match field {
+        "prophet_says" => "prophet's call",
+        "hand" => "shown hand",
+        other => other,
+    }
+}
+
+/// `cards: recorded 8S → corrected to 3S`.
+fn change_words(field: &str, recorded: &Value, corrected: &Value) -> String {
+    let name = field_words(field);
+    if recorded == corrected {
+        format!(
+            "{name}: {} as recorded (a correction gave it again)",
+            value_words(recorded)
+        )
+    } else {
+        format!(
+            "{name}: recorded {} → corrected to {}",
+            value_words(recorded),
+            value_words(corrected)
+        )
+    }
+}
+
+/// `corrects 1.1:2: cards 8S → 3S`: the event a correction corrects and each field
+/// it replaces, from what the event held before it (`replaced`; without it, when the
+/// event is not in the log, only the new value).
+fn correction_words(c: &Correction, replaced: Option<&Map<String, Value>>) -> String {
+    let fields: Vec<String> = c
+        .fields
+        .iter()
+        .map(|(field, value)| {
+            let name = field_words(field);
+            match replaced.and_then(|before| before.get(field)) {
+                Some(before) => format!("{name} {} → {}", value_words(before), value_words(value)),
+                None => format!("{name} now {}", value_words(value)),
+            }
+        })
+        .collect();
+    format!("corrects {}:{}: {}", c.target, c.seq, fields.join("; "))
+}
+
+/// What the corrections of a game did, field by field, worked out from the stored
+/// events alone (so it holds also when the log no longer replays), in the order
+/// [`History::effective`] applies them.
+#[derive(Debug, Default)]
+struct Trails {
+    /// `(round number, seq)` of a corrected event → each field its corrections
+    /// replaced, as first recorded and as they leave it.
+    events: HashMap<(u32, u64), Vec<FieldChange>>,
+    /// Entry index of a correction → the corrected event's value of each field it
+    /// replaces, just before it (`null`: none).
+    replaced: HashMap<usize, Map<String, Value>>,
+}
+
+/// A corrected event as the corrections so far leave it, and the fields they
+/// replaced, in the order first replaced.
+type Mended = (Map<String, Value>, Vec<String>);
+
+fn trails(history: &History) -> Trails {
+    let originals: HashMap<(u32, u64), &Map<String, Value>> = history
+        .entries
+        .iter()
+        .filter_map(|entry| match &entry.kind {
+            // Only the events a correction may correct: a `round` event read for God
+            // holds the sealed rule, which a forged correction naming it must not
+            // bring out as a value it "replaced".
+            EntryKind::Table(object)
+                if matches!(entry.stored.kind.as_str(), "play" | "no_play" | "prophet") =>
+            {
+                Some(((entry.stored.round.number, entry.stored.seq), object))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut current: BTreeMap<(u32, u64), Mended> = BTreeMap::new();
+    let mut out = Trails::default();
+    for (index, entry) in history.entries.iter().enumerate() {
+        let EntryKind::Correction(c) = &entry.kind else {
+            continue;
+        };
+        let key = (c.target.number, c.seq);
+        let Some(&original) = originals.get(&key) else {
+            continue;
+        };
+        let (object, fields) = current
+            .entry(key)
+            .or_insert_with(|| (original.clone(), Vec::new()));
+        let mut before = Map::new();
+        for (field, value) in &c.fields {
+            before.insert(
+                field.clone(),
+                object.get(field).cloned().unwrap_or(Value::Null),
+            );
+            if value.is_null() {
+                object.remove(field);
+            } else {
+                object.insert(field.clone(), value.clone());
+            }
+            if !fields.contains(field) {
+                fields.push(field.clone());
+            }
+        }
+        out.replaced.insert(index, before);
+    }
+    for (key, (object, fields)) in current {
+        let Some(&original) = originals.get(&key) else {
+            continue;
+        };
+        let changes = fields
+            .into_iter()
+            .map(|field| {
+                let recorded = original.get(&field).cloned().unwrap_or(Value::Null);
+                let corrected = object.get(&field).cloned().unwrap_or(Value::Null);
+                FieldChange {
+                    text: change_words(&field, &recorded, &corrected),
+                    field,
+                    recorded,
+                    corrected,
+                }
+            })
+            .collect();
+        out.events.insert(key, changes);
+    }
+    out
+}
+
+/// The parts of a decision in the order the outcome lists them (the order the trace
+/// says them in); a part not named here comes after them, by name.
+const PARTS: [&str; 20] = [
+    "player",
+    "right",
+    "prophet_call",
+    "pick",
+    "placed",
+    "kept_by",
+    "prediction",
+    "score_changes",
+    "overthrown",
+    "covered",
+    "penalties",
+    "new_hand",
+    "prophet_declared",
+    "white_markers",
+    "black_markers",
+    "eliminated",
+    "phases",
+    "round_end",
+    "totals",
+    "next_turn",
+];
+
+/// Scores by name, in seating order, God last (the names the tally holds that
+/// `seating` does not come after, by name).
+fn tally_words(value: &Value, seating: &[String]) -> String {
+    let Some(map) = value.as_object() else {
+        return value_words(value);
+    };
+    let mut names: Vec<&str> = seating
+        .iter()
+        .map(String::as_str)
+        .filter(|name| map.contains_key(*name))
+        .collect();
+    names.extend(
+        map.keys()
+            .map(String::as_str)
+            .filter(|name| !seating.iter().any(|s| s == name)),
+    );
+    names
+        .iter()
+        .filter_map(|name| map.get(*name).map(|v| format!("{name} {}", value_words(v))))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A part of a decision (an outcome's field, as the verdicts table keeps it) in
+/// words, as the referee says it; `None`: the decision has no such part.
+fn part_words(part: &str, value: Option<&Value>, seating: &[String]) -> String {
+    let text = |key: &str| {
+        value
+            .and_then(|v| v.get(key))
+            .map(value_words)
+            .unwrap_or_else(|| "?".to_string())
+    };
+    let Some(value) = value.filter(|v| !v.is_null()) else {
+        return match part {
+            "player" => "no player",
+            "right" => "no verdict",
+            "prophet_call" => "no prophet's call",
+            "pick" => "no card taken from the hand",
+            "placed" => "no card laid",
+            "kept_by" => "no card kept face up",
+            "prediction" => "no prediction",
+            "score_changes" => "no score change",
+            "overthrown" => "no prophet overthrown",
+            "covered" => "not covered by the false prophet",
+            "penalties" => "no penalty",
+            "new_hand" => "no new hand",
+            "prophet_declared" => "no prophet",
+            "white_markers" => "no white marker",
+            "black_markers" => "no black marker",
+            "eliminated" => "nobody eliminated",
+            "phases" => "no phase change",
+            "round_end" => "the round went on",
+            "totals" => "no game totals",
+            "next_turn" => "nobody to play next (the round was over)",
+            other => return format!("no {other}"),
+        }
+        .to_string();
+    };
+    let names = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .map(|items| items.iter().map(value_words).collect())
+            .unwrap_or_else(|| vec![value_words(v)])
+    };
+    match part {
+        "player" => format!("played by {}", value_words(value)),
+        "right" => match value.as_bool() {
+            Some(true) => "right".to_string(),
+            Some(false) => "wrong".to_string(),
+            None => value_words(value),
+        },
+        "prophet_call" => format!(
+            "prophet {} said {}, God {}",
+            text("prophet"),
+            text("said"),
+            if value.get("confirmed").and_then(Value::as_bool) == Some(true) {
+                "confirms"
+            } else {
+                "contradicts"
+            }
+        ),
+        "pick" => format!(
+            "{} takes {} ({})",
+            text("by"),
+            text("card"),
+            if value.get("accepted").and_then(Value::as_bool) == Some(true) {
+                "acceptable"
+            } else {
+                "not acceptable: back to the hand"
+            }
+        ),
+        "placed" => match value.get("line").and_then(Value::as_str) {
+            Some("main") => format!("on the main line: {}", text("cards")),
+            Some(_) => format!("on a sideline: {}", text("cards")),
+            None => value_words(value),
+        },
+        "kept_by" => format!("the wrong card stays face up before {}", value_words(value)),
+        "prediction" => format!(
+            "{} predicted {}: {}",
+            text("player"),
+            text("says"),
+            if value.get("right").and_then(Value::as_bool) == Some(true) {
+                "right"
+            } else {
+                "wrong"
+            }
+        ),
+        "score_changes" => format!("score changes {}", tally_words(value, seating)),
+        "overthrown" => format!("false prophet {} overthrown", value_words(value)),
+        "covered" if value.as_bool() == Some(true) => {
+            "covered by the false prophet: no penalty".to_string()
+        }
+        "covered" => "not covered by the false prophet".to_string(),
+        "penalties" => {
+            let list: Vec<String> = value
+                .as_array()
+                .map(|items| {
+                    items
+                        .iter()
+                        .map(|p| {
+                            format!(
+                                "{} takes {} penalty cards ({})",
+                                p.get("player").map(value_words).unwrap_or_default(),
+                                p.get("cards").map(value_words).unwrap_or_default(),
+                                p.get("reason").map(value_words).unwrap_or_default()
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            if list.is_empty() {
+                "no penalty".to_string()
+            } else {
+                list.join(", ")
+            }
+        }
+        "new_hand" => format!("new hand of {}", value_words(value)),
+        "prophet_declared" => match value.as_array().map(Vec::as_slice) {
+            Some([name, marker]) => format!(
+                "{} is Prophet, marker on laid card {}",
+                value_words(name),
+                value_words(marker)
+            ),
+            _ => format!("prophet {}", value_words(value)),
+        },
+        "white_markers" | "black_markers" => {
+            let numbers: Vec<String> = names(value);
+            let colour = part.trim_end_matches("_markers");
+            match numbers.len() {
+                1 => format!("{colour} marker on laid card {}", numbers.join("")),
+                _ => format!("{colour} markers on laid cards {}", numbers.join(", ")),
+            }
+        }
+        "eliminated" => names(value)
+            .iter()
+            .map(|name| format!("{name} is eliminated"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        "phases" => names(value).join("; "),
+        "round_end" => format!(
+            "round ends: {}; scores {}",
+            text("reason"),
+            value
+                .get("scores")
+                .map(|scores| tally_words(scores, seating))
+                .unwrap_or_default()
+        ),
+        "totals" => format!("game totals {}", tally_words(value, seating)),
+        "next_turn" => format!("next: {}", value_words(value)),
+        other => format!("{other}: {}", value_words(value)),
+    }
+}
+
+/// What the table was told, where the decision now differs from it: each part of
+/// the two decisions ([`decision`]) that differs, and in words the announced
+/// verdict, the announced penalties (what the player heard with the verdict, even
+/// when they stand) and every other part that differs — round-end scores, the next
+/// turn, markers and the rest.
+fn announced(recorded: &Value, now: &Value, seating: &[String]) -> (String, Vec<AnnouncedPart>) {
+    let empty = Map::new();
+    let before = recorded.as_object().unwrap_or(&empty);
+    let after = now.as_object().unwrap_or(&empty);
+    let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
+    keys.sort_by_key(|key| {
+        (
+            PARTS
+                .iter()
+                .position(|part| part == key)
+                .unwrap_or(PARTS.len()),
+            key.as_str(),
+        )
+    });
+    keys.dedup();
+    let parts: Vec<AnnouncedPart> = keys
+        .into_iter()
+        .filter(|key| before.get(*key) != after.get(*key))
+        .map(|key| AnnouncedPart {
+            part: key.clone(),
+            announced: before.get(key).cloned().unwrap_or(Value::Null),
+            now: after.get(key).cloned().unwrap_or(Value::Null),
+            text: part_words(key, before.get(key), seating),
+        })
+        .collect();
+    let mut said = vec![part_words("right", before.get("right"), seating)];
+    let penalties = before
+        .get("penalties")
+        .filter(|p| p.as_array().is_some_and(|list| !list.is_empty()));
+    if let Some(penalties) = penalties {
+        said.push(part_words("penalties", Some(penalties), seating));
+    }
+    for part in &parts {
+        let told = match part.part.as_str() {
+            "right" => false,
+            "penalties" => penalties.is_none(),
+            _ => true,
+        };
+        if told {
+            said.push(part.text.clone());
+        }
+    }
+    (said.join("; "), parts)
 }
 
 /// Builds the audit of a round or a game. `for_god` shows explanations of sealed
@@ -295,7 +812,8 @@ pub fn audit(
         }
     };
 
-    let position_of: std::collections::HashMap<usize, usize> = effective
+    let trails = trails(&history);
+    let position_of: HashMap<usize, usize> = effective
         .iter()
         .enumerate()
         .map(|(position, e)| (e.entry, position))
@@ -326,6 +844,13 @@ pub fn audit(
             None => SealAudit::Sealed,
         };
         let show_explanations = for_god || revealed.is_some();
+        let seating: Vec<String> = info
+            .players
+            .iter()
+            .chain(std::iter::once(&info.god))
+            .cloned()
+            .collect();
+        let mut laid = Laid::default();
         let mut events = Vec::new();
         let mut scores = None;
         for (index, entry) in history.entries.iter().enumerate() {
@@ -354,19 +879,32 @@ pub fn audit(
                 effects: Vec::new(),
                 penalties: Vec::new(),
                 corrected_by: Vec::new(),
+                recorded: Vec::new(),
                 correction: None,
                 changed: false,
                 announced: None,
+                announced_parts: Vec::new(),
                 hash: entry.stored.hash.clone(),
             };
             if let EntryKind::Correction(c) = &entry.kind {
-                audit.correction = Some(serde_json::json!({
+                let replaced = trails.replaced.get(&index);
+                let mut correction = serde_json::json!({
                     "corrects": format!("{}:{}", c.target, c.seq),
                     "fields": c.fields,
-                }));
+                    "text": correction_words(c, replaced),
+                });
+                if let (Some(object), Some(replaced)) = (correction.as_object_mut(), replaced) {
+                    object.insert("was".into(), Value::Object(replaced.clone()));
+                }
+                audit.correction = Some(correction);
                 events.push(audit);
                 continue;
             }
+            audit.recorded = trails
+                .events
+                .get(&(entry.stored.round.number, entry.stored.seq))
+                .cloned()
+                .unwrap_or_default();
             let position = position_of.get(&index).copied();
             let current = position.and_then(|p| effective.get(p).zip(outcomes.get(p)));
             if let Some((eff, outcome)) = current {
@@ -389,7 +927,7 @@ pub fn audit(
                 } else {
                     audit.explanations_withheld = !outcome.verdicts.is_empty();
                 }
-                audit.effects = effects(outcome);
+                audit.effects = effects(outcome, &mut laid);
                 audit.penalties = outcome.penalties.iter().map(ToString::to_string).collect();
                 audit.corrected_by = eff
                     .corrected_by
@@ -404,9 +942,12 @@ pub fn audit(
                 if let Some(recorded) = store.verdict(entry.stored.id)? {
                     match serde_json::from_str::<Value>(&recorded) {
                         Ok(recorded) => {
-                            if decision(&recorded) != now {
+                            let recorded = decision(&recorded);
+                            if recorded != now {
+                                let (said, parts) = announced(&recorded, &now, &seating);
                                 audit.changed = true;
-                                audit.announced = Some(announced_summary(&recorded));
+                                audit.announced = Some(said);
+                                audit.announced_parts = parts;
                             }
                         }
                         Err(_) => problems.push(format!(
@@ -604,10 +1145,16 @@ impl AuditReport {
                     line(format!("      {x}"));
                 }
                 if let Some(c) = &e.correction {
-                    line(format!("      correction: {c}"));
+                    match c.get("text").and_then(Value::as_str) {
+                        Some(text) => line(format!("      {text}")),
+                        None => line(format!("      correction: {c}")),
+                    }
                 }
                 if !e.corrected_by.is_empty() {
                     line(format!("      corrected by {}", e.corrected_by.join(", ")));
+                }
+                for change in &e.recorded {
+                    line(format!("      {}", change.text));
                 }
                 if e.changed {
                     line(format!(
@@ -672,9 +1219,11 @@ mod tests {
                     effects: Vec::new(),
                     penalties: vec![format!("{player} takes 2")],
                     corrected_by: Vec::new(),
+                    recorded: Vec::new(),
                     correction: None,
                     changed: false,
                     announced: None,
+                    announced_parts: Vec::new(),
                     hash: "cd".into(),
                 }],
                 scores: None,
@@ -721,5 +1270,110 @@ mod tests {
         assert!(text.contains("      frame: file f\\n.jpg, ref cam\\r1\n"));
         assert!(text.contains("chain: BROKEN at round 1.1 event 2: hash mismatch\n"));
         assert!(text.ends_with("problem: round 1.1: the rounds table says God \"M\\nchain: OK\"\n"));
+    }
+
+    #[test]
+    fn markers_and_sidelines_are_counted_by_laid_numbers_from_one() {
+        let card = |text: &str| text.parse::<Card>().expect("card");
+        let mut laid = Laid::default();
+        let starter = Outcome {
+            placed: Some(Placement::Main {
+                cards: vec![card("3H")],
+            }),
+            ..Outcome::default()
+        };
+        assert_eq!(
+            effects(&starter, &mut laid),
+            ["on the main line: 3H (laid card 1)"]
+        );
+        let wrong = Outcome {
+            placed: Some(Placement::Sideline {
+                after: 0,
+                cards: vec![card("8H"), card("9H")],
+            }),
+            ..Outcome::default()
+        };
+        assert_eq!(
+            effects(&wrong, &mut laid),
+            ["on the sideline under 3H (laid card 1): 8H 9H (laid cards 2 and 3)"]
+        );
+        let right = Outcome {
+            placed: Some(Placement::Main {
+                cards: vec![card("4S"), card("6S"), card("8S")],
+            }),
+            white_markers: vec![5],
+            black_markers: vec![4, 6],
+            eliminated: vec!["Bo".into()],
+            ..Outcome::default()
+        };
+        assert_eq!(
+            effects(&right, &mut laid),
+            [
+                "on the main line: 4S 6S 8S (laid cards 4–6)",
+                "white marker on laid card 5",
+                "black markers on laid cards 4, 6",
+                "Bo is eliminated"
+            ]
+        );
+        // Under the second main-line card, which is laid card 4.
+        let side = Outcome {
+            placed: Some(Placement::Sideline {
+                after: 1,
+                cards: vec![card("KD")],
+            }),
+            ..Outcome::default()
+        };
+        assert_eq!(
+            effects(&side, &mut laid),
+            ["on the sideline under 4S (laid card 4): KD (laid card 7)"]
+        );
+    }
+
+    #[test]
+    fn what_was_announced_names_every_part_that_differs() {
+        use serde_json::json;
+        let seating = ["Ana".to_string(), "Bo".to_string(), "Gil".to_string()];
+        // Only whose turn it is differs.
+        let (said, parts) = announced(
+            &json!({"right": true, "next_turn": "Bo"}),
+            &json!({"right": true, "next_turn": "Ana"}),
+            &seating,
+        );
+        assert_eq!(said, "right; next: Bo");
+        assert_eq!(parts.len(), 1);
+        assert_eq!(
+            (parts[0].part.as_str(), &parts[0].announced, &parts[0].now),
+            ("next_turn", &json!("Bo"), &json!("Ana"))
+        );
+        // The round ended then and goes on now: its end and its scores as announced
+        // (seating order, God last), and nobody to play after it.
+        let (said, _) = announced(
+            &json!({"right": true, "round_end": {"reason": "Bo has no cards left",
+                    "scores": {"Gil": 4, "Bo": 7, "Ana": 0}}}),
+            &json!({"right": true, "next_turn": "Ana"}),
+            &seating,
+        );
+        assert_eq!(
+            said,
+            "right; round ends: Bo has no cards left; scores Ana 0, Bo 7, Gil 4; nobody to play next (the round was over)"
+        );
+        // The penalties announced are said with the verdict even where they stand.
+        let penalty = json!([{"player": "Ana", "cards": 2, "reason": "wrong card"}]);
+        let (said, parts) = announced(
+            &json!({"right": false, "penalties": penalty, "white_markers": [10]}),
+            &json!({"right": false, "penalties": penalty}),
+            &seating,
+        );
+        assert_eq!(
+            said,
+            "wrong; Ana takes 2 penalty cards (wrong card); white marker on laid card 10"
+        );
+        assert_eq!(parts.len(), 1);
+        let (said, _) = announced(
+            &json!({"right": true}),
+            &json!({"right": false, "penalties": penalty}),
+            &seating,
+        );
+        assert_eq!(said, "right; no penalty");
     }
 }
