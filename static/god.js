@@ -10,9 +10,6 @@
   let evidence = null; // {frame, reads:[{read, confidence}]} for the next play
   let frameReply = null;
   let filledCards = null; // the cards field as the reads last filled it
-  // Whether God chose a player in the form since the last view: if not, each view
-  // sets it back to whose turn it is.
-  let playerChosen = false;
 
   const words = (text) => (text || "").split(/[\s,]+/).filter(Boolean);
   // A suit letter as the recognizer gives it (`pips_say`), as a sign and in words.
@@ -122,7 +119,39 @@
   }
 
   // --- plays ---
-  $("player").addEventListener("change", () => { playerChosen = true; });
+  // The player God chose for the next play ({round, name}; null: whose turn it
+  // is). Every view redraws the list, and the choice holds through all of them (a
+  // correction opened and cancelled, plays from another device): it goes only when
+  // a play or no-play is recorded, when God chooses again, or when the player has
+  // left the round, which God is told of — a play is never recorded for another
+  // player than the one God chose without God seeing it.
+  let chosen = null;
+  $("player").addEventListener("change", () => {
+    const name = $("player").value;
+    chosen = name && view ? { round: view.round, name } : null;
+    $("player-note").textContent = "";
+  });
+  // The player list: whose turn it is first, then the round's players in seating
+  // order (the eliminated ones marked, and not to be chosen), God's choice kept.
+  function drawPlayers(v) {
+    const s = v.state || {}, sel = $("player");
+    const out = new Set(s.eliminated || []);
+    const inPlay = !!v.round && !s.ended && !v.game_over;
+    // A round over or another round: there is no next play of that round to choose for.
+    if (!inPlay || (chosen && chosen.round !== v.round)) { chosen = null; $("player-note").textContent = ""; }
+    if (chosen && (!(s.players || []).includes(chosen.name) || out.has(chosen.name))) {
+      $("player-note").textContent = "⚠ " + chosen.name + ", chosen for the next play, " +
+        (out.has(chosen.name) ? "is eliminated" : "is no longer in the round") +
+        ": the next play is for whose turn it is" + (s.turn ? " (" + s.turn + ")" : "") + " unless you choose another player";
+      chosen = null;
+    }
+    sel.replaceChildren(E.el("option", { value: "" }, s.turn && !s.ended ? "(whose turn it is: " + s.turn + ")" : "(whose turn it is)"));
+    for (const name of s.players || []) {
+      sel.append(E.el("option", { value: name, disabled: out.has(name) },
+        name + (name === s.turn ? " ← turn" : out.has(name) ? " (eliminated)" : "")));
+    }
+    sel.value = chosen ? chosen.name : "";
+  }
   function showResult(reply) {
     const box = $("result");
     box.replaceChildren(); box.classList.remove("stale");
@@ -155,15 +184,23 @@
       box.append(E.el("div", { class: "flag" }, "verdicts changed by this correction: " + reply.ack.changed.join(", ")));
     }
   }
-  // A refused play leaves the verdict shown before it: it is marked as the earlier
-  // play's, so that it is not taken for this one's.
-  function staleResult() {
+  // A refused action leaves the result shown before it: it is marked as the
+  // earlier action's, so that it is not taken for this one's, in words that fit
+  // both — a prophet declaration refused is not "the play above", and a result
+  // with no verdict (a prophet declared) is not "the verdict before".
+  function staleResult(what) {
     const box = $("result");
-    if (!box.childElementCount || box.classList.contains("stale")) return;
+    if (!box.childElementCount) return;
     box.classList.add("stale");
-    box.prepend(E.el("div", { class: "muted stale-note" }, "the verdict before (the play above was not recorded):"));
+    const before = box.querySelector(".verdict") ? "the verdict before" : "the result before";
+    const note = box.querySelector(".stale-note") || E.el("div", { class: "muted stale-note" });
+    note.textContent = before + " (the " + what + " above was not recorded):";
+    box.prepend(note);
   }
-  function refuse(message) { $("play-error").textContent = message; staleResult(); }
+  function refuse(message, what) { $("play-error").textContent = message; staleResult(what || "play"); }
+  // What each of the Play panel's actions is called when it is refused.
+  const REFUSED = { "/api/plays": "play", "/api/no-plays": "no play", "/api/prophet": "prophet declaration", "/api/events": "event" };
+  const isPlay = (path) => path === "/api/plays" || path === "/api/no-plays";
   function baseEvent(extra) {
     const body = Object.assign({}, extra);
     const player = $("player").value;
@@ -183,11 +220,11 @@
   function send(path, body) { return oneAtATime(() => sendNow(path, body)); }
   async function sendNow(path, body) {
     $("play-error").textContent = "";
-    if (unconfirmed().length) { refuse("Confirm or correct every read marked “needs confirmation” first."); return; }
+    if (unconfirmed().length) { refuse("Confirm or correct every read marked “needs confirmation” first.", REFUSED[path]); return; }
     // While a prophet is in office every play is called right or wrong by the
     // prophet first (RULES.md 4): the console never makes the call up.
-    if ((path === "/api/plays" || path === "/api/no-plays") && prophetInOffice() && !body.prophet_says) {
-      refuse("The prophet calls this play right or wrong first: choose the prophet's call.");
+    if (isPlay(path) && prophetInOffice() && !body.prophet_says) {
+      refuse("The prophet calls this play right or wrong first: choose the prophet's call.", REFUSED[path]);
       return;
     }
     if (evidence) {
@@ -200,16 +237,17 @@
     }
     // What this play was sent with: a play the watcher lays while it is on its
     // way fills the form again, and is not wiped by this one's answer.
-    const sentCards = $("cards").value, sentEvidence = evidence;
+    const sentCards = $("cards").value, sentEvidence = evidence, sentChoice = chosen;
     try {
       const reply = await E.api("POST", path, body);
       showResult(reply);
       if ($("cards").value === sentCards) $("cards").value = "";
       $("pick").value = ""; $("call").value = "";
-      // The next play is the next player's unless God chooses again.
-      $("player").value = ""; playerChosen = false;
+      // A play recorded: the next one is the next player's unless God chooses
+      // again (a choice made while this one was on its way is God's next one).
+      if (isPlay(path) && chosen === sentChoice) { chosen = null; $("player").value = ""; $("player-note").textContent = ""; }
       if (evidence === sentEvidence) clearEvidence();
-    } catch (e) { refuse(e.message); }
+    } catch (e) { refuse(e.message, REFUSED[path]); }
   }
   $("play").addEventListener("click", () => send("/api/plays", baseEvent({ cards: words($("cards").value) })));
   $("noplay").addEventListener("click", () => {
@@ -226,9 +264,9 @@
     $("play-error").textContent = "";
     let event;
     try { event = JSON.parse($("raw").value); }
-    catch (e) { refuse("not JSON: " + e.message); return; }
+    catch (e) { refuse("not JSON: " + e.message, "event"); return; }
     try { showResult(await E.api("POST", "/api/events", event)); $("raw").value = ""; }
-    catch (e) { refuse(e.message); }
+    catch (e) { refuse(e.message, "event"); }
   }));
   $("end").addEventListener("click", () => oneAtATime(async () => {
     $("end-error").textContent = "";
@@ -257,9 +295,18 @@
     const input = $("fix-text");
     if (input) { input.focus(); if (input.select) input.select(); }
   }
+  // The editor closed by God (Escape, cancel, or applied): the focus goes back to
+  // the event's "correct" button, where it was before the editor opened, not to
+  // the page's start.
+  function focusFixButton(seq) {
+    const button = document.querySelector('#log tr.event[data-seq="' + seq + '"] button.fix-open');
+    if (button) button.focus();
+  }
   function cancelFix() {
+    const seq = fixing && fixing.seq;
     fixing = null;
     if (view) render(view, true);
+    if (seq != null) focusFixButton(seq);
   }
   function applyFix() { return oneAtATime(applyFixNow); }
   async function applyFixNow() {
@@ -281,9 +328,11 @@
     else if (f.call) body.prophet_says = f.call;
     try {
       const reply = await E.api("POST", "/api/corrections", body);
-      if (fixing === f) fixing = null;
+      const closed = fixing === f;
+      if (closed) fixing = null;
       showResult(reply);
       if (view) render(view, true);
+      if (closed) focusFixButton(f.seq);
     } catch (e) {
       if (fixing !== f) return;
       f.error = "correction of event " + f.seq + " refused: " + e.message;
@@ -818,6 +867,45 @@
       E.el("td", { colspan: LOG_COLUMNS - 3 }, what.join("; ") || "no change"));
   }
 
+  // --- the variant's controls ---
+  // The variants with their own flow have no no-play, no prophet and no stock, and
+  // take one card a turn (README, "Other games"): the referee refuses those events
+  // there (`event "prophet" does not exist in variant delphos`), so the console
+  // does not offer them, as the table page hides their panels.
+  const OWN_FLOW = ["eleusis-1959", "delphos"];
+  const LACKS = { no_play: OWN_FLOW, prophet: OWN_FLOW, stock: OWN_FLOW, sequence: OWN_FLOW };
+  const has = (s, what) => !(LACKS[what] || []).includes(s.variant);
+  function showVariantControls(s) {
+    $("noplay").hidden = $("pick-box").hidden = !has(s, "no_play");
+    $("prophet").hidden = !has(s, "prophet");
+    $("call-box").hidden = !s.prophet;
+    $("cards-what").textContent = has(s, "sequence") ? "(one, or a sequence of 2–4; for a no play: the whole hand)"
+      : "(one a turn)";
+    $("cards").placeholder = has(s, "sequence") ? "8H  or  4S 9D JC" : "8H";
+    $("raw").placeholder = has(s, "prophet") ? '{"event":"prophet","player":"Alain"}' : '{"event":"end_round"}';
+  }
+  // What became of a Delphos prediction: the event itself holds only who made it;
+  // what it said and whether it was right come with God's answer to the proposal
+  // after it (its `prediction`), or, while God has not answered, with the state.
+  function predictionOf(p, v) {
+    const s = v.state || {};
+    const answer = (v.plays || []).find((q) => q.seq > p.seq && q.event === "play");
+    const told = answer && answer.outcome && answer.outcome.prediction;
+    if (told && told.player === p.player) return { says: told.says, right: told.right, answer };
+    const pending = s.delphos && s.delphos.prediction, over = !!(s.ended || v.game_over);
+    if (!answer && pending && pending.player === p.player) return { says: pending.says, pending: !over, void: over };
+    return { void: !answer && over };
+  }
+  function predictionEffects(pr, s) {
+    if (pr.answer) {
+      const a = pr.answer;
+      return [(pr.right ? "right" : "wrong") + ": " + a.player + "'s " + (a.cards || []).join(" ") + " (#" + a.seq + ") was " +
+        (a.right ? "accepted" : "rejected") + (a.outcome.score_changes ? "; score changes " + tallyText(a.outcome.score_changes) : "")];
+    }
+    if (pr.void) return ["void: the round ended before the proposal"];
+    return pr.pending ? ["waiting for God's answer to " + (s.turn || "the next") + "'s proposal"] : [];
+  }
+
   // --- the live view ---
   const LOG_COLUMNS = 6;
   function render(v, fresh) {
@@ -829,7 +917,7 @@
     $("rule-now").textContent = v.rule ? "rule: " + v.rule + (v.revealed ? "   (revealed)" : "   (sealed)") : "";
     $("now").textContent = v.round
       ? (v.game_over && !s.ended ? "Game over (round not finished, not scored)" : s.ended ? "Round over" + (s.end_reason ? ": " + s.end_reason : "") : "Turn: " + (s.turn || "—")) +
-        " · laid " + s.laid + " · stock " + s.stock + (s.sudden_death ? " · SUDDEN DEATH" : "") +
+        " · laid " + s.laid + (has(s, "stock") ? " · stock " + s.stock : "") + (s.sudden_death ? " · SUDDEN DEATH" : "") +
         (s.prophet ? " · prophet " + s.prophet.player : "")
       : "No round in play.";
     // No round in play: starting one is what God does next, so the start form comes
@@ -839,16 +927,16 @@
     document.querySelector("main").classList.toggle("idle", !inPlay);
     $("end").disabled = !v.round || !!v.game_over;
     $("end").className = inPlay ? "danger" : "secondary";
-    const sel = $("player"), keep = playerChosen ? sel.value : "";
-    playerChosen = false;
-    sel.replaceChildren(E.el("option", { value: "" }, s.turn && !s.ended ? "(whose turn it is: " + s.turn + ")" : "(whose turn it is)"));
-    for (const name of s.players || []) sel.append(E.el("option", { value: name }, name + (name === s.turn ? " ← turn" : "")));
-    if ((s.players || []).includes(keep)) sel.value = keep;
-    $("call-box").hidden = !s.prophet;
+    drawPlayers(v);
+    showVariantControls(s);
     E.drawLayout(v, $("layout"));
     const log = $("log");
-    // The editor is drawn again with the log: keep the focus where God was typing.
+    // The editor is drawn again with the log: keep the focus where God was typing,
+    // or on the "correct" button God was on (a keyboard user would lose the place
+    // at every play from another device).
     const focused = document.activeElement && document.activeElement.id;
+    const onFix = document.activeElement && document.activeElement.classList.contains("fix-open")
+      ? document.activeElement.closest("tr").dataset.seq : null;
     const prophetRound = (v.plays || []).some((p) => p.event === "prophet");
     // Once the game has ended its scores are final: the service refuses corrections.
     if (fixing && (v.game_over || fixing.round !== v.round || !(v.plays || []).some((p) => p.seq === fixing.seq && ["play", "no_play", "prophet"].includes(p.event)))) fixing = null;
@@ -865,16 +953,20 @@
         continue;
       }
       const o = p.outcome || {};
-      const verdict = p.right === true ? E.el("span", { class: "ok" }, "right") : p.right === false ? E.el("span", { class: "bad" }, "wrong") : null;
+      // A prediction's verdict is whether it was right (known once God answers).
+      const pr = p.event === "predict" ? predictionOf(p, v) : null;
+      const right = pr ? pr.right : p.right;
+      const verdict = right === true ? E.el("span", { class: "ok" }, "right") : right === false ? E.el("span", { class: "bad" }, "wrong") : null;
       const flags = [p.corrected ? E.el("span", { class: "flag" }, "corrected") : null, p.changed ? E.el("span", { class: "flag" }, "verdict changed") : null];
-      const effects = effectsOf(o);
+      const effects = pr ? predictionEffects(pr, s) : effectsOf(o);
       const expl = (o.verdicts || []).map((x) => x.card + ": " + x.explanation).join("; ");
       const canFix = !v.game_over && ["play", "no_play", "prophet"].includes(p.event);
       log.append(E.el("tr", { class: "event" + (expl || effects.length ? " explained" : ""), "data-seq": p.seq, "data-event": p.event },
         E.el("td", {}, p.seq), E.el("td", {}, (p.at || "").slice(11, 19)),
         E.el("td", { class: "who" }, E.el("span", { class: "kind kind-" + p.event }, kindOf(p.event)), p.player ? " " + p.player : ""),
-        E.el("td", {}, cardsOf(p)), E.el("td", {}, spaced([verdict, ...flags])),
-        E.el("td", {}, canFix ? E.el("button", { class: "secondary", onclick: () => correct(p) }, "correct") : "")));
+        E.el("td", {}, pr ? (pr.says ? [E.el("span", { class: "muted" }, "says "), pr.says] : "") : cardsOf(p)),
+        E.el("td", {}, spaced([verdict, ...flags])),
+        E.el("td", {}, canFix ? E.el("button", { class: "secondary fix-open", onclick: () => correct(p) }, "correct") : "")));
       if (expl || effects.length) {
         log.append(E.el("tr", { class: "explanation" }, E.el("td", {}), E.el("td", { colspan: LOG_COLUMNS - 1 },
           effects.length ? E.el("div", { class: "effects" }, effects.join(" · ")) : null,
@@ -883,6 +975,7 @@
       if (fixing && fixing.seq === p.seq) log.append(fixRow(p, s.players || [], prophetRound));
     }
     if (focused && focused.startsWith("fix-") && $(focused)) $(focused).focus();
+    if (onFix) focusFixButton(onFix);
     const tokenQ = E.token ? "?token=" + encodeURIComponent(E.token) : "";
     if (v.round) {
       $("audit-link").href = "/audit/" + v.round + tokenQ;
@@ -901,6 +994,20 @@
       : tokenRefused ? "not God: the service no longer takes this console's token — open the God link it printed at start"
       : "live";
   }
+  // An action that could not reach the service (stopped, or the network down)
+  // says so where it was made; once the live connection is back that error is out
+  // of date — the line beside the title says "live", and the log, live again,
+  // shows what was recorded — and goes. The words are the API client's
+  // (static/eleusis.js). An action the service did not answer in 30 s may have
+  // been recorded without God knowing: that error stays until God acts again.
+  const UNREACHABLE = "cannot reach the service";
+  const ERROR_BOXES = ["play-error", "start-error", "end-error", "frame-error", "watch-status"];
+  function clearUnreachable() {
+    for (const id of ERROR_BOXES) if ($(id).textContent.includes(UNREACHABLE)) $(id).textContent = "";
+    // The rule check that could not be made is made now.
+    if ($("check").textContent.includes(UNREACHABLE)) checkRule();
+    if (fixing && fixing.error.includes(UNREACHABLE)) { fixing.error = ""; if (view) render(view, true); }
+  }
   let connUp = false;
   E.live((v, fresh) => {
     tokenRefused = !!E.token && v.god_view === false;
@@ -909,5 +1016,8 @@
     // its start's again.
     if (fresh) E.api("GET", "/api/camera").then(showCourts).catch(() => { /* said by the token line */ });
     render(v, fresh);
-  }, (up) => { connUp = up; showConn(up); }, true);
+  }, (up) => {
+    if (up && !connUp) clearUnreachable();
+    connUp = up; showConn(up);
+  }, true);
 })();

@@ -1244,3 +1244,299 @@ fn a_console_with_a_token_the_service_refuses_says_so_at_once() {
     drop(driver);
     server.stop();
 }
+
+/// Whether each of the Play panel's controls is shown, and what the panel says.
+const CONTROLS: &str = r#"const shown = (id) => document.getElementById(id).getClientRects().length > 0;
+return {
+  play: shown('play'), noplay: shown('noplay'), prophet: shown('prophet'), pick: shown('pick'),
+  now: document.getElementById('now').textContent
+};"#;
+
+/// The player God chooses for the next play holds through every redraw — a
+/// correction opened and cancelled, plays from another device — until a play is
+/// recorded for that player: one sent while it is another's turn is refused, not
+/// recorded for whose turn it is. Then the list follows the turn again.
+#[test]
+fn the_player_god_chose_holds_until_a_play_is_sent() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("chosen.db"));
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    let driver = open_console(dir.path(), &console(&server));
+    wait_for_turn(&driver, "Alain");
+    // A hand variant: every control of the Play panel is offered.
+    let controls = driver.eval(CONTROLS);
+    assert_eq!(
+        [&controls["noplay"], &controls["prophet"], &controls["pick"]],
+        [true, true, true],
+        "{controls}"
+    );
+    assert!(
+        controls["now"]
+            .as_str()
+            .is_some_and(|t| t.contains("stock")),
+        "{controls}"
+    );
+    driver.eval(
+        "const p = document.getElementById('player'); p.value = 'Jacques'; \
+         p.dispatchEvent(new Event('change')); return true;",
+    );
+    // Two redraws of the console's own: the editor opened, then cancelled.
+    open_correction_editor(&driver, "4S");
+    driver.eval("document.getElementById('fix-cancel').click(); return true;");
+    driver.wait_for(
+        "the editor closed",
+        "return document.getElementById('fix-text') === null;",
+        |v| v == true,
+    );
+    let chosen = driver.eval("return document.getElementById('player').value;");
+    assert_eq!(chosen, "Jacques", "the choice was reset by the redraws");
+    // A play from another device: a view pushed.
+    server.post("/api/plays", r#"{"cards":["5H"]}"#).expect(200);
+    wait_for_turn(&driver, "François");
+    let chosen = driver.eval("return document.getElementById('player').value;");
+    assert_eq!(chosen, "Jacques", "the choice was reset by the live update");
+
+    // Played now, it is refused: François's turn, not Jacques's. The choice stays.
+    driver.eval(
+        "document.getElementById('cards').value = '6S'; \
+         document.getElementById('play').click(); return true;",
+    );
+    let refused = driver.wait_for(
+        "the play refused",
+        "return [document.getElementById('play-error').textContent, \
+                 document.getElementById('player').value];",
+        |v| v[0] != "",
+    );
+    assert!(
+        refused[0]
+            .as_str()
+            .is_some_and(|t| t.starts_with("it is François's turn, not Jacques's")),
+        "{refused}"
+    );
+    assert_eq!(refused[1], "Jacques", "{refused}");
+    server.post("/api/plays", r#"{"cards":["6C"]}"#).expect(200);
+    wait_for_turn(&driver, "Jacques");
+    driver.eval("document.getElementById('play').click(); return true;");
+    let after = driver.wait_for(
+        "the play recorded",
+        "return [document.getElementById('result').innerText, \
+                 document.getElementById('play-error').textContent, \
+                 document.getElementById('player').value];",
+        |v| v[2] == "" || v[1] != "" && !v[1].as_str().is_some_and(|t| t.starts_with("it is")),
+    );
+    assert_eq!(after[1], "", "{after}");
+    assert_eq!(after[2], "", "the choice outlived its play: {after}");
+    let who: Vec<Value> = plays(&server).iter().map(|p| p["player"].clone()).collect();
+    assert_eq!(
+        who,
+        ["Jacques", "Alain", "François", "Jacques"].map(Value::from)
+    );
+    drop(driver);
+    server.stop();
+}
+
+/// Delphos has no no-play, no prophet and no stock: the console does not offer
+/// them, and its log says what each prediction said and how it fared (right once
+/// God answered the proposal, waiting while not).
+#[test]
+fn the_console_offers_only_what_the_variant_has() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("delphos.db"));
+    server
+        .post(
+            "/api/rounds",
+            r#"{"variant":"delphos","god":"Gil","players":["Ana","Bo","Cy"],
+                "rule":"if last.red then black else red","starter":"5H"}"#,
+        )
+        .expect(200);
+    server
+        .post_public(
+            "/api/table/events",
+            r#"{"event":"predict","player":"Cy","says":"rejected"}"#,
+        )
+        .expect(200);
+    server.post("/api/plays", r#"{"cards":["7H"]}"#).expect(200);
+    server
+        .post_public(
+            "/api/table/events",
+            r#"{"event":"predict","player":"Ana","says":"accepted"}"#,
+        )
+        .expect(200);
+    let driver = open_console(dir.path(), &console(&server));
+    wait_for_turn(&driver, "Bo");
+    let controls = driver.eval(CONTROLS);
+    assert_eq!(
+        [
+            &controls["play"],
+            &controls["noplay"],
+            &controls["prophet"],
+            &controls["pick"]
+        ],
+        [true, false, false, false],
+        "{controls}"
+    );
+    assert!(
+        controls["now"]
+            .as_str()
+            .is_some_and(|t| !t.contains("stock")),
+        "{controls}"
+    );
+    let rows = driver.wait_for("the log's four events", LOG, |v| {
+        v.as_array().map(Vec::len) == Some(4)
+    });
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("god-delphos.png"));
+    let row = |seq: &str| -> Value {
+        rows.as_array()
+            .and_then(|r| r.iter().find(|x| x["seq"] == seq))
+            .cloned()
+            .unwrap_or_else(|| panic!("no event {seq}: {rows}"))
+    };
+    let answered = row("2");
+    assert_eq!(answered["who"], "prediction Cy", "{answered}");
+    assert_eq!(answered["cards"], "says rejected", "{answered}");
+    assert_eq!(answered["verdict"], "right", "{answered}");
+    assert!(
+        answered["effects"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("right: Ana's 7H (#3) was rejected")),
+        "{answered}"
+    );
+    let pending = row("4");
+    assert_eq!(pending["cards"], "says accepted", "{pending}");
+    assert_eq!(pending["verdict"], "", "{pending}");
+    assert_eq!(
+        pending["effects"], "waiting for God's answer to Bo's proposal",
+        "{pending}"
+    );
+    drop(driver);
+    server.stop();
+}
+
+/// An action that could not reach the service says so; once the console is live
+/// again that error goes (the play was not recorded: there is nothing to check).
+#[test]
+fn an_unreachable_service_error_goes_when_the_console_is_live_again() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("reconnect.db");
+    let server = Server::start(&db);
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    let driver = open_console(dir.path(), &console(&server));
+    wait_for_turn(&driver, "Jacques");
+    let addr = server.stop_keeping_addr();
+    driver.wait_for(
+        "the lost connection",
+        "return document.getElementById('conn').textContent;",
+        |v| v == "reconnecting…",
+    );
+    driver.eval(
+        "document.getElementById('cards').value = '4S'; \
+         document.getElementById('play').click(); return true;",
+    );
+    driver.wait_for(
+        "the error",
+        "return document.getElementById('play-error').textContent;",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.starts_with("cannot reach the service"))
+        },
+    );
+    let server = Server::start_on(&db, addr);
+    let back = driver.wait_for(
+        "the console live again",
+        "return [document.getElementById('conn').textContent, \
+                 document.getElementById('play-error').textContent];",
+        |v| v[0] == "live",
+    );
+    // The view that says "live" and the error's going are one step: no wait.
+    assert_eq!(back[1], "", "the old error stays up: {back}");
+    assert!(plays(&server).is_empty());
+    drop(driver);
+    server.stop();
+}
+
+/// Escape in the correction editor (or its cancel) gives the focus back to the
+/// "correct" button of its event, which keeps it through a play from another
+/// device: a keyboard user goes on where they were.
+#[test]
+fn escape_in_the_correction_editor_returns_to_its_correct_button() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("escape.db"));
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    let driver = open_console(dir.path(), &console(&server));
+    wait_for_turn(&driver, "Alain");
+    let seq = plays(&server)[0]["seq"].to_string();
+    const FOCUS: &str = "const a = document.activeElement; const row = a && a.closest('tr'); \
+         return [a.tagName, a.textContent, row ? row.dataset.seq : null];";
+    open_correction_editor(&driver, "4S");
+    driver.send_keys("#fix-text", "\u{E00C}");
+    let focus = driver.wait_for(
+        "the editor closed",
+        &format!(
+            "return document.getElementById('fix-text') === null ? (() => {{ {FOCUS} }})() : null;"
+        ),
+        |v| v.is_array(),
+    );
+    assert_eq!(focus, json!(["BUTTON", "correct", seq]), "{focus}");
+    server.post("/api/plays", r#"{"cards":["5H"]}"#).expect(200);
+    wait_for_turn(&driver, "François");
+    let focus = driver.eval(FOCUS);
+    assert_eq!(
+        focus,
+        json!(["BUTTON", "correct", seq]),
+        "the focus was lost with the redraw: {focus}"
+    );
+    drop(driver);
+    server.stop();
+}
+
+/// A refused prophet declaration marks the result before it as the earlier
+/// action's in words that fit: no "verdict" for a declaration, no "play above".
+#[test]
+fn a_refused_prophet_declaration_is_not_called_a_play() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("prophet.db"));
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    let hand = [
+        "5S", "7C", "2H", "9S", "JC", "QS", "KC", "AS", "3C", "5C", "7S", "9C", "JS", "KS", "AC",
+        "3S",
+    ];
+    let no_play = json!({"hand": hand, "pick": "2H"}).to_string();
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    server.post("/api/no-plays", &no_play).expect(200);
+    server.post("/api/plays", r#"{"cards":["3D"]}"#).expect(200);
+    let driver = open_console(dir.path(), &console(&server));
+    wait_for_turn(&driver, "Jacques");
+    driver.eval("document.getElementById('prophet').click(); return true;");
+    driver.wait_for(
+        "the prophet declared",
+        "return [document.getElementById('result').innerText, \
+                 document.getElementById('play-error').textContent];",
+        |v| v[1] != "" || v[0].as_str().is_some_and(|t| t.contains("François")),
+    );
+    // A prophet is in office: a second declaration is refused.
+    driver.eval("document.getElementById('prophet').click(); return true;");
+    let shown = driver.wait_for(
+        "the refusal",
+        "const r = document.getElementById('result'); \
+         return [document.getElementById('play-error').textContent, r.className, r.innerText];",
+        |v| v[0] != "",
+    );
+    assert_eq!(shown[1], "stale", "{shown}");
+    assert!(
+        shown[2].as_str().is_some_and(|t| t
+            .starts_with("the result before (the prophet declaration above was not recorded):")),
+        "{shown}"
+    );
+    drop(driver);
+    server.stop();
+}

@@ -67,6 +67,20 @@ impl Server {
         Server::start_at(db, None, token, false, &addr.to_string())
     }
 
+    /// Stops the service and returns its address, for [`Server::start_on`]: the
+    /// pages opened on it lose their connection and try it again meanwhile.
+    pub fn stop_keeping_addr(self) -> SocketAddr {
+        let addr = self.addr;
+        self.stop();
+        addr
+    }
+
+    /// Starts a service (no recognizer, the test token) on `db` at `addr`, where
+    /// one was stopped: the pages opened on it connect again by themselves.
+    pub fn start_on(db: &Path, addr: SocketAddr) -> Server {
+        Server::start_at(db, None, TOKEN, false, &addr.to_string())
+    }
+
     fn start_as(
         db: &Path,
         models: Option<std::path::PathBuf>,
