@@ -47,7 +47,12 @@
     const node = el("span", { class: "card" + (red ? " red" : "") + (size ? " " + size : ""), title: t, "data-card": t },
       el("span", { class: "rank" }, rank), el("span", { class: "suit" }, SUITS[suit] || suit));
     if (marks) {
-      if (marks.prophet) node.append(el("span", { class: "marker prophet", title: "prophet marker" }, "P"));
+      // The prophet's card is outlined as well as badged: a badge alone, at a
+      // corner, reads as the neighbouring card's.
+      if (marks.prophet) {
+        node.classList.add("prophet-marked");
+        node.append(el("span", { class: "marker prophet", title: "prophet marker" }, "P"));
+      }
       if (marks.black) node.append(el("span", { class: "marker black", title: "black marker" }, marks.laid));
       else if (marks.white) node.append(el("span", { class: "marker white", title: "white marker" }, marks.laid));
       if (marks.laid) node.append(el("span", { class: "laid" }, marks.laid));

@@ -115,6 +115,18 @@
   // name in its title.
   const nameCell = (name) => E.el("td", { class: "name", title: name }, name);
 
+  // Smaller cards while the layout does not fit its box: a long main line, or long
+  // sidelines under a short one, stays whole on the screen, read from across the
+  // table where nobody scrolls. A main line of more than 22 cards starts compact.
+  function fitLayout(long) {
+    const layout = $("layout"), wrap = $("layout-scroll");
+    for (const size of long ? ["compact", "dense"] : ["", "compact", "dense"]) {
+      layout.classList.toggle("compact", size === "compact");
+      layout.classList.toggle("dense", size === "dense");
+      if (wrap.scrollHeight <= wrap.clientHeight + 1) return;
+    }
+  }
+
   // Keeps the newest laid card in view in the layout's own scroll box (never
   // scrolling the page), when a card was laid since the last view. The banners
   // stand above that box, whole, however far it scrolls.
@@ -194,9 +206,8 @@
     // panel shows) is not shown as empty counts.
     const hides = new Set((plugin && plugin.hides) || []);
     for (const id of ["markers-white", "markers-black", "prophet", "stock", "players-panel"]) $(id).hidden = hides.has(id);
-    // A long main line gets smaller cards so the whole layout stays on the screen.
-    $("layout").classList.toggle("compact", (view.layout || []).length > 22);
     if (!drawn) E.drawLayout(view, $("layout"));
+    fitLayout((view.layout || []).length > 22);
     showNewest();
 
     $("turn").textContent = s.turn || (view.game_over ? "game over" : s.ended ? "round over" : "—");

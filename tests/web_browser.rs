@@ -778,3 +778,78 @@ fn a_correction_tells_the_table_whose_hands_change_and_keeps_the_last_play_in_si
     assert_eq!(shown["hands"], json!(expected), "{shown}");
     assert_eq!(shown["last"], "last play: Alain 9S — RIGHT ✓", "{shown}");
 }
+
+/// A long round with sidelines and a prophet, on a 1280 × 800 tablet: the whole
+/// layout stays inside its box (smaller cards rather than cards cut off at its
+/// edge), and the prophet's marker is on its own card, which is outlined.
+#[test]
+fn a_long_round_fits_the_tablet_and_the_prophets_card_is_marked_on_itself() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("long.db"));
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.call(
+        "POST",
+        &driver.session_path("window/rect"),
+        &json!({"width": 1280, "height": 800}),
+    );
+    driver.goto(&format!("http://{}/", server.addr));
+    driver.wait_for("the live connection", TABLET_STATE, |v| {
+        v["conn"].as_str().is_some_and(|c| c.contains("up"))
+    });
+    let round = json!({"god": "Gil", "players": ["Ana", "Bo", "Cy", "Dee"],
+                       "rule": "red", "starter": "AH", "hand_size": 30});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    let reds: Vec<String> = ["H", "D"]
+        .iter()
+        .flat_map(|s| {
+            ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+                .iter()
+                .map(move |r| format!("{r}{s}"))
+        })
+        .collect();
+    let blacks = ["2S", "5C", "9S", "JC", "KS", "3C", "8S", "QC", "4S", "7C"];
+    let mut prophet = false;
+    // Wrong plays early only: in sudden death they would eliminate.
+    for i in 0..56 {
+        let wrong = i < 24 && i % 3 == 2;
+        let card = if wrong {
+            blacks[(i / 3) % blacks.len()].to_string()
+        } else {
+            reds[i % reds.len()].clone()
+        };
+        let mut play = json!({ "cards": [card] });
+        if prophet {
+            play["prophet_says"] = json!(if wrong { "wrong" } else { "right" });
+        }
+        let answer = server.post("/api/plays", &play.to_string()).expect(200);
+        if i == 6 {
+            let player = answer["last"]["player"].as_str().expect("player").to_string();
+            server
+                .post("/api/prophet", &json!({ "player": player }).to_string())
+                .expect(200);
+            prophet = true;
+        }
+    }
+    let state = server.get("/api/state").expect(200);
+    let laid = state["state"]["laid"].as_u64().expect("laid");
+    assert!(laid >= 57, "{state}");
+    let marker = state["state"]["prophet"]["marker"].as_u64().expect("a prophet");
+    let seen = driver.wait_for(
+        "the long layout",
+        "const w = document.getElementById('layout-scroll'); \
+         const cards = document.querySelectorAll('#layout [data-card]'); \
+         const marked = Array.from(document.querySelectorAll('#layout .card.prophet-marked')); \
+         const inside = marked.map(c => { const r = c.getBoundingClientRect(), \
+             p = c.querySelector('.marker.prophet').getBoundingClientRect(); \
+           return p.left >= r.left && p.right <= r.right && p.top >= r.top && p.bottom <= r.bottom; }); \
+         return {cards: cards.length, fits: w.scrollHeight <= w.clientHeight + 1, size: document.getElementById('layout').className, \
+                 scroll: [w.scrollHeight, w.clientHeight], \
+                 marked: marked.map(c => c.querySelector('.laid').textContent), inside};",
+        |v| v["cards"].as_u64() == Some(laid),
+    );
+    assert_eq!(seen["fits"], true, "the layout overflows its box: {seen}");
+    assert_eq!(seen["marked"], json!([marker.to_string()]), "{seen}");
+    assert_eq!(seen["inside"], json!([true]), "{seen}");
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("tablet-long.png"));
+}
