@@ -292,6 +292,12 @@ impl<'s> Recorder<'s> {
                     e.reason
                         .push_str(", or \"evidence\" (stored with the play)");
                 }
+                // The referee lists the table log's events; the store takes its
+                // corrections too.
+                if e.reason.starts_with("unknown event") && e.reason.ends_with(')') {
+                    e.reason.pop();
+                    e.reason.push_str(", or correct: a correction of an earlier event)");
+                }
                 return Ok(reject(line, e.reason));
             }
         };
@@ -613,6 +619,22 @@ mod tests {
             "{replies:?}"
         );
         assert_eq!(store.events(GameId(1)).expect("events").len(), 1);
+    }
+
+    #[test]
+    fn an_unknown_event_is_told_the_store_takes_corrections_too() {
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let replies = recorder
+            .record_batch(&lines(&[r#"{"event":"frobnicate"}"#]))
+            .expect("batch");
+        let error = error_of(&replies[0]);
+        assert!(
+            error.contains("unknown event \"frobnicate\" (expected one of round, play")
+                && error.ends_with(", or correct: a correction of an earlier event)"),
+            "{error}"
+        );
     }
 
     #[test]
