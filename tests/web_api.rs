@@ -988,3 +988,50 @@ fn a_frames_folder_removed_while_serving_is_made_again() {
     assert_eq!(server.get(&format!("/api/frames/{id}")).status, 200);
     server.stop();
 }
+
+/// A prophet's call mis-entered on one play: corrected, the prophet falls there and
+/// the call on the next play must go. Neither alone replays, so God sends both in
+/// one correction (`also`); the views, the audit and a restart read them together.
+#[test]
+fn corrections_sent_together_are_viewed_audited_and_replayed_together() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("group.db");
+    let server = Server::start(&db);
+    let round = json!({"god": "G", "players": ["A", "B", "C", "D"], "rule": "red", "starter": "AH"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    let first = server.post("/api/plays", r#"{"cards":["2H"]}"#).expect(200);
+    let prophet = first["last"]["player"].as_str().expect("player").to_string();
+    server
+        .post("/api/prophet", &json!({ "player": prophet }).to_string())
+        .expect(200);
+    server
+        .post("/api/plays", r#"{"cards":["3S"],"prophet_says":"wrong"}"#)
+        .expect(200);
+    server
+        .post("/api/plays", r#"{"cards":["4H"],"prophet_says":"right"}"#)
+        .expect(200);
+    let alone = server.post("/api/corrections", r#"{"seq":4,"prophet_says":"right"}"#);
+    assert_eq!(alone.status, 422, "{}", alone.text());
+    let answer = server
+        .post(
+            "/api/corrections",
+            r#"{"seq":4,"prophet_says":"right","also":[{"seq":5,"prophet_says":null}]}"#,
+        )
+        .expect(200);
+    assert_eq!(answer["ack"]["group"], json!([6, 7]), "{answer}");
+    assert_eq!(answer["correction"]["event"], "1.1:7", "{answer}");
+    let changed = answer["correction"]["changed"].as_array().expect("changed");
+    assert!(
+        changed.iter().any(|p| p["event"] == "1.1:4"),
+        "the call on 3S now overthrows the prophet: {answer}"
+    );
+    let state = server.get("/api/state").expect(200);
+    assert!(state["state"]["prophet"].is_null(), "{state}");
+    let audit = server.get_god("/api/audit/1.1").expect(200);
+    assert_eq!(audit["chain"]["ok"], true, "{audit}");
+    let token = server.token.clone();
+    let server = server.restart_with_token(&db, &token);
+    let state = server.get("/api/state").expect(200);
+    assert!(state["state"]["prophet"].is_null(), "after a restart: {state}");
+    server.stop();
+}

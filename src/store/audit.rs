@@ -787,7 +787,7 @@ pub fn audit(
     // decisions with corrections applied.
     let history = History::load(store, game, true);
     let replayed = history.as_ref().map_err(|e| e.to_string()).and_then(|h| {
-        let eff = h.effective(None).map_err(|e| e.to_string())?;
+        let eff = h.effective(&[]).map_err(|e| e.to_string())?;
         let (_, outcomes) = h.replay(factory, &eff).map_err(|e| e.to_string())?;
         Ok((eff, outcomes))
     });

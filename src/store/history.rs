@@ -35,6 +35,12 @@ pub fn standard_referee() -> RefereeFactory {
 /// Annotations the store adds to a table-log event; not part of the table log.
 pub const ANNOTATIONS: [&str; 3] = ["at", "commitment", "evidence"];
 
+/// The mark the store puts on each correction of a group after the first (a
+/// correction line with `also`): the group was checked and stored as one, and its
+/// corrections before this one alone may leave the log illegal (a prophet's call
+/// corrected on one play and removed from the next, say). Not a field to replace.
+pub const WITH_PREVIOUS: &str = "with_previous";
+
 /// A correction as stored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Correction {
@@ -170,7 +176,7 @@ pub fn parse_correction(
     };
     let fields: Map<String, Value> = object
         .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "event" | "seq" | "round" | "at"))
+        .filter(|(k, _)| !matches!(k.as_str(), "event" | "seq" | "round" | "at" | WITH_PREVIOUS))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     if fields.is_empty() {
@@ -227,9 +233,9 @@ impl History {
         Ok(History { game, entries })
     }
 
-    /// The effective log: corrections applied, in log order. With `extra`, one
-    /// more correction (not yet stored) is applied after the stored ones.
-    pub fn effective(&self, extra: Option<&Correction>) -> Result<Vec<Effective>, HistoryError> {
+    /// The effective log: corrections applied, in log order. The `extra`
+    /// corrections (not yet stored) are applied after the stored ones, together.
+    pub fn effective(&self, extra: &[Correction]) -> Result<Vec<Effective>, HistoryError> {
         let mut fixes: BTreeMap<(u32, u64), Vec<Fix<'_>>> = BTreeMap::new();
         for (index, entry) in self.entries.iter().enumerate() {
             if let EntryKind::Correction(c) = &entry.kind {
@@ -239,7 +245,7 @@ impl History {
                     .push((Some(index), c));
             }
         }
-        if let Some(c) = extra {
+        for c in extra {
             fixes
                 .entry((c.target.number, c.seq))
                 .or_default()
@@ -422,7 +428,7 @@ pub fn export_log(
         }
     }
     let history = History::load(store, game, true)?;
-    let effective = history.effective(None)?;
+    let effective = history.effective(&[])?;
     Ok(effective
         .iter()
         .filter(|e| {

@@ -9,7 +9,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::evidence::{Evidence, EvidenceInput};
-use super::history::{decision, parse_correction, History, HistoryError, RefereeFactory};
+use super::history::{
+    decision, parse_correction, History, HistoryError, RefereeFactory, WITH_PREVIOUS,
+};
 use super::log::NewRound;
 use super::seal::{Reveal, Sealed};
 use super::{format_utc, now_ms, GameId, RoundRef, Store, StoreError};
@@ -40,6 +42,10 @@ pub struct Ack {
     /// For a correction: the events (`ROUND:SEQ`) whose decision changed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed: Option<Vec<String>>,
+    /// For a correction line with `also`: the sequence numbers of the `correct`
+    /// events it stored, in order (`seq` is the first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<Vec<u64>>,
 }
 
 /// A line that was not stored, and why.
@@ -136,7 +142,7 @@ impl<'s> Recorder<'s> {
         game: GameId,
     ) -> Result<Position, HistoryError> {
         let history = History::load(store, game, true)?;
-        let effective = history.effective(None)?;
+        let effective = history.effective(&[])?;
         let (referee, _) = history.replay(factory, &effective)?;
         let round = history.current_round();
         let revealed = match round {
@@ -428,6 +434,7 @@ impl<'s> Recorder<'s> {
             commitment,
             reveal,
             changed: None,
+            group: None,
         }))
     }
 
@@ -453,19 +460,27 @@ impl<'s> Recorder<'s> {
         let (Some(game), Some(round)) = (self.at.game_id, self.at.round) else {
             return Ok(reject(line, "nothing recorded yet to correct"));
         };
-        let correction = match parse_correction(&object, Some(round)) {
-            Ok(c) => c,
+        let objects = match correction_group(object) {
+            Ok(objects) => objects,
             Err(e) => return Ok(reject(line, e)),
         };
+        let mut corrections = Vec::with_capacity(objects.len());
+        for (i, object) in objects.iter().enumerate() {
+            match parse_correction(object, Some(round)) {
+                Ok(c) => corrections.push(c),
+                Err(e) if objects.len() == 1 => return Ok(reject(line, e)),
+                Err(e) => return Ok(reject(line, format!("correction {} of the line: {e}", i + 1))),
+            }
+        }
         let history = match History::load(self.store, game, true) {
             Ok(h) => h,
             Err(HistoryError::Store(e)) => return Err(e),
             Err(e) => return Ok(reject(line, e)),
         };
         let before = history
-            .effective(None)
+            .effective(&[])
             .and_then(|eff| history.replay(&self.factory, &eff).map(|(_, o)| (eff, o)));
-        let after = history.effective(Some(&correction)).and_then(|eff| {
+        let after = history.effective(&corrections).and_then(|eff| {
             history
                 .replay(&self.factory, &eff)
                 .map(|(g, o)| (eff, g, o))
@@ -518,7 +533,7 @@ impl<'s> Recorder<'s> {
         let ended = referee.state().ended || referee.ended();
         // Reopened, a round whose rule is revealed would go on with the rule known
         // to every player: no longer a game of Eleusis.
-        if self.at.revealed && !ended && correction.target == round {
+        if self.at.revealed && !ended && corrections.iter().any(|c| c.target == round) {
             return Ok(reject(
                 line,
                 format!(
@@ -527,13 +542,28 @@ impl<'s> Recorder<'s> {
             ));
         }
         let now = now_ms();
-        let mut payload = object;
-        payload.insert("seq".into(), Value::from(correction.seq));
-        payload.insert("round".into(), Value::from(correction.target.number));
-        payload.insert("at".into(), Value::String(format_utc(now)));
-        let appended =
-            self.store
-                .append(round, "correct", &Value::Object(payload).to_string(), now)?;
+        let mut stored = Vec::with_capacity(corrections.len());
+        for (i, (mut payload, correction)) in objects.into_iter().zip(&corrections).enumerate() {
+            payload.insert("event".into(), Value::from("correct"));
+            payload.insert("seq".into(), Value::from(correction.seq));
+            payload.insert("round".into(), Value::from(correction.target.number));
+            payload.insert("at".into(), Value::String(format_utc(now)));
+            if i > 0 {
+                payload.insert(WITH_PREVIOUS.into(), Value::Bool(true));
+            }
+            stored.push(self.store.append(
+                round,
+                "correct",
+                &Value::Object(payload).to_string(),
+                now,
+            )?);
+        }
+        let (Some(first), Some(appended)) = (stored.first(), stored.last()) else {
+            return Ok(reject(line, "a correction line holds no correction"));
+        };
+        let group = (stored.len() > 1).then(|| stored.iter().map(|a| a.seq).collect());
+        let first_seq = first.seq;
+        let appended = appended.clone();
         self.at.head = Some(appended.hash.clone());
         self.at.referee = referee;
         let reveal = if ended && !self.at.revealed {
@@ -547,15 +577,63 @@ impl<'s> Recorder<'s> {
             line,
             game: game.to_string(),
             round: round.to_string(),
-            seq: appended.seq,
+            seq: first_seq,
             event: "correct".into(),
             hash: appended.hash,
             right: None,
             commitment: None,
             reveal,
             changed: Some(changed),
+            group,
         }))
     }
+}
+
+/// The corrections of one line: the line itself and those it lists in `also`,
+/// checked and stored as one group (each as a `correct` event of its own, those
+/// after the first marked [`WITH_PREVIOUS`]). Two events that must change together —
+/// a prophet's call corrected on one play, so that he falls there and the next
+/// play's call must go — cannot be corrected one after the other: either alone
+/// leaves the log illegal.
+fn correction_group(mut object: Map<String, Value>) -> Result<Vec<Map<String, Value>>, String> {
+    if object.contains_key(WITH_PREVIOUS) {
+        return Err(format!("field {WITH_PREVIOUS:?} is written by the store, not given"));
+    }
+    let also = match object.remove("also") {
+        None => Vec::new(),
+        Some(Value::Array(items)) if !items.is_empty() => items,
+        Some(other) => {
+            return Err(format!(
+                "\"also\" must be a list of further corrections to apply with this one, like [{{\"seq\":5,\"prophet_says\":null}}]; got {other}"
+            ))
+        }
+    };
+    let mut group = vec![object];
+    for (i, item) in also.into_iter().enumerate() {
+        let Value::Object(item) = item else {
+            return Err(format!(
+                "\"also\", item {}: expected a correction like {{\"seq\":5,\"prophet_says\":null}}",
+                i + 1
+            ));
+        };
+        match item.get("event") {
+            None => {}
+            Some(Value::String(e)) if e == "correct" => {}
+            Some(other) => {
+                return Err(format!(
+                    "\"also\", item {}: only corrections can be grouped, got \"event\": {other}",
+                    i + 1
+                ))
+            }
+        }
+        for key in ["also", WITH_PREVIOUS] {
+            if item.contains_key(key) {
+                return Err(format!("\"also\", item {}: {key:?} is not taken there", i + 1));
+            }
+        }
+        group.push(item);
+    }
+    Ok(group)
 }
 
 #[cfg(test)]
@@ -619,6 +697,80 @@ mod tests {
             "{replies:?}"
         );
         assert_eq!(store.events(GameId(1)).expect("events").len(), 1);
+    }
+
+    #[test]
+    fn corrections_that_must_change_together_are_taken_as_one_line() {
+        // God recorded the prophet's call on 3S as "wrong" (he was right, and the
+        // prophet stays); it was "right": God contradicts, the prophet falls there,
+        // and the call recorded on 4H after it must go. Either correction alone
+        // leaves the log illegal.
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let log = [
+            r#"{"event":"round","god":"G","players":["A","B","C","D"],"rule":"red","starter":"AH"}"#,
+            r#"{"event":"play","cards":["2H"]}"#,
+            r#"{"event":"prophet","player":"A"}"#,
+            r#"{"event":"play","cards":["3S"],"prophet_says":"wrong"}"#,
+            r#"{"event":"play","cards":["4H"],"prophet_says":"right"}"#,
+        ];
+        let replies = recorder.record_batch(&lines(&log)).expect("batch");
+        assert!(replies.iter().all(|r| matches!(r, Reply::Stored(_))), "{replies:?}");
+        for alone in [
+            r#"{"event":"correct","seq":4,"prophet_says":"right"}"#,
+            r#"{"event":"correct","seq":5,"prophet_says":null}"#,
+        ] {
+            let replies = recorder.record_batch(&lines(&[alone])).expect("alone");
+            assert!(error_of(&replies[0]).contains("illegal"), "{replies:?}");
+        }
+        let replies = recorder
+            .record_batch(&lines(&[
+                r#"{"event":"correct","seq":4,"prophet_says":"right","also":[{"seq":5,"prophet_says":null}]}"#,
+            ]))
+            .expect("group");
+        let Reply::Stored(ack) = &replies[0] else {
+            panic!("{replies:?}")
+        };
+        assert_eq!(ack.seq, 6);
+        assert_eq!(ack.group.as_deref(), Some(&[6, 7][..]));
+        let state = recorder.referee().state();
+        assert!(state.prophet.is_none(), "the prophet fell on 3S: {state:?}");
+        let game = recorder.game().expect("game");
+        let stored = store.events(game).expect("events");
+        assert_eq!(stored.len(), 7);
+        assert!(!stored[5].payload.contains(WITH_PREVIOUS), "{}", stored[5].payload);
+        assert!(
+            stored[6].payload.contains(r#""with_previous":true"#),
+            "{}",
+            stored[6].payload
+        );
+        // The stored log replays with both corrections applied.
+        let history = History::load(&store, game, true).expect("history");
+        let effective = history.effective(&[]).expect("effective");
+        history
+            .replay(&standard_referee(), &effective)
+            .expect("the stored log replays");
+        // The store's mark is not for a line to give, and a group holds corrections.
+        for (line, why) in [
+            (
+                r#"{"event":"correct","seq":4,"prophet_says":"right","with_previous":true}"#,
+                "written by the store",
+            ),
+            (
+                r#"{"event":"correct","seq":4,"prophet_says":"right","also":[{"event":"play","cards":["5H"]}]}"#,
+                "only corrections can be grouped",
+            ),
+            (r#"{"event":"correct","seq":4,"prophet_says":"right","also":[]}"#, "must be a list"),
+            (
+                r#"{"event":"correct","seq":4,"prophet_says":"right","also":[{"seq":"x"}]}"#,
+                "correction 2 of the line",
+            ),
+        ] {
+            let replies = recorder.record_batch(&lines(&[line])).expect("refused");
+            assert!(error_of(&replies[0]).contains(why), "{line}: {replies:?}");
+        }
+        assert_eq!(store.events(game).expect("events").len(), 7);
     }
 
     #[test]
@@ -842,7 +994,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let history = History::load(&store_a, game, true).expect("history");
-        let effective = history.effective(None).expect("effective");
+        let effective = history.effective(&[]).expect("effective");
         assert!(history.replay(&standard_referee(), &effective).is_ok());
     }
 }

@@ -43,7 +43,7 @@ impl ScoreSheet {
         game: GameId,
     ) -> Result<ScoreSheet, HistoryError> {
         let history = History::load(store, game, true)?;
-        let effective = history.effective(None)?;
+        let effective = history.effective(&[])?;
         let (referee, outcomes) = history.replay(factory, &effective)?;
         let infos = store.rounds(game)?;
         let mut participants: Vec<String> = Vec::new();

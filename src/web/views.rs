@@ -14,7 +14,7 @@ use crate::referee::game::GameState;
 use crate::referee::{Game, Outcome, Placement};
 use crate::store::history::{
     decision, strip_annotations, Correction, Effective, Entry, EntryKind, History, HistoryError,
-    RefereeFactory,
+    RefereeFactory, WITH_PREVIOUS,
 };
 use crate::store::seal::commitment;
 use crate::store::{GameId, RoundRef, Store};
@@ -228,11 +228,19 @@ fn correction_view(
     fix: &Correction,
     now: &GameState,
 ) -> Result<Value, HistoryError> {
+    // Before the newest correction line: the corrections stored together with it
+    // (`also`) are left out with it, as alone they may not replay.
+    let mut cut = history.entries.len().saturating_sub(1);
+    while cut > 0
+        && history.entries[cut].payload.get(WITH_PREVIOUS) == Some(&Value::Bool(true))
+    {
+        cut -= 1;
+    }
     let before = History {
         game: history.game,
-        entries: history.entries[..history.entries.len().saturating_sub(1)].to_vec(),
+        entries: history.entries[..cut].to_vec(),
     };
-    let old_effective = before.effective(None)?;
+    let old_effective = before.effective(&[])?;
     let (old_game, old_outcomes) = before.replay(factory, &old_effective)?;
     // What the players must do with the cards in front of them: the hands the
     // correction changed, as counted before it and now (a penalty taken back or
@@ -362,7 +370,7 @@ pub fn build(
             .for_god());
         let history = History::load(store, game, true).map_err(|e| ApiError::history(e, at))?;
         let effective = history
-            .effective(None)
+            .effective(&[])
             .map_err(|e| ApiError::history(e, at))?;
         let (_, outcomes) = history
             .replay(factory, &effective)
