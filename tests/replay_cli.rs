@@ -343,8 +343,8 @@ fn the_trace_says_how_sudden_death_ends_when_the_prophet_falls() {
         ],
         None,
     );
-    let trace = String::from_utf8_lossy(&out.stderr).into_owned()
-        + &String::from_utf8_lossy(&out.stdout);
+    let trace =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     let line = trace
         .lines()
         .find(|l| l.starts_with("line 24:"))

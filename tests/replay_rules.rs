@@ -133,7 +133,10 @@ fn a_name_sent_decomposed_names_the_player_seated_composed() {
         r#"{"event":"play","player":"Franc\u0327ois","cards":["2H"]}"#,
     );
     assert_eq!(out.verdicts.len(), 1, "{out:?}");
-    let err = refuse(&mut game, r#"{"event":"play","player":"Franc\u0327ois","cards":["3H"]}"#);
+    let err = refuse(
+        &mut game,
+        r#"{"event":"play","player":"Franc\u0327ois","cards":["3H"]}"#,
+    );
     assert!(
         matches!(err, RefereeError::NotYourTurn { .. }),
         "still the same person, now out of turn: {err}"

@@ -173,7 +173,10 @@ fn a_busy_address_is_refused_without_creating_files() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("cannot listen on"), "{stderr}");
     let created: Vec<_> = std::fs::read_dir(dir.path()).expect("ls").collect();
-    assert!(created.is_empty(), "no database, no frames folder: {created:?}");
+    assert!(
+        created.is_empty(),
+        "no database, no frames folder: {created:?}"
+    );
 }
 
 #[test]

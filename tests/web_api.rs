@@ -997,10 +997,14 @@ fn corrections_sent_together_are_viewed_audited_and_replayed_together() {
     let dir = tempfile::tempdir().expect("dir");
     let db = dir.path().join("group.db");
     let server = Server::start(&db);
-    let round = json!({"god": "G", "players": ["A", "B", "C", "D"], "rule": "red", "starter": "AH"});
+    let round =
+        json!({"god": "G", "players": ["A", "B", "C", "D"], "rule": "red", "starter": "AH"});
     server.post("/api/rounds", &round.to_string()).expect(200);
     let first = server.post("/api/plays", r#"{"cards":["2H"]}"#).expect(200);
-    let prophet = first["last"]["player"].as_str().expect("player").to_string();
+    let prophet = first["last"]["player"]
+        .as_str()
+        .expect("player")
+        .to_string();
     server
         .post("/api/prophet", &json!({ "player": prophet }).to_string())
         .expect(200);
@@ -1032,6 +1036,9 @@ fn corrections_sent_together_are_viewed_audited_and_replayed_together() {
     let token = server.token.clone();
     let server = server.restart_with_token(&db, &token);
     let state = server.get("/api/state").expect(200);
-    assert!(state["state"]["prophet"].is_null(), "after a restart: {state}");
+    assert!(
+        state["state"]["prophet"].is_null(),
+        "after a restart: {state}"
+    );
     server.stop();
 }

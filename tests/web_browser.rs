@@ -750,7 +750,10 @@ fn a_correction_tells_the_table_whose_hands_change_and_keeps_the_last_play_in_si
         .expect(200);
     let view = server.get("/api/state").expect(200);
     let after = view["state"]["hands"].clone();
-    let hands = view["correction"]["hands"].as_array().expect("hands").clone();
+    let hands = view["correction"]["hands"]
+        .as_array()
+        .expect("hands")
+        .clone();
     assert!(!hands.is_empty(), "{view}");
     let expected: Vec<String> = hands
         .iter()
@@ -758,7 +761,10 @@ fn a_correction_tells_the_table_whose_hands_change_and_keeps_the_last_play_in_si
             let name = h["player"].as_str().expect("player");
             assert_eq!(h["was"], before[name], "{name}: {h}");
             assert_eq!(h["now"], after[name], "{name}: {h}");
-            let (was, now) = (h["was"].as_i64().expect("was"), h["now"].as_i64().expect("now"));
+            let (was, now) = (
+                h["was"].as_i64().expect("was"),
+                h["now"].as_i64().expect("now"),
+            );
             assert!(now > was, "a wrong play owes cards: {h}");
             format!(
                 "{name} takes {} card{} (hand {was} → {now})",
@@ -824,7 +830,10 @@ fn a_long_round_fits_the_tablet_and_the_prophets_card_is_marked_on_itself() {
         }
         let answer = server.post("/api/plays", &play.to_string()).expect(200);
         if i == 6 {
-            let player = answer["last"]["player"].as_str().expect("player").to_string();
+            let player = answer["last"]["player"]
+                .as_str()
+                .expect("player")
+                .to_string();
             server
                 .post("/api/prophet", &json!({ "player": player }).to_string())
                 .expect(200);
@@ -834,7 +843,9 @@ fn a_long_round_fits_the_tablet_and_the_prophets_card_is_marked_on_itself() {
     let state = server.get("/api/state").expect(200);
     let laid = state["state"]["laid"].as_u64().expect("laid");
     assert!(laid >= 57, "{state}");
-    let marker = state["state"]["prophet"]["marker"].as_u64().expect("a prophet");
+    let marker = state["state"]["prophet"]["marker"]
+        .as_u64()
+        .expect("a prophet");
     let seen = driver.wait_for(
         "the long layout",
         "const w = document.getElementById('layout-scroll'); \

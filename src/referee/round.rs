@@ -113,7 +113,9 @@ pub(crate) fn check_seats(event: &RoundEvent) -> Result<(), RefereeError> {
     }
     for name in std::iter::once(&event.god).chain(&event.players) {
         if name.chars().count() > MAX_NAME_CHARS
-            || name.chars().any(|c| disguises_a_line(c) || invisible_in_a_name(c))
+            || name
+                .chars()
+                .any(|c| disguises_a_line(c) || invisible_in_a_name(c))
         {
             return Err(RefereeError::BadName {
                 name: name.clone(),

@@ -266,7 +266,10 @@ pub(crate) fn tokenize(source: &str) -> Result<Vec<Token>, RuleError> {
             _ => {
                 if let Some(suit) = suit_symbol(c) {
                     let end = start + c.len_utf8();
-                    (Tok::SuitSymbol(suit), c.len_utf8() + selector_at(source, end))
+                    (
+                        Tok::SuitSymbol(suit),
+                        c.len_utf8() + selector_at(source, end),
+                    )
                 } else {
                     let shown = if c == '\u{feff}' {
                         // Editors put one at a file's start; the CLI's readers skip it there.
@@ -418,7 +421,11 @@ mod tests {
         // Anywhere else a selector is an invisible character, named by its code.
         for text in ["red \u{fe0f}", "red\u{180e}", "red\u{e0001}", "red\u{fe0e}"] {
             let err = tokenize(text).unwrap_err();
-            assert!(err.message.contains("character U+"), "{text:?}: {}", err.message);
+            assert!(
+                err.message.contains("character U+"),
+                "{text:?}: {}",
+                err.message
+            );
         }
     }
 

@@ -57,6 +57,9 @@ pub struct Rejection {
 }
 
 /// What happened to one line.
+// One reply per recorded line, written out and dropped: boxing the acknowledgement
+// would cost an allocation per line to save a few hundred bytes of stack.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Reply {
@@ -302,7 +305,8 @@ impl<'s> Recorder<'s> {
                 // corrections too.
                 if e.reason.starts_with("unknown event") && e.reason.ends_with(')') {
                     e.reason.pop();
-                    e.reason.push_str(", or correct: a correction of an earlier event)");
+                    e.reason
+                        .push_str(", or correct: a correction of an earlier event)");
                 }
                 return Ok(reject(line, e.reason));
             }
@@ -469,7 +473,12 @@ impl<'s> Recorder<'s> {
             match parse_correction(object, Some(round)) {
                 Ok(c) => corrections.push(c),
                 Err(e) if objects.len() == 1 => return Ok(reject(line, e)),
-                Err(e) => return Ok(reject(line, format!("correction {} of the line: {e}", i + 1))),
+                Err(e) => {
+                    return Ok(reject(
+                        line,
+                        format!("correction {} of the line: {e}", i + 1),
+                    ))
+                }
             }
         }
         let history = match History::load(self.store, game, true) {
@@ -597,7 +606,9 @@ impl<'s> Recorder<'s> {
 /// leaves the log illegal.
 fn correction_group(mut object: Map<String, Value>) -> Result<Vec<Map<String, Value>>, String> {
     if object.contains_key(WITH_PREVIOUS) {
-        return Err(format!("field {WITH_PREVIOUS:?} is written by the store, not given"));
+        return Err(format!(
+            "field {WITH_PREVIOUS:?} is written by the store, not given"
+        ));
     }
     let also = match object.remove("also") {
         None => Vec::new(),
@@ -628,7 +639,10 @@ fn correction_group(mut object: Map<String, Value>) -> Result<Vec<Map<String, Va
         }
         for key in ["also", WITH_PREVIOUS] {
             if item.contains_key(key) {
-                return Err(format!("\"also\", item {}: {key:?} is not taken there", i + 1));
+                return Err(format!(
+                    "\"also\", item {}: {key:?} is not taken there",
+                    i + 1
+                ));
             }
         }
         group.push(item);
@@ -716,7 +730,10 @@ mod tests {
             r#"{"event":"play","cards":["4H"],"prophet_says":"right"}"#,
         ];
         let replies = recorder.record_batch(&lines(&log)).expect("batch");
-        assert!(replies.iter().all(|r| matches!(r, Reply::Stored(_))), "{replies:?}");
+        assert!(
+            replies.iter().all(|r| matches!(r, Reply::Stored(_))),
+            "{replies:?}"
+        );
         for alone in [
             r#"{"event":"correct","seq":4,"prophet_says":"right"}"#,
             r#"{"event":"correct","seq":5,"prophet_says":null}"#,
@@ -739,7 +756,11 @@ mod tests {
         let game = recorder.game().expect("game");
         let stored = store.events(game).expect("events");
         assert_eq!(stored.len(), 7);
-        assert!(!stored[5].payload.contains(WITH_PREVIOUS), "{}", stored[5].payload);
+        assert!(
+            !stored[5].payload.contains(WITH_PREVIOUS),
+            "{}",
+            stored[5].payload
+        );
         assert!(
             stored[6].payload.contains(r#""with_previous":true"#),
             "{}",
@@ -761,7 +782,10 @@ mod tests {
                 r#"{"event":"correct","seq":4,"prophet_says":"right","also":[{"event":"play","cards":["5H"]}]}"#,
                 "only corrections can be grouped",
             ),
-            (r#"{"event":"correct","seq":4,"prophet_says":"right","also":[]}"#, "must be a list"),
+            (
+                r#"{"event":"correct","seq":4,"prophet_says":"right","also":[]}"#,
+                "must be a list",
+            ),
             (
                 r#"{"event":"correct","seq":4,"prophet_says":"right","also":[{"seq":"x"}]}"#,
                 "correction 2 of the line",
@@ -873,8 +897,7 @@ mod tests {
             .record_batch(&[(1, r#"{"event":"correct","seq":33,"player":null}"#.into())])
             .expect("correction");
         assert!(
-            error_of(&replies[0])
-                .contains("the player of round 1.1 event 33 cannot be removed"),
+            error_of(&replies[0]).contains("the player of round 1.1 event 33 cannot be removed"),
             "{replies:?}"
         );
         assert_eq!(store.events(game).expect("events").len(), stored.len());

@@ -231,9 +231,7 @@ fn correction_view(
     // Before the newest correction line: the corrections stored together with it
     // (`also`) are left out with it, as alone they may not replay.
     let mut cut = history.entries.len().saturating_sub(1);
-    while cut > 0
-        && history.entries[cut].payload.get(WITH_PREVIOUS) == Some(&Value::Bool(true))
-    {
+    while cut > 0 && history.entries[cut].payload.get(WITH_PREVIOUS) == Some(&Value::Bool(true)) {
         cut -= 1;
     }
     let before = History {
@@ -427,16 +425,9 @@ pub fn build(
         corrections = round_corrections(&history, round);
         if let Some(last) = history.entries.last() {
             if let EntryKind::Correction(fix) = &last.kind {
-                correction = correction_view(
-                    &history,
-                    factory,
-                    &effective,
-                    &outcomes,
-                    last,
-                    fix,
-                    &state,
-                )
-                .map_err(|e| ApiError::history(e, at))?;
+                correction =
+                    correction_view(&history, factory, &effective, &outcomes, last, fix, &state)
+                        .map_err(|e| ApiError::history(e, at))?;
             }
         }
     }
