@@ -683,16 +683,30 @@ fn god_ticks_court_confirmation_on_in_the_console_and_the_next_frame_asks() {
     server.stop();
 }
 
-#[test]
-fn the_tablet_keeps_the_game_standings_up_during_the_next_round() {
-    let dir = tempfile::tempdir().expect("dir");
-    let server = Server::start(&dir.path().join("standings.db"));
+/// A service on a fresh database in `dir` and the tablet page open on it, live
+/// (in a window of `size` when given).
+fn live_tablet(dir: &Path, db: &str, size: Option<(u32, u32)>) -> (Server, Driver) {
+    let server = Server::start(&dir.join(db));
     let mut driver = Driver::start();
-    driver.open_session(&dir.path().join("profile"));
+    driver.open_session(&dir.join("profile"));
+    if let Some((width, height)) = size {
+        driver.call(
+            "POST",
+            &driver.session_path("window/rect"),
+            &json!({"width": width, "height": height}),
+        );
+    }
     driver.goto(&format!("http://{}/", server.addr));
     driver.wait_for("the live connection", TABLET_STATE, |v| {
         v["conn"].as_str().is_some_and(|c| c.contains("up"))
     });
+    (server, driver)
+}
+
+#[test]
+fn the_tablet_keeps_the_game_standings_up_during_the_next_round() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (server, driver) = live_tablet(dir.path(), "standings.db", None);
     // One card each: the first right play empties a hand and ends the round.
     let round = json!({"variant": "basic", "god": "Gil", "players": ["Ana", "Bo"],
                        "rule": "red", "starter": "AH", "hand_size": 1});
@@ -726,13 +740,7 @@ fn the_tablet_keeps_the_game_standings_up_during_the_next_round() {
 #[test]
 fn a_correction_tells_the_table_whose_hands_change_and_keeps_the_last_play_in_sight() {
     let dir = tempfile::tempdir().expect("dir");
-    let server = Server::start(&dir.path().join("hands.db"));
-    let mut driver = Driver::start();
-    driver.open_session(&dir.path().join("profile"));
-    driver.goto(&format!("http://{}/", server.addr));
-    driver.wait_for("the live connection", TABLET_STATE, |v| {
-        v["conn"].as_str().is_some_and(|c| c.contains("up"))
-    });
+    let (server, driver) = live_tablet(dir.path(), "hands.db", None);
     let round = json!({"god": "Pierre", "players": ["Alain", "François", "Jacques", "Philippe"],
                        "rule": RULE, "starter": "3H"});
     server.post("/api/rounds", &round.to_string()).expect(200);
@@ -791,18 +799,7 @@ fn a_correction_tells_the_table_whose_hands_change_and_keeps_the_last_play_in_si
 #[test]
 fn a_long_round_fits_the_tablet_and_the_prophets_card_is_marked_on_itself() {
     let dir = tempfile::tempdir().expect("dir");
-    let server = Server::start(&dir.path().join("long.db"));
-    let mut driver = Driver::start();
-    driver.open_session(&dir.path().join("profile"));
-    driver.call(
-        "POST",
-        &driver.session_path("window/rect"),
-        &json!({"width": 1280, "height": 800}),
-    );
-    driver.goto(&format!("http://{}/", server.addr));
-    driver.wait_for("the live connection", TABLET_STATE, |v| {
-        v["conn"].as_str().is_some_and(|c| c.contains("up"))
-    });
+    let (server, driver) = live_tablet(dir.path(), "long.db", Some((1280, 800)));
     let round = json!({"god": "Gil", "players": ["Ana", "Bo", "Cy", "Dee"],
                        "rule": "red", "starter": "AH", "hand_size": 30});
     server.post("/api/rounds", &round.to_string()).expect(200);
