@@ -18,6 +18,8 @@
 
   // --- rule checking as God types ---
   let checkTimer = null, checkSeq = 0;
+  // The last rule checked and its parse error (null: it parses), for the start form.
+  let checked = null;
   $("rule").addEventListener("input", () => {
     clearTimeout(checkTimer);
     checkTimer = setTimeout(checkRule, 450);
@@ -39,6 +41,7 @@
         r = await E.api("POST", "/api/rule/check", { rule, analyse: false });
       }
       if (seq !== checkSeq) return;
+      checked = { rule, error: r.ok ? null : "line " + r.error.line + ", column " + r.error.column + ": " + r.error.message };
       box.replaceChildren();
       if (r.ok && tooLong) {
         box.append(E.el("div", { class: "ok", id: "rule-ok" }, "✓ the rule parses"));
@@ -87,6 +90,41 @@
 
   // --- starting a round ---
   $("start").addEventListener("click", () => oneAtATime(startRound));
+  // A card as the referee reads one (src/cards.rs): a rank (A or 1, 2–9, 10 or T,
+  // J, Q, K) and a suit (S H D C or a suit sign), in either case.
+  function isCard(text) {
+    const token = text.replace(/[\uFE0E\uFE0F]+$/, "");
+    const chars = Array.from(token);
+    if (chars.length < 2 || !"SHDCshdc♠♤♥♡♦♢♣♧".includes(chars[chars.length - 1])) return false;
+    return /^(?:[AaTtJjQqKk1-9]|10)$/.test(chars.slice(0, -1).join(""));
+  }
+  // What is missing or wrong in the start form, every field at once, each line
+  // naming its field ("God: …"), with the field to go to first: a started round
+  // cannot be undone, and the service would name only one field.
+  function formProblems(body, handSize) {
+    const out = [];
+    const say = (id, text) => out.push({ id, text });
+    if (!body.god) say("god", "God: empty — who plays God this round");
+    const seen = new Set(), twice = [];
+    for (const p of body.players) { if (seen.has(p) && !twice.includes(p)) twice.push(p); seen.add(p); }
+    const others = body.players.filter((p) => p !== body.god);
+    if (!body.players.length) say("players", "players: none — at least 2, clockwise from God's left, comma separated");
+    else if (body.god && body.players.includes(body.god)) {
+      say("players", "players: God (" + body.god + ") is among them — God does not play" +
+        (new Set(others).size < 2 ? "; a round needs at least 2 players besides God" : ""));
+    } else if (body.players.length < 2) say("players", "players: only " + body.players[0] + " — a round needs at least 2");
+    if (twice.length) say("players", "players: " + twice.map((p) => "“" + p + "”").join(", ") + " listed twice");
+    if (!body.rule.trim()) say("rule", "rule: empty — type the secret rule");
+    else if (checked && checked.rule === body.rule && checked.error) say("rule", "rule: " + checked.error);
+    if (!body.starter) say("starter", "starter: empty — the card that begins the line, like 3H");
+    else if (!isCard(body.starter)) say("starter", "starter: “" + body.starter + "” is not a card (a rank and a suit, like 10H or Q♠)");
+    // A hand size that is not a number is refused here, not sent as nothing (the
+    // variant's default).
+    if (handSize && !/^[0-9]+$/.test(handSize)) {
+      say("hand-size", "hand size: “" + handSize + "” is not a whole number of cards (leave it empty for the variant's default)");
+    }
+    return out;
+  }
   async function startRound() {
     $("start-error").textContent = "";
     const body = {
@@ -95,17 +133,14 @@
       rule: $("rule").value, starter: $("starter").value.trim(),
     };
     if ($("hint").value.trim()) body.hint = $("hint").value.trim();
-    // A started round cannot be undone: a hand size that is not a number is refused
-    // here, not sent as nothing (the variant's default).
     const handSize = $("hand-size").value.trim();
-    if (handSize) {
-      if (!/^[0-9]+$/.test(handSize)) {
-        $("start-error").textContent = "hand size: “" + handSize + "” is not a whole number of cards (leave it empty for the variant's default)";
-        $("hand-size").focus();
-        return;
-      }
-      body.hand_size = Number(handSize);
+    const problems = formProblems(body, handSize);
+    if (problems.length) {
+      $("start-error").textContent = problems.map((p) => p.text).join("\n");
+      $(problems[0].id).focus();
+      return;
     }
+    if (handSize) body.hand_size = Number(handSize);
     if ($("new-game").checked) body.new_game = true;
     try {
       await E.api("POST", "/api/rounds", body);
@@ -906,6 +941,34 @@
     return pr.pending ? ["waiting for God's answer to " + (s.turn || "the next") + "'s proposal"] : [];
   }
 
+  // --- the game's scores ---
+  // The names of a tally in seating order, God last, then anyone else it holds (a
+  // player of an earlier round), as the table page lists them.
+  function seated(s, tally) {
+    const held = Object.keys(tally || {}), names = [];
+    for (const n of (s.players || []).concat([s.god])) if (n && held.includes(n) && !names.includes(n)) names.push(n);
+    for (const n of held) if (!names.includes(n)) names.push(n);
+    return names;
+  }
+  const seatedText = (s, tally) => seated(s, tally).map((n) => n + " " + tally[n]).join(", ");
+  // Above the log, however long it is: the round's scores once it has ended, and the
+  // game's standings from its first finished round on (its totals once it has them).
+  function drawScores(v) {
+    const s = v.state || {}, g = s.game || {}, box = $("scores-summary");
+    const game = g.totals || g.standings;
+    const rounds = g.finished_rounds || 0;
+    box.replaceChildren();
+    if (s.ended && s.scores) {
+      box.append(E.el("div", { id: "round-scores" }, E.el("b", {}, "Round " + v.round + " scores:"), " " + seatedText(s, s.scores)));
+    }
+    if (game) {
+      const what = v.game_over || g.ended ? "Final game totals"
+        : (g.totals ? "Game totals" : "Game standings") + " after " + rounds + " round" + (rounds === 1 ? "" : "s");
+      box.append(E.el("div", { id: "game-scores" }, E.el("b", {}, what + ":"), " " + seatedText(s, game)));
+    }
+    if (!box.childNodes.length) box.textContent = v.round ? "No round scored yet." : "No game yet.";
+  }
+
   // --- the live view ---
   const LOG_COLUMNS = 6;
   function render(v, fresh) {
@@ -928,6 +991,7 @@
     $("end").disabled = !v.round || !!v.game_over;
     $("end").className = inPlay ? "danger" : "secondary";
     drawPlayers(v);
+    drawScores(v);
     showVariantControls(s);
     E.drawLayout(v, $("layout"));
     const log = $("log");

@@ -1540,3 +1540,328 @@ fn a_refused_prophet_declaration_is_not_called_a_play() {
     drop(driver);
     server.stop();
 }
+
+/// Where "End the game", the export and score sheet links, the scores summary and
+/// the log are, in page pixels from the top (scrolled to the top), and what the
+/// summary says.
+const GAME_PANEL: &str = r#"window.scrollTo(0, 0);
+const box = (id) => { const e = document.getElementById(id); return e ? e.getBoundingClientRect() : null; };
+const summary = document.getElementById('scores-summary');
+return {
+  end_top: box('end').top, end_bottom: box('end').bottom,
+  links_bottom: Math.max(box('export-log').bottom, box('score-sheet').bottom),
+  log_top: box('log').top,
+  camera_top: document.getElementById('cam-on').closest('section').getBoundingClientRect().top,
+  summary_bottom: summary ? summary.getBoundingClientRect().bottom : null,
+  summary: summary ? summary.innerText : null,
+  height: window.innerHeight, page: document.documentElement.scrollHeight,
+  laid: document.querySelectorAll('#layout .card').length,
+  now: document.getElementById('now').textContent,
+  end_disabled: document.getElementById('end').disabled
+};"#;
+
+/// The 52 cards, one after the other: a play each (the test rule takes any card).
+fn any_card(i: usize) -> String {
+    let ranks = [
+        "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
+    ];
+    format!("{}{}", ranks[i % 13], ["S", "H", "D", "C"][(i / 13) % 4])
+}
+
+/// A tally's names and numbers as the summary should say them: `name number`.
+fn tally_shown(text: &str, tally: &Value) {
+    let tally = tally.as_object().expect("a tally");
+    assert!(!tally.is_empty());
+    for (name, score) in tally {
+        assert!(
+            text.contains(&format!("{name} {score}")),
+            "{name} {score} is not in {text:?}"
+        );
+    }
+}
+
+/// "End the game", the export log and score sheet links and a short scores
+/// summary (round scores once a round has ended, the game's standings from its
+/// first finished round on) are in reach without scrolling through the log: with
+/// 47 cards laid they are in the first screen at 1280×800, and above the log and
+/// the camera panel on a phone. "End the game" keeps its safety: it asks first,
+/// and cannot be pressed once the game is over.
+#[test]
+fn the_game_controls_and_scores_are_in_reach_above_the_log() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("reach.db"));
+    let players = ["Alain", "François", "Jacques", "Philippe"];
+    let body = json!({"god": "Pierre", "players": players, "rule": "true", "starter": "3H", "hand_size": 13});
+    server.post("/api/rounds", &body.to_string()).expect(200);
+    // 46 plays and the starter: 47 cards laid, the round still in play (Jacques
+    // plays his 13th and last card with the 49th play).
+    for i in 0..46 {
+        server
+            .post("/api/plays", &json!({ "cards": [any_card(i)] }).to_string())
+            .expect(200);
+    }
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let f = |v: &Value| v.as_f64().expect("number");
+    for (width, height, name) in [
+        (1280, 800, "god-reach-1280.png"),
+        (390, 844, "god-reach-390.png"),
+    ] {
+        set_window(&driver, width, height);
+        driver.goto(&console(&server));
+        let at = driver.wait_for("47 cards laid", GAME_PANEL, |v| v["laid"] == 47);
+        driver.screenshot(&shots.join(name));
+        assert!(
+            f(&at["page"]) > 2.0 * f(&at["height"]),
+            "the log is not long: {at}"
+        );
+        assert!(
+            f(&at["end_top"]) < f(&at["log_top"]),
+            "at {width} px End is under the log: {at}"
+        );
+        assert!(
+            f(&at["end_top"]) < f(&at["camera_top"]),
+            "at {width} px End is under the camera: {at}"
+        );
+        assert!(
+            f(&at["links_bottom"]) < f(&at["log_top"]),
+            "at {width} px the links are under the log: {at}"
+        );
+        if width > 1000 {
+            assert!(
+                f(&at["end_bottom"]) <= f(&at["height"]),
+                "End is below the fold: {at}"
+            );
+            assert!(
+                f(&at["links_bottom"]) <= f(&at["height"]),
+                "the links are below the fold: {at}"
+            );
+        } else {
+            // Right under the Play panel: a short scroll.
+            assert!(
+                f(&at["end_bottom"]) <= 1.5 * f(&at["height"]),
+                "End is far down: {at}"
+            );
+        }
+        assert!(
+            at["summary"]
+                .as_str()
+                .is_some_and(|t| t.contains("No round scored yet")),
+            "{at}"
+        );
+    }
+
+    // Jacques plays his last card: the round is scored.
+    for i in 46..49 {
+        server
+            .post("/api/plays", &json!({ "cards": [any_card(i)] }).to_string())
+            .expect(200);
+    }
+    let state = server.get("/api/state").expect(200);
+    assert_eq!(state["state"]["ended"], true, "{state}");
+    assert!(state["state"]["game"]["totals"].is_null(), "{state}");
+    let over = driver.wait_for("the round's scores", GAME_PANEL, |v| {
+        v["now"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Round over"))
+            && v["summary"].as_str().is_some_and(|t| t.contains("scores"))
+    });
+    driver.screenshot(&shots.join("god-reach-390-over.png"));
+    let text = over["summary"].as_str().expect("summary");
+    let (round_line, game_line) = text.split_once('\n').expect("two lines");
+    assert!(round_line.starts_with("Round 1.1 scores:"), "{text}");
+    tally_shown(round_line, &state["state"]["scores"]);
+    assert!(game_line.starts_with("Game standings"), "{text}");
+    tally_shown(game_line, &state["state"]["game"]["standings"]);
+    // Seating order, God last.
+    let at = |n: &str| round_line.find(n).expect(n);
+    assert!(
+        at("Alain") < at("François") && at("Philippe") < at("Pierre"),
+        "{text}"
+    );
+    assert!(f(&over["end_top"]) < f(&over["log_top"]), "{over}");
+    assert!(f(&over["summary_bottom"]) < f(&over["log_top"]), "{over}");
+    set_window(&driver, 1280, 800);
+    let wide = driver.eval(GAME_PANEL);
+    driver.screenshot(&shots.join("god-reach-1280-over.png"));
+    assert!(f(&wide["summary_bottom"]) <= f(&wide["height"]), "{wide}");
+    assert!(f(&wide["end_bottom"]) <= f(&wide["height"]), "{wide}");
+
+    // The next round: the standings stay, the last round's scores go.
+    let next = json!({"god": "Alain", "players": ["François", "Jacques", "Philippe", "Pierre"], "rule": "true", "starter": "3H"});
+    server.post("/api/rounds", &next.to_string()).expect(200);
+    let playing = driver.wait_for("the next round", GAME_PANEL, |v| {
+        v["now"].as_str().is_some_and(|t| t.starts_with("Turn"))
+    });
+    let text = playing["summary"].as_str().expect("summary");
+    assert!(
+        text.starts_with("Game standings") && !text.contains("Round 1.1"),
+        "{text}"
+    );
+
+    // End the game asks first: refused, nothing is sent.
+    driver
+        .eval("window.confirm = () => false; document.getElementById('end').click(); return true;");
+    std::thread::sleep(Duration::from_millis(300));
+    let state = server.get("/api/state").expect(200);
+    assert_ne!(state["game_over"], true, "ended without God's yes: {state}");
+    driver
+        .eval("window.confirm = () => true; document.getElementById('end').click(); return true;");
+    let ended = driver.wait_for("the game over", GAME_PANEL, |v| v["end_disabled"] == true);
+    let text = ended["summary"].as_str().expect("summary");
+    let state = server.get("/api/state").expect(200);
+    assert!(text.starts_with("Final game totals"), "{text}");
+    tally_shown(text, &state["state"]["game"]["totals"]);
+    drop(driver);
+    server.stop();
+}
+
+/// What the start form says when Start is pressed, and how many requests to start
+/// a round the page sent.
+const START_ERROR: &str =
+    "return [document.getElementById('start-error').textContent, window.roundPosts];";
+
+/// Counts the page's requests to start a round (`window.roundPosts`).
+const COUNT_ROUND_POSTS: &str = r#"window.roundPosts = 0;
+const fetched = window.fetch;
+window.fetch = (url, init) => {
+  if (String(url).includes('/api/rounds')) window.roundPosts++;
+  return fetched(url, init);
+};
+return true;"#;
+
+/// Start round with fields missing or wrong is refused in the page, every field
+/// named at once (God, players, rule, starter, hand size), and nothing is sent.
+#[test]
+fn the_start_form_names_every_missing_field_at_once() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("form-all.db"));
+    let driver = open_console(dir.path(), &console(&server));
+    driver.eval(COUNT_ROUND_POSTS);
+    driver.eval("document.getElementById('start').click(); return true;");
+    let shown = driver.wait_for("the form's errors", START_ERROR, |v| v[0] != "");
+    let lines: Vec<&str> = shown[0].as_str().expect("text").lines().collect();
+    let starts: Vec<&str> = lines
+        .iter()
+        .map(|l| l.split(':').next().unwrap_or(""))
+        .collect();
+    assert_eq!(starts, ["God", "players", "rule", "starter"], "{shown}");
+    assert_eq!(shown[1], 0, "a round was asked for: {shown}");
+    let focused = driver.eval("return document.activeElement.id;");
+    assert_eq!(focused, "god");
+
+    // One player, God among them, a card that is not one, a hand size that is no
+    // number: each said, nothing sent.
+    driver.eval(
+        "document.getElementById('god').value = 'Pierre'; \
+         document.getElementById('players').value = 'Pierre'; \
+         document.getElementById('rule').value = 'true'; \
+         document.getElementById('starter').value = '1X'; \
+         document.getElementById('hand-size').value = 'abc'; \
+         document.getElementById('start-error').textContent = ''; \
+         document.getElementById('start').click(); return true;",
+    );
+    let shown = driver.wait_for("the form's errors", START_ERROR, |v| v[0] != "");
+    let text = shown[0].as_str().expect("text");
+    let starts: Vec<&str> = text
+        .lines()
+        .map(|l| l.split(':').next().unwrap_or(""))
+        .collect();
+    assert_eq!(starts, ["players", "starter", "hand size"], "{text}");
+    assert!(
+        text.contains("at least 2") && text.contains("God"),
+        "{text}"
+    );
+    assert!(text.contains("“1X”") && text.contains("abc"), "{text}");
+    assert_eq!(shown[1], 0, "a round was asked for: {shown}");
+    let focused = driver.eval("return document.activeElement.id;");
+    assert_eq!(focused, "players");
+
+    // Mended, the round starts.
+    driver.eval(
+        "document.getElementById('players').value = 'Alain, François'; \
+         document.getElementById('starter').value = '3h'; \
+         document.getElementById('hand-size').value = ''; \
+         document.getElementById('start').click(); return true;",
+    );
+    wait_for_turn(&driver, "Alain");
+    let shown = driver.eval(START_ERROR);
+    assert_eq!(shown, json!(["", 1]));
+    drop(driver);
+    server.stop();
+}
+
+/// The contrast of an element's text with what is behind it (WCAG 2: the
+/// element's background and its ancestors', over the felt where it is lightest).
+const CONTRAST: &str = r#"const rgba = (s) => { const m = s.match(/[\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3]));
+const felt = getComputedStyle(document.documentElement).getPropertyValue('--felt').trim();
+const lum = (c) => { const l = c.map((x) => { x /= 255; return x <= 0.04045 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+  return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2]; };
+const contrast = (sel) => {
+  const el = document.querySelector(sel);
+  if (!el) return null;
+  let back = [1, 3, 5].map((i) => parseInt(felt.slice(i, i + 2), 16));
+  const layers = [];
+  for (let e = el; e; e = e.parentElement) layers.unshift(rgba(getComputedStyle(e).backgroundColor));
+  for (const l of layers) back = over(l, back);
+  const fore = over(rgba(getComputedStyle(el).color), back);
+  const [a, b] = [lum(fore), lum(back)].sort((x, y) => y - x);
+  return { text: el.textContent, ratio: (a + 0.05) / (b + 0.05), color: getComputedStyle(el).color, size: getComputedStyle(el).fontSize };
+};
+return SELECTORS.map(contrast);"#;
+
+/// The log's small "wrong" and the flags of a corrected event ("corrected",
+/// "verdict changed") are readable: a contrast of at least 4.5:1 (WCAG AA), in the
+/// God console and in the audit, which shares them.
+#[test]
+fn the_logs_wrong_verdicts_and_flags_meet_aa_contrast() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("contrast.db"));
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    server.post("/api/plays", r#"{"cards":["5S"]}"#).expect(200);
+    let fixed = server
+        .post("/api/corrections", r#"{"seq":2,"cards":["4D"]}"#)
+        .expect(200);
+    assert!(
+        fixed["ack"]["changed"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()),
+        "{fixed}"
+    );
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    let pages = [
+        (console(&server), "#log .bad", "#log .flag"),
+        (
+            format!("http://{}/audit/1.1?token={}", server.addr, server.token),
+            "table.events .bad",
+            "table.events .flag",
+        ),
+    ];
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    for ((url, wrong, flag), shot) in pages.into_iter().zip(["god-flags.png", "audit-flags.png"]) {
+        driver.goto(&url);
+        let script = CONTRAST.replace("SELECTORS", &json!([wrong, flag]).to_string());
+        let seen = driver.wait_for("a wrong verdict and a flag", &script, |v| {
+            v[0].is_object() && v[1].is_object()
+        });
+        driver.eval(&format!(
+            "document.querySelector('{flag}').scrollIntoView({{block: 'center'}}); return true;"
+        ));
+        driver.screenshot(&shots.join(shot));
+        for shown in seen.as_array().expect("two") {
+            let ratio = shown["ratio"].as_f64().expect("ratio");
+            assert!(
+                ratio >= 4.5,
+                "{url}: contrast {ratio:.2} below 4.5: {shown}"
+            );
+        }
+    }
+    drop(driver);
+    server.stop();
+}
