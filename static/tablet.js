@@ -38,6 +38,11 @@
       "God corrects " + t.event + (t.player ? " — " + t.player : "") +
       (t.cards && t.kind === "no_play" ? ", hand now" : t.cards ? ", now" : "")));
     if (Array.isArray(t.cards)) box.append(E.el("div", { id: "last-cards" }, t.cards.map((card) => E.card(card, "small"))));
+    // A line that corrected several events together (`also`): all of them.
+    if (Array.isArray(c.group) && c.group.length > 1) {
+      box.append(E.el("div", { class: "effect", id: "group" },
+        "corrected together: " + c.group.map((g) => g.target).join(", ")));
+    }
     for (const [field, value] of Object.entries(c.fields || {})) {
       if (field === "cards" || field === "hand") continue;
       box.append(E.el("div", { class: "effect" }, field.replace(/_/g, " ") + ": " +

@@ -1023,7 +1023,14 @@ fn corrections_sent_together_are_viewed_audited_and_replayed_together() {
         )
         .expect(200);
     assert_eq!(answer["ack"]["group"], json!([6, 7]), "{answer}");
-    assert_eq!(answer["correction"]["event"], "1.1:7", "{answer}");
+    // The view tells the line's own correction, and lists the group.
+    assert_eq!(answer["correction"]["event"], "1.1:6", "{answer}");
+    assert_eq!(answer["correction"]["target"]["event"], "1.1:4", "{answer}");
+    assert_eq!(
+        answer["correction"]["group"],
+        json!([{"event": "1.1:6", "target": "1.1:4"}, {"event": "1.1:7", "target": "1.1:5"}]),
+        "{answer}"
+    );
     let changed = answer["correction"]["changed"].as_array().expect("changed");
     assert!(
         changed.iter().any(|p| p["event"] == "1.1:4"),

@@ -861,3 +861,34 @@ fn a_long_round_fits_the_tablet_and_the_prophets_card_is_marked_on_itself() {
     assert_eq!(seen["inside"], json!([true]), "{seen}");
     driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("tablet-long.png"));
 }
+
+#[test]
+fn the_tablet_names_every_event_a_correction_line_corrected_together() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (server, driver) = live_tablet(dir.path(), "group.db", None);
+    let round = json!({"god": "G", "players": ["A", "B", "C", "D"], "rule": "red", "starter": "AH"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    let first = server.post("/api/plays", r#"{"cards":["2H"]}"#).expect(200);
+    let prophet = first["last"]["player"].as_str().expect("player").to_string();
+    server
+        .post("/api/prophet", &json!({ "player": prophet }).to_string())
+        .expect(200);
+    server
+        .post("/api/plays", r#"{"cards":["3S"],"prophet_says":"wrong"}"#)
+        .expect(200);
+    server
+        .post("/api/plays", r#"{"cards":["4H"],"prophet_says":"right"}"#)
+        .expect(200);
+    server
+        .post(
+            "/api/corrections",
+            r#"{"seq":4,"prophet_says":"right","also":[{"seq":5,"prophet_says":null}]}"#,
+        )
+        .expect(200);
+    let shown = driver.wait_for(
+        "the grouped correction",
+        "return (document.getElementById('group') || {}).textContent || '';",
+        |v| v.as_str().is_some_and(|t| !t.is_empty()),
+    );
+    assert_eq!(shown, "corrected together: 1.1:4, 1.1:5");
+}

@@ -486,6 +486,23 @@ impl<'s> Recorder<'s> {
             Err(HistoryError::Store(e)) => return Err(e),
             Err(e) => return Ok(reject(line, e)),
         };
+        // Each correction of a group must make a well-formed event on its own (no
+        // unknown field, no bad card): only the turn order and the prophet's office
+        // may need the others to come right.
+        if corrections.len() > 1 {
+            for (i, correction) in corrections.iter().enumerate() {
+                match history.effective(std::slice::from_ref(correction)) {
+                    Ok(_) => {}
+                    Err(HistoryError::Store(e)) => return Err(e),
+                    Err(e) => {
+                        return Ok(reject(
+                            line,
+                            format!("correction {} of the line: {e}", i + 1),
+                        ))
+                    }
+                }
+            }
+        }
         let before = history
             .effective(&[])
             .and_then(|eff| history.replay(&self.factory, &eff).map(|(_, o)| (eff, o)));
@@ -554,6 +571,7 @@ impl<'s> Recorder<'s> {
         let mut stored = Vec::with_capacity(corrections.len());
         for (i, (mut payload, correction)) in objects.into_iter().zip(&corrections).enumerate() {
             payload.insert("event".into(), Value::from("correct"));
+            canonical_cards(&mut payload);
             payload.insert("seq".into(), Value::from(correction.seq));
             payload.insert("round".into(), Value::from(correction.target.number));
             payload.insert("at".into(), Value::String(format_utc(now)));
@@ -598,6 +616,36 @@ impl<'s> Recorder<'s> {
     }
 }
 
+/// The most events one correction line may correct: a table's mistake touches a
+/// few, and every one is a stored event the views list and push to every screen.
+pub const MAX_GROUP: usize = 50;
+
+/// A correction's cards as the store writes every event's: in the ASCII form
+/// (`" 2h"` and `"J♥️"` given, `2H` and `JH` stored), so that the audit does not
+/// call a card given again in another spelling a change. Cards that do not parse
+/// are left for the check that refuses them.
+fn canonical_cards(payload: &mut Map<String, Value>) {
+    let canonical = |v: &Value| {
+        v.as_str()
+            .and_then(|t| t.parse::<Card>().ok())
+            .map(|c| Value::String(c.to_string()))
+    };
+    for key in ["cards", "hand"] {
+        if let Some(Value::Array(items)) = payload.get_mut(key) {
+            for item in items.iter_mut() {
+                if let Some(c) = canonical(item) {
+                    *item = c;
+                }
+            }
+        }
+    }
+    if let Some(pick) = payload.get_mut("pick") {
+        if let Some(c) = canonical(pick) {
+            *pick = c;
+        }
+    }
+}
+
 /// The corrections of one line: the line itself and those it lists in `also`,
 /// checked and stored as one group (each as a `correct` event of its own, those
 /// after the first marked [`WITH_PREVIOUS`]). Two events that must change together —
@@ -605,13 +653,19 @@ impl<'s> Recorder<'s> {
 /// play's call must go — cannot be corrected one after the other: either alone
 /// leaves the log illegal.
 fn correction_group(mut object: Map<String, Value>) -> Result<Vec<Map<String, Value>>, String> {
-    if object.contains_key(WITH_PREVIOUS) {
-        return Err(format!(
-            "field {WITH_PREVIOUS:?} is written by the store, not given"
-        ));
+    for key in [WITH_PREVIOUS, "at"] {
+        if object.contains_key(key) {
+            return Err(format!("field {key:?} is written by the store, not given"));
+        }
     }
     let also = match object.remove("also") {
         None => Vec::new(),
+        Some(Value::Array(items)) if items.len() >= MAX_GROUP => {
+            return Err(format!(
+                "\"also\" lists {} corrections; one line corrects at most {MAX_GROUP} events (a table's mistake touches a few)",
+                items.len()
+            ))
+        }
         Some(Value::Array(items)) if !items.is_empty() => items,
         Some(other) => {
             return Err(format!(
@@ -637,7 +691,7 @@ fn correction_group(mut object: Map<String, Value>) -> Result<Vec<Map<String, Va
                 ))
             }
         }
-        for key in ["also", WITH_PREVIOUS] {
+        for key in ["also", WITH_PREVIOUS, "at"] {
             if item.contains_key(key) {
                 return Err(format!(
                     "\"also\", item {}: {key:?} is not taken there",
@@ -790,11 +844,46 @@ mod tests {
                 r#"{"event":"correct","seq":4,"prophet_says":"right","also":[{"seq":"x"}]}"#,
                 "correction 2 of the line",
             ),
+            // Each item alone must make a well-formed event: a bad card or an
+            // unknown field given and then mended by a later item is refused.
+            (
+                r#"{"event":"correct","seq":2,"cards":["1X"],"also":[{"seq":2,"cards":["7H"]}]}"#,
+                "correction 1 of the line",
+            ),
+            (
+                r#"{"event":"correct","seq":4,"bogus":1,"also":[{"seq":4,"bogus":null}]}"#,
+                "unknown field",
+            ),
+            (
+                r#"{"event":"correct","seq":4,"prophet_says":"right","at":"2026-01-01T00:00:00.000Z"}"#,
+                "written by the store",
+            ),
         ] {
             let replies = recorder.record_batch(&lines(&[line])).expect("refused");
             assert!(error_of(&replies[0]).contains(why), "{line}: {replies:?}");
         }
         assert_eq!(store.events(game).expect("events").len(), 7);
+        // A line corrects a few events, not a flood of them.
+        let flood = serde_json::json!({"event": "correct", "seq": 2, "cards": ["2H"],
+            "also": vec![serde_json::json!({"seq": 2, "cards": ["2H"]}); MAX_GROUP]});
+        let replies = recorder
+            .record_batch(&[(1, flood.to_string())])
+            .expect("flood");
+        assert!(
+            error_of(&replies[0]).contains("at most 50 events"),
+            "{replies:?}"
+        );
+        // Cards are stored in the ASCII form, however they were typed.
+        let replies = recorder
+            .record_batch(&lines(&[r#"{"event":"correct","seq":2,"cards":[" 2h"]}"#]))
+            .expect("typed");
+        assert!(matches!(replies[0], Reply::Stored(_)), "{replies:?}");
+        let stored = store.events(game).expect("events");
+        assert!(
+            stored[7].payload.contains(r#""cards":["2H"]"#),
+            "{}",
+            stored[7].payload
+        );
     }
 
     #[test]

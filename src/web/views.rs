@@ -13,8 +13,8 @@ use crate::cards::Card;
 use crate::referee::game::GameState;
 use crate::referee::{Game, Outcome, Placement};
 use crate::store::history::{
-    decision, strip_annotations, Correction, Effective, Entry, EntryKind, History, HistoryError,
-    RefereeFactory, WITH_PREVIOUS,
+    decision, strip_annotations, Effective, EntryKind, History, HistoryError, RefereeFactory,
+    WITH_PREVIOUS,
 };
 use crate::store::seal::commitment;
 use crate::store::{GameId, RoundRef, Store};
@@ -215,6 +215,21 @@ fn round_corrections(history: &History, round: RoundRef) -> Vec<Value> {
         .collect()
 }
 
+/// Where the correction line that is the game's newest event begins (its first
+/// correction; those stored with it by `also` follow, marked [`WITH_PREVIOUS`]), or
+/// `None` when the newest event is no correction.
+fn newest_correction_line(history: &History) -> Option<usize> {
+    let mut first = history.entries.len().checked_sub(1)?;
+    if !matches!(history.entries[first].kind, EntryKind::Correction(_)) {
+        return None;
+    }
+    while first > 0 && history.entries[first].payload.get(WITH_PREVIOUS) == Some(&Value::Bool(true))
+    {
+        first -= 1;
+    }
+    Some(first)
+}
+
 /// The view of a correction that is the game's newest event: the event it
 /// corrects, what that event now records, and every play whose decision it changed
 /// (replayed with and without it, as the recorder's acknowledgement counts them),
@@ -224,16 +239,29 @@ fn correction_view(
     factory: &RefereeFactory,
     effective: &[Effective],
     outcomes: &[Outcome],
-    entry: &Entry,
-    fix: &Correction,
+    first: usize,
     now: &GameState,
 ) -> Result<Value, HistoryError> {
-    // Before the newest correction line: the corrections stored together with it
-    // (`also`) are left out with it, as alone they may not replay.
-    let mut cut = history.entries.len().saturating_sub(1);
-    while cut > 0 && history.entries[cut].payload.get(WITH_PREVIOUS) == Some(&Value::Bool(true)) {
-        cut -= 1;
-    }
+    // The newest correction line begins at entry `first`: the corrections stored
+    // with it (`also`) follow it, and the view is of them all, told by the line's
+    // own correction (its target and fields) with the others listed in `group`.
+    let Some(entry) = history.entries.get(first) else {
+        return Ok(Value::Null);
+    };
+    let cut = first;
+    let EntryKind::Correction(fix) = &entry.kind else {
+        return Ok(Value::Null);
+    };
+    let group: Vec<Value> = history.entries[first..]
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EntryKind::Correction(c) => Some(json!({
+                "event": format!("{}:{}", e.stored.round, e.stored.seq),
+                "target": format!("{}:{}", c.target, c.seq),
+            })),
+            EntryKind::Table(_) => None,
+        })
+        .collect();
     let before = History {
         game: history.game,
         entries: history.entries[..cut].to_vec(),
@@ -302,6 +330,7 @@ fn correction_view(
         "fields": strip_annotations(fix.fields.clone()),
         "changed": changed,
         "hands": hands,
+        "group": if group.len() > 1 { json!(group) } else { Value::Null },
     }))
 }
 
@@ -423,12 +452,9 @@ pub fn build(
         }
         columns = layout(state.main.first().copied(), &round_outcomes, state.laid);
         corrections = round_corrections(&history, round);
-        if let Some(last) = history.entries.last() {
-            if let EntryKind::Correction(fix) = &last.kind {
-                correction =
-                    correction_view(&history, factory, &effective, &outcomes, last, fix, &state)
-                        .map_err(|e| ApiError::history(e, at))?;
-            }
+        if let Some(first) = newest_correction_line(&history) {
+            correction = correction_view(&history, factory, &effective, &outcomes, first, &state)
+                .map_err(|e| ApiError::history(e, at))?;
         }
     }
     public.insert("state".into(), state_json);
