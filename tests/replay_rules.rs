@@ -144,6 +144,39 @@ fn a_name_sent_decomposed_names_the_player_seated_composed() {
 }
 
 #[test]
+fn one_person_named_two_ways_in_two_rounds_is_one_participant() {
+    // François plays round 1 (composed) and is God of round 2 (decomposed): one
+    // column, no not-God bonus for him.
+    let mut game = Game::with_judge(red_rule());
+    apply(
+        &mut game,
+        r#"{"event":"round","variant":"basic","god":"Gil","players":["Fran\u00e7ois","Bo","Cy"],"rule":"red","starter":"AH","hand_size":1}"#,
+    );
+    apply(&mut game, r#"{"event":"play","cards":["2H"]}"#);
+    apply(
+        &mut game,
+        r#"{"event":"round","variant":"basic","god":"Franc\u0327ois ","players":["Bo","Cy","Gil"],"rule":"red","starter":"AH","hand_size":1}"#,
+    );
+    apply(&mut game, r#"{"event":"play","cards":["2H"]}"#);
+    let standings = game.state().game.standings.expect("standings");
+    let out = apply(&mut game, r#"{"event":"end_game"}"#);
+    let totals = out.totals.expect("totals");
+    assert_eq!(totals.0.len(), 4, "one column each: {totals:?}");
+    assert_eq!(game.state().game.gods, ["Gil", "Fran\u{e7}ois"]);
+    let francois = "Fran\u{e7}ois";
+    assert_eq!(
+        totals.get(francois),
+        standings.get(francois),
+        "God once: no bonus; {totals:?}"
+    );
+    assert_eq!(
+        totals.get("Bo"),
+        standings.get("Bo").map(|s| s + 10),
+        "never God: the bonus; {totals:?}"
+    );
+}
+
+#[test]
 fn set_up_errors_name_the_problem() {
     let cases = [
         (
@@ -201,15 +234,29 @@ fn set_up_errors_name_the_problem() {
         // print alike: two "François" columns would not say who is who.
         (
             r#"{"event":"round","god":"G","players":["Fran\u00e7ois","Franc\u0327ois"],"rule":"red","starter":"AH"}"#,
-            "print alike",
+            "listed twice",
         ),
+        // Names are read composed and without spaces at either end.
         (
             r#"{"event":"round","god":"G","players":["A","A "],"rule":"red","starter":"AH"}"#,
-            "print alike",
+            "listed twice",
         ),
         (
             r#"{"event":"round","god":"G ","players":["A","G"],"rule":"red","starter":"AH"}"#,
+            "cannot also be",
+        ),
+        (
+            r#"{"event":"round","god":"G","players":["A","B\u200d","B\ufe0f"],"rule":"red","starter":"AH"}"#,
             "print alike",
+        ),
+        // A name of joiners alone prints as nothing.
+        (
+            r#"{"event":"round","god":"G","players":["A","\u200d"],"rule":"red","starter":"AH"}"#,
+            "must not be empty",
+        ),
+        (
+            r#"{"event":"round","god":"G","players":["A","B\u206f"],"rule":"red","starter":"AH"}"#,
+            "invisible characters",
         ),
     ];
     for (line, expected) in cases {

@@ -71,7 +71,7 @@ pub enum RefereeError {
     TooFewPlayers { min: usize, got: usize },
     #[error("player {0:?} is listed twice")]
     DuplicatePlayer(String),
-    #[error("the names {first:?} and {second:?} print alike (they differ only in spaces at an end, joiners or variation selectors, or in how accents are encoded): give each person a name the table can tell apart")]
+    #[error("the names \"{first}\" and \"{second}\" print alike (they differ only in joiners or variation selectors): give each person a name the table can tell apart")]
     LookAlikeNames { first: String, second: String },
     #[error("God ({0}) cannot also be one of the players")]
     GodPlays(String),

@@ -16,6 +16,7 @@ use thiserror::Error;
 use crate::cards::Card;
 use crate::json_input::{self, JsonInputError};
 
+use super::round::name_form;
 use super::variant::Variant;
 
 /// One line of a table log: what the table says happened.
@@ -212,8 +213,9 @@ impl LogEvent {
     pub fn parse_line(line: &str) -> Result<LogEvent, LogError> {
         // Fast path for good lines (the derived readers refuse a repeated field
         // themselves); a bad one is parsed again below to say why.
-        if let Ok(event) = serde_json::from_str::<LogEvent>(line) {
+        if let Ok(mut event) = serde_json::from_str::<LogEvent>(line) {
             event.check_shape()?;
+            event.normalise_names();
             return Ok(event);
         }
         let value = json_input::parse_value(line).map_err(|e| LogError {
@@ -266,7 +268,30 @@ impl LogEvent {
             }
         };
         event.check_shape()?;
+        let mut event = event;
+        event.normalise_names();
         Ok(event)
+    }
+
+    /// Every name in the event in one form ([`name_form`]: composed, no spaces at
+    /// either end), so that "François" typed on a phone (c + combining cedilla) or
+    /// "Ana " names the same person as "François" and "Ana" in every round: seats,
+    /// turns, assents, the not-God bonus and the score sheet's columns.
+    fn normalise_names(&mut self) {
+        let one = |n: &mut String| *n = name_form(n);
+        match self {
+            LogEvent::Round(r) => {
+                one(&mut r.god);
+                r.players.iter_mut().for_each(one);
+            }
+            LogEvent::Play(p) => p.player.iter_mut().for_each(one),
+            LogEvent::NoPlay(n) => n.player.iter_mut().for_each(one),
+            LogEvent::Prophet(p) => one(&mut p.player),
+            LogEvent::Predict(p) => one(&mut p.player),
+            LogEvent::EndRound(e) => e.assent.iter_mut().for_each(one),
+            LogEvent::Hint(h) => h.assent.iter_mut().for_each(one),
+            LogEvent::EndGame(_) => {}
+        }
     }
 
     /// The event as one log line (no trailing newline).

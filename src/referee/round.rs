@@ -62,11 +62,29 @@ pub fn disguises_a_line(c: char) -> bool {
 pub fn invisible_in_a_name(c: char) -> bool {
     matches!(
         c,
-        '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{180E}' | '\u{200B}'
+        '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+            | '\u{180E}' | '\u{200B}'
             | '\u{2060}'..='\u{2064}'
-            | '\u{3164}' | '\u{FEFF}' | '\u{FFA0}'
+            | '\u{206A}'..='\u{206F}'
+            | '\u{2800}' | '\u{3164}' | '\u{FEFF}' | '\u{FFA0}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{13430}'..='\u{1343F}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
             | '\u{E0000}'..='\u{E007F}'
     )
+}
+
+/// The one form a name is kept in: composed (Unicode NFC) and without spaces at
+/// either end. Every name an event gives is read in this form.
+pub fn name_form(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization as _;
+    // Spaces only: a tab or a line break at an end is refused with the other
+    // characters that disguise a line, not silently dropped.
+    name.nfc()
+        .collect::<String>()
+        .trim_matches(|c: char| c.is_whitespace() && !disguises_a_line(c))
+        .to_string()
 }
 
 /// What two names must not share to be told apart at the table: the name in
@@ -96,7 +114,12 @@ pub fn same_name(name: &str, given: &str) -> bool {
 /// line break would forge a line of the audit), [`MIN_PLAYERS`] to [`MAX_PLAYERS`] players,
 /// none seated twice, and God not among them.
 pub(crate) fn check_seats(event: &RoundEvent) -> Result<(), RefereeError> {
-    if event.god.trim().is_empty() || event.players.iter().any(|p| p.trim().is_empty()) {
+    // A name of joiners or variation selectors alone prints as nothing, like an
+    // empty one.
+    if std::iter::once(&event.god)
+        .chain(&event.players)
+        .any(|n| n.trim().is_empty() || name_key(n).is_empty())
+    {
         return Err(RefereeError::EmptyName);
     }
     if event.players.len() < MIN_PLAYERS {
