@@ -997,23 +997,7 @@ fn corrections_sent_together_are_viewed_audited_and_replayed_together() {
     let dir = tempfile::tempdir().expect("dir");
     let db = dir.path().join("group.db");
     let server = Server::start(&db);
-    let round =
-        json!({"god": "G", "players": ["A", "B", "C", "D"], "rule": "red", "starter": "AH"});
-    server.post("/api/rounds", &round.to_string()).expect(200);
-    let first = server.post("/api/plays", r#"{"cards":["2H"]}"#).expect(200);
-    let prophet = first["last"]["player"]
-        .as_str()
-        .expect("player")
-        .to_string();
-    server
-        .post("/api/prophet", &json!({ "player": prophet }).to_string())
-        .expect(200);
-    server
-        .post("/api/plays", r#"{"cards":["3S"],"prophet_says":"wrong"}"#)
-        .expect(200);
-    server
-        .post("/api/plays", r#"{"cards":["4H"],"prophet_says":"right"}"#)
-        .expect(200);
+    web_support::record_a_prophet_call_to_correct(&server);
     let alone = server.post("/api/corrections", r#"{"seq":4,"prophet_says":"right"}"#);
     assert_eq!(alone.status, 422, "{}", alone.text());
     let answer = server

@@ -866,23 +866,7 @@ fn a_long_round_fits_the_tablet_and_the_prophets_card_is_marked_on_itself() {
 fn the_tablet_names_every_event_a_correction_line_corrected_together() {
     let dir = tempfile::tempdir().expect("dir");
     let (server, driver) = live_tablet(dir.path(), "group.db", None);
-    let round =
-        json!({"god": "G", "players": ["A", "B", "C", "D"], "rule": "red", "starter": "AH"});
-    server.post("/api/rounds", &round.to_string()).expect(200);
-    let first = server.post("/api/plays", r#"{"cards":["2H"]}"#).expect(200);
-    let prophet = first["last"]["player"]
-        .as_str()
-        .expect("player")
-        .to_string();
-    server
-        .post("/api/prophet", &json!({ "player": prophet }).to_string())
-        .expect(200);
-    server
-        .post("/api/plays", r#"{"cards":["3S"],"prophet_says":"wrong"}"#)
-        .expect(200);
-    server
-        .post("/api/plays", r#"{"cards":["4H"],"prophet_says":"right"}"#)
-        .expect(200);
+    web_support::record_a_prophet_call_to_correct(&server);
     server
         .post(
             "/api/corrections",

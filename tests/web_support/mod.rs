@@ -358,3 +358,29 @@ pub fn png_frame() -> Vec<u8> {
         .expect("png");
     out.into_inner()
 }
+
+/// A round whose prophet's call on 3S (event 4) was recorded "wrong" though he said
+/// "right", and a play after it (event 5) with a call of its own: corrected, the
+/// prophet falls on 3S and event 5's call must go, in one correction line (`also`).
+pub fn record_a_prophet_call_to_correct(server: &Server) {
+    let round = serde_json::json!({"god": "G", "players": ["A", "B", "C", "D"],
+                                   "rule": "red", "starter": "AH"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    let first = server.post("/api/plays", r#"{"cards":["2H"]}"#).expect(200);
+    let prophet = first["last"]["player"]
+        .as_str()
+        .expect("player")
+        .to_string();
+    server
+        .post(
+            "/api/prophet",
+            &serde_json::json!({ "player": prophet }).to_string(),
+        )
+        .expect(200);
+    server
+        .post("/api/plays", r#"{"cards":["3S"],"prophet_says":"wrong"}"#)
+        .expect(200);
+    server
+        .post("/api/plays", r#"{"cards":["4H"],"prophet_says":"right"}"#)
+        .expect(200);
+}
