@@ -87,8 +87,13 @@
     const type = res.headers.get("content-type") || "";
     const data = type.includes("json") ? await res.json() : await res.text();
     if (!res.ok) {
-      const msg = data && data.error ? data.error + (data.where ? "  (" + data.where + ")" : "") : String(data);
-      const err = new Error(msg); err.status = res.status; err.data = data; throw err;
+      // What was wrong, in the service's words; the route it came from is for a
+      // developer (the browser's console), not for God at the table. Where in the
+      // body a bad JSON line went wrong (God's raw-event field) is kept.
+      const place = data && typeof data.where === "string" ? data.where.split(": ").slice(1).join(": ") : "";
+      const msg = data && data.error ? data.error + (place ? " (" + place + ")" : "") : String(data);
+      if (data && data.where) console.info("refused by " + data.where + ": " + msg);
+      const err = new Error(msg); err.status = res.status; err.data = data; err.where = data && data.where; throw err;
     }
     return data;
   }

@@ -716,6 +716,13 @@ fn refusals_are_said_where_god_looks_and_not_beside_a_stale_verdict() {
             .is_some_and(|t| t.starts_with("the verdict before")),
         "{shown}"
     );
+    // The refusal in the service's words, without the route it came from.
+    assert!(
+        shown[0]
+            .as_str()
+            .is_some_and(|t| t.contains("ZZ") && !t.contains("/api/")),
+        "{shown}"
+    );
 
     // A correction the referee refuses: said in the log, in the editor under that
     // event, which stays open with what God typed.
