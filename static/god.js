@@ -295,6 +295,12 @@
     const player = (last && last.player) || $("player").value;
     send("/api/prophet", { player });
   });
+  // Delphos: God ends the round; 1959: the dealer declares, in stage 2, that no
+  // further card can be accepted (the referee says why when it cannot end yet).
+  $("end-round").addEventListener("click", () => {
+    if (!confirm("End this round now? It is scored as it stands.")) return;
+    send("/api/events", { event: "end_round" });
+  });
   $("send-raw").addEventListener("click", () => oneAtATime(async () => {
     $("play-error").textContent = "";
     let event;
@@ -913,6 +919,9 @@
   function showVariantControls(s) {
     $("noplay").hidden = $("pick-box").hidden = !has(s, "no_play");
     $("prophet").hidden = !has(s, "prophet");
+    // The variants with their own flow end a round by God's word; the others by a
+    // hand emptied or sudden death.
+    $("end-round").hidden = has(s, "prophet") || !!s.ended;
     $("call-box").hidden = !s.prophet;
     $("cards-what").textContent = has(s, "sequence") ? "(one, or a sequence of 2–4; for a no play: the whole hand)"
       : "(one a turn)";

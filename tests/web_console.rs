@@ -1256,6 +1256,7 @@ fn a_console_with_a_token_the_service_refuses_says_so_at_once() {
 const CONTROLS: &str = r#"const shown = (id) => document.getElementById(id).getClientRects().length > 0;
 return {
   play: shown('play'), noplay: shown('noplay'), prophet: shown('prophet'), pick: shown('pick'),
+  endRound: shown('end-round'),
   now: document.getElementById('now').textContent
 };"#;
 
@@ -1276,8 +1277,13 @@ fn the_player_god_chose_holds_until_a_play_is_sent() {
     // A hand variant: every control of the Play panel is offered.
     let controls = driver.eval(CONTROLS);
     assert_eq!(
-        [&controls["noplay"], &controls["prophet"], &controls["pick"]],
-        [true, true, true],
+        [
+            &controls["noplay"],
+            &controls["prophet"],
+            &controls["pick"],
+            &controls["endRound"]
+        ],
+        [true, true, true, false],
         "{controls}"
     );
     assert!(
@@ -1417,6 +1423,22 @@ fn the_console_offers_only_what_the_variant_has() {
     assert_eq!(
         pending["effects"], "waiting for God's answer to Bo's proposal",
         "{pending}"
+    );
+    // God ends a Delphos round with a button, once sure.
+    assert_eq!(controls["endRound"], true, "{controls}");
+    driver.eval(
+        "window.confirm = () => true; document.getElementById('end-round').click(); return true;",
+    );
+    driver.wait_for(
+        "the round's end",
+        "return document.getElementById('end-round').getClientRects().length === 0;",
+        |v| v == true,
+    );
+    let state = server.get("/api/state").expect(200);
+    assert_eq!(state["state"]["ended"], true, "{state}");
+    assert_eq!(
+        state["state"]["end_reason"], "God ends the round",
+        "{state}"
     );
     drop(driver);
     server.stop();
