@@ -1033,3 +1033,29 @@ fn corrections_sent_together_are_viewed_audited_and_replayed_together() {
     );
     server.stop();
 }
+
+/// God kept a starter the rule does not accept (new-eleusis allows it): the
+/// warning says something of the rule, so the players' view leaves it out until
+/// the reveal; God's view has it.
+#[test]
+fn a_kept_unacceptable_starter_is_not_told_to_the_players_before_the_reveal() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("starter.db"));
+    let round = json!({"god": "G", "players": ["Bo", "Ana"], "rule": "red", "starter": "AS"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    let says_it = |view: &Value| view.to_string().contains("not acceptable under the rule");
+    let public = server.get("/api/state").expect(200);
+    assert!(!says_it(&public), "{public}");
+    let raw = server.get("/api/state");
+    assert!(
+        raw.text().contains(r#""hands":{"Bo":"#),
+        "seating order kept: {}",
+        raw.text()
+    );
+    let god = server.get_god("/api/state").expect(200);
+    assert!(says_it(&god), "{god}");
+    server.post("/api/end-game", "").expect(200);
+    let revealed = server.get("/api/state").expect(200);
+    assert!(says_it(&revealed), "after the reveal: {revealed}");
+    server.stop();
+}

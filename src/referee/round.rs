@@ -38,6 +38,10 @@ pub const MAX_NAME_CHARS: usize = 60;
 /// Largest `hand_size` a round accepts (a whole deck).
 pub const MAX_HAND_SIZE: u32 = 52;
 
+/// The end of the warning that God kept a starter the rule does not accept: it
+/// says something of the rule, so the players' view leaves it out until the reveal.
+pub const STARTER_KEPT: &str = "is not acceptable under the rule; God may choose another";
+
 /// Whether `c` could break a printed line or disguise what a line says: C0 and C1
 /// controls and DEL (Unicode `Cc`: line breaks, tabs), the line and paragraph
 /// separators (U+2028, U+2029, shown as line breaks by Unicode-aware viewers), and
@@ -305,10 +309,8 @@ impl Round {
             }
             // 001: "God *may*, if the rule needs it, choose another card" — keeping an
             // unacceptable starter is allowed in new-eleusis, but worth recording.
-            out.warnings.push(format!(
-                "starter {} is not acceptable under the rule; God may choose another",
-                event.starter
-            ));
+            out.warnings
+                .push(format!("starter {} {STARTER_KEPT}", event.starter));
         }
         out.verdicts.push(CardVerdict {
             card: event.starter,

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::cards::Card;
 use crate::referee::game::GameState;
+use crate::referee::round::STARTER_KEPT;
 use crate::referee::{Game, Outcome, Placement};
 use crate::store::history::{
     decision, strip_annotations, Effective, EntryKind, History, HistoryError, RefereeFactory,
@@ -43,7 +44,19 @@ impl Views {
     /// writes it; it is written in place of each view's `state` value when it says
     /// the same thing.
     pub fn new(version: u64, public: Value, god: Value, state: Option<&str>) -> Views {
-        let public_body = view_text(&public, state);
+        Views::with_public_state(version, public, god, state, state)
+    }
+
+    /// As [`Views::new`], the players' view with a state text of its own (the
+    /// state less what it may not show before the reveal).
+    pub fn with_public_state(
+        version: u64,
+        public: Value,
+        god: Value,
+        state: Option<&str>,
+        public_state: Option<&str>,
+    ) -> Views {
+        let public_body = view_text(&public, public_state);
         let god_body = view_text(&god, state);
         let message = |body: &str| format!("{{\"type\":\"view\",\"view\":{body}}}");
         Views {
@@ -170,6 +183,15 @@ pub fn strip_explanations(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(strip_explanations),
         _ => {}
+    }
+}
+
+/// Leaves out of a list of warnings those that tell something of the rule (a
+/// starter God kept though the rule does not accept it): the players' view before
+/// the reveal.
+fn drop_rule_warnings(warnings: &mut Value) {
+    if let Value::Array(items) = warnings {
+        items.retain(|w| !w.as_str().is_some_and(|t| t.contains(STARTER_KEPT)));
     }
 }
 
@@ -346,6 +368,7 @@ pub fn build(
     let state = referee.state();
     let state_json = serde_json::to_value(&state).unwrap_or(Value::Null);
     let state_text = serde_json::to_string(&state).ok();
+    let mut public_state_text = state_text.clone();
     let round = match game {
         Some(game) if state.round > 0 => Some(RoundRef {
             game,
@@ -491,9 +514,18 @@ pub fn build(
                 map.remove("text");
                 if let Some(Value::Object(outcome)) = map.get_mut("outcome") {
                     outcome.remove("verdicts");
+                    if let Some(w) = outcome.get_mut("warnings") {
+                        drop_rule_warnings(w);
+                    }
                 }
             }
         };
+        if let Some(w) = public.get_mut("state").and_then(|s| s.get_mut("warnings")) {
+            drop_rule_warnings(w);
+        }
+        let mut shown = state.clone();
+        shown.warnings.retain(|w| !w.contains(STARTER_KEPT));
+        public_state_text = serde_json::to_string(&shown).ok();
         if let Some(Value::Array(plays)) = public.get_mut("plays") {
             plays.iter_mut().for_each(hide);
         }
@@ -501,11 +533,12 @@ pub fn build(
             hide(last);
         }
     }
-    Ok(Views::new(
+    Ok(Views::with_public_state(
         version,
         public,
         Value::Object(god),
         state_text.as_deref(),
+        public_state_text.as_deref(),
     ))
 }
 
