@@ -1260,6 +1260,28 @@ return {
   now: document.getElementById('now').textContent
 };"#;
 
+/// Which controls of the Play panel are shown — Play, No play, Declare prophet,
+/// the pick, End the round — and whether "now" names the stock.
+fn assert_controls(driver: &Driver, shown: [bool; 5], stock: bool) {
+    let controls = driver.eval(CONTROLS);
+    let got: Vec<&Value> = ["play", "noplay", "prophet", "pick", "endRound"]
+        .iter()
+        .map(|k| &controls[*k])
+        .collect();
+    assert_eq!(
+        got,
+        shown.map(Value::Bool).iter().collect::<Vec<_>>(),
+        "{controls}"
+    );
+    assert_eq!(
+        controls["now"]
+            .as_str()
+            .is_some_and(|t| t.contains("stock")),
+        stock,
+        "{controls}"
+    );
+}
+
 /// The player God chooses for the next play holds through every redraw — a
 /// correction opened and cancelled, plays from another device — until a play is
 /// recorded for that player: one sent while it is another's turn is refused, not
@@ -1275,23 +1297,7 @@ fn the_player_god_chose_holds_until_a_play_is_sent() {
     let driver = open_console(dir.path(), &console(&server));
     wait_for_turn(&driver, "Alain");
     // A hand variant: every control of the Play panel is offered.
-    let controls = driver.eval(CONTROLS);
-    assert_eq!(
-        [
-            &controls["noplay"],
-            &controls["prophet"],
-            &controls["pick"],
-            &controls["endRound"]
-        ],
-        [true, true, true, false],
-        "{controls}"
-    );
-    assert!(
-        controls["now"]
-            .as_str()
-            .is_some_and(|t| t.contains("stock")),
-        "{controls}"
-    );
+    assert_controls(&driver, [true, true, true, true, false], true);
     driver.eval(
         "const p = document.getElementById('player'); p.value = 'Jacques'; \
          p.dispatchEvent(new Event('change')); return true;",
@@ -1380,23 +1386,7 @@ fn the_console_offers_only_what_the_variant_has() {
         .expect(200);
     let driver = open_console(dir.path(), &console(&server));
     wait_for_turn(&driver, "Bo");
-    let controls = driver.eval(CONTROLS);
-    assert_eq!(
-        [
-            &controls["play"],
-            &controls["noplay"],
-            &controls["prophet"],
-            &controls["pick"]
-        ],
-        [true, false, false, false],
-        "{controls}"
-    );
-    assert!(
-        controls["now"]
-            .as_str()
-            .is_some_and(|t| !t.contains("stock")),
-        "{controls}"
-    );
+    assert_controls(&driver, [true, false, false, false, true], false);
     let rows = driver.wait_for("the log's four events", LOG, |v| {
         v.as_array().map(Vec::len) == Some(4)
     });
@@ -1425,7 +1415,6 @@ fn the_console_offers_only_what_the_variant_has() {
         "{pending}"
     );
     // God ends a Delphos round with a button, once sure.
-    assert_eq!(controls["endRound"], true, "{controls}");
     driver.eval(
         "window.confirm = () => true; document.getElementById('end-round').click(); return true;",
     );
