@@ -100,6 +100,10 @@
     for (const ph of o.phases || []) effects.push(ph);
     if (o.round_end) effects.push("round ends: " + o.round_end.reason);
     if (last.corrected) effects.push("corrected by God");
+    // What the referee noted (a shown hand that differs from the count, a deck
+    // added, a card seen more often than the decks hold): the table must know
+    // why the counts moved. Nothing of the rule is among them before the reveal.
+    for (const w of o.warnings || []) effects.push("note: " + w);
     for (const e of effects) box.append(E.el("div", { class: "effect" }, e));
   }
 

@@ -880,3 +880,38 @@ fn the_tablet_names_every_event_a_correction_line_corrected_together() {
     );
     assert_eq!(shown, "corrected together: 1.1:4, 1.1:5");
 }
+
+#[test]
+fn the_tablet_says_why_a_shown_hand_moved_the_counts() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (server, driver) = live_tablet(dir.path(), "noted.db", None);
+    let round = json!({"god": "Gil", "players": ["Ana", "Bo"], "rule": "red",
+                       "starter": "AH", "hand_size": 5});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    // A right no-play showing 2 cards where the referee counted 5.
+    server
+        .post("/api/no-plays", r#"{"hand":["2S","4C"]}"#)
+        .expect(200);
+    let shown = driver.wait_for(
+        "the note",
+        "return Array.from(document.querySelectorAll('#last .effect')).map(e => e.textContent);",
+        |v| {
+            v.as_array().is_some_and(|e| {
+                e.iter()
+                    .any(|t| t.as_str().is_some_and(|t| t.starts_with("note: ")))
+            })
+        },
+    );
+    let notes: Vec<&str> = shown
+        .as_array()
+        .expect("effects")
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|t| t.starts_with("note: "))
+        .collect();
+    assert_eq!(
+        notes,
+        ["note: Ana showed 2 cards but the referee counted 5; the shown hand is trusted"],
+        "{shown}"
+    );
+}
