@@ -228,7 +228,7 @@ pub(crate) fn judge_after(judge: &SharedJudge, main: &[Card], card: Card) -> Car
 pub(crate) fn seat_of(players: &[String], name: &str) -> Result<usize, RefereeError> {
     players
         .iter()
-        .position(|p| super::round::same_name(p, name))
+        .position(|p| p == name)
         .ok_or_else(|| RefereeError::unknown_player(name))
 }
 

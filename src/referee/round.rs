@@ -91,26 +91,17 @@ pub fn name_form(name: &str) -> String {
         .to_string()
 }
 
-/// What two names must not share to be told apart at the table: the name in
-/// Unicode's composed form (NFC: "François" typed on any device), without the
-/// default-ignorable characters (joiners, variation selectors) and outer spaces.
+/// What two names must not share to be told apart at the table: the name in its
+/// one form ([`name_form`]) without the default-ignorable characters (joiners,
+/// variation selectors).
 pub fn name_key(name: &str) -> String {
-    use unicode_normalization::UnicodeNormalization as _;
-    name.nfc()
+    let shown: String = name
+        .chars()
         .filter(|&c| {
             !matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
         })
-        .collect::<String>()
-        .trim()
-        .to_string()
-}
-
-/// Whether `given` (from an event) names the seated `name`: the same text, or the
-/// same once both are composed (NFC), so a phone that sends "François" decomposed
-/// still names the player seated as "François".
-pub fn same_name(name: &str, given: &str) -> bool {
-    use unicode_normalization::UnicodeNormalization as _;
-    name == given || name.nfc().eq(given.nfc())
+        .collect();
+    name_form(&shown)
 }
 
 /// Checks a round's seating, the same in every variant: no empty name, no name
@@ -653,7 +644,7 @@ impl Round {
     fn seat_of(&self, name: &str) -> Result<usize, RefereeError> {
         self.seats
             .iter()
-            .position(|s| same_name(&s.name, name))
+            .position(|s| s.name == name)
             .ok_or_else(|| RefereeError::unknown_player(name))
     }
 

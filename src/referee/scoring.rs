@@ -13,19 +13,12 @@ pub struct Tally(pub Vec<(String, i64)>);
 impl Tally {
     /// The value for `name`, if present.
     pub fn get(&self, name: &str) -> Option<i64> {
-        self.0
-            .iter()
-            .find(|(n, _)| super::round::same_name(n, name))
-            .map(|&(_, v)| v)
+        self.0.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
     }
 
     /// Adds `value` to `name`, appending the name when it is new.
     pub fn add(&mut self, name: &str, value: i64) {
-        match self
-            .0
-            .iter_mut()
-            .find(|(n, _)| super::round::same_name(n, name))
-        {
+        match self.0.iter_mut().find(|(n, _)| n == name) {
             Some((_, v)) => *v += value,
             None => self.0.push((name.to_string(), value)),
         }

@@ -186,12 +186,16 @@ pub fn strip_explanations(value: &mut Value) {
     }
 }
 
-/// Leaves out of a list of warnings those that tell something of the rule (a
-/// starter God kept though the rule does not accept it): the players' view before
-/// the reveal.
+/// Whether a warning tells something of the rule (a starter God kept though the
+/// rule does not accept it): left out of the players' view before the reveal.
+fn tells_the_rule(warning: &str) -> bool {
+    warning.contains(STARTER_KEPT)
+}
+
+/// Leaves out of a list of warnings (JSON) those that [`tells_the_rule`].
 fn drop_rule_warnings(warnings: &mut Value) {
     if let Value::Array(items) = warnings {
-        items.retain(|w| !w.as_str().is_some_and(|t| t.contains(STARTER_KEPT)));
+        items.retain(|w| !w.as_str().is_some_and(tells_the_rule));
     }
 }
 
@@ -270,7 +274,6 @@ fn correction_view(
     let Some(entry) = history.entries.get(first) else {
         return Ok(Value::Null);
     };
-    let cut = first;
     let EntryKind::Correction(fix) = &entry.kind else {
         return Ok(Value::Null);
     };
@@ -286,7 +289,7 @@ fn correction_view(
         .collect();
     let before = History {
         game: history.game,
-        entries: history.entries[..cut].to_vec(),
+        entries: history.entries[..first].to_vec(),
     };
     let old_effective = before.effective(&[])?;
     let (old_game, old_outcomes) = before.replay(factory, &old_effective)?;
@@ -504,6 +507,10 @@ pub fn build(
     public.insert("god_view".into(), json!(false));
     let mut public = Value::Object(public);
     if !revealed {
+        let mut shown = state.clone();
+        shown.warnings.retain(|w| !tells_the_rule(w));
+        public["state"] = serde_json::to_value(&shown).unwrap_or(Value::Null);
+        public_state_text = serde_json::to_string(&shown).ok();
         strip_explanations(&mut public);
         // The one-line trace quotes the explanations too, and the per-card verdicts
         // say which card of a wrong sequence failed (RULES.md 3.2: God does not say)
@@ -520,12 +527,6 @@ pub fn build(
                 }
             }
         };
-        if let Some(w) = public.get_mut("state").and_then(|s| s.get_mut("warnings")) {
-            drop_rule_warnings(w);
-        }
-        let mut shown = state.clone();
-        shown.warnings.retain(|w| !w.contains(STARTER_KEPT));
-        public_state_text = serde_json::to_string(&shown).ok();
         if let Some(Value::Array(plays)) = public.get_mut("plays") {
             plays.iter_mut().for_each(hide);
         }
