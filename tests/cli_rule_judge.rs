@@ -23,6 +23,16 @@ fn run(args: &[&str]) -> Output {
     eleusis().args(args).output().expect("run eleusis")
 }
 
+/// `rule judge --rule-file RULE 5H`: the file's rule judges one card.
+fn judge_5h(rule: &Path) -> Output {
+    eleusis()
+        .args(["rule", "judge", "--rule-file"])
+        .arg(rule)
+        .arg("5H")
+        .output()
+        .expect("run eleusis")
+}
+
 fn json(output: &Output) -> Value {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
@@ -309,13 +319,7 @@ fn a_bad_rule_file_names_the_file_line_and_column() {
         "broken.rule",
         b"# after a face card\nif last.face else red\n",
     );
-    let out = run(&[
-        "rule",
-        "judge",
-        "--rule-file",
-        rule.to_str().expect("utf-8 path"),
-        "5H",
-    ]);
+    let out = judge_5h(&rule);
     assert!(!out.status.success());
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -328,13 +332,7 @@ fn a_bad_rule_file_names_the_file_line_and_column() {
     );
 
     let binary = rule_file(dir.path(), "binary.rule", &[b'r', b'e', b'd', 0xff, 0xfe]);
-    let out = run(&[
-        "rule",
-        "judge",
-        "--rule-file",
-        binary.to_str().expect("utf-8 path"),
-        "5H",
-    ]);
+    let out = judge_5h(&binary);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -342,27 +340,12 @@ fn a_bad_rule_file_names_the_file_line_and_column() {
         "{stderr}"
     );
 
-    let out = run(&[
-        "rule",
-        "judge",
-        "--rule-file",
-        dir.path()
-            .join("missing.rule")
-            .to_str()
-            .expect("utf-8 path"),
-        "5H",
-    ]);
+    let out = judge_5h(&dir.path().join("missing.rule"));
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.rule"));
 
     let typed = rule_file(dir.path(), "typed.rule", b"card.suit == red");
-    let out = run(&[
-        "rule",
-        "judge",
-        "--rule-file",
-        typed.to_str().expect("utf-8 path"),
-        "5H",
-    ]);
+    let out = judge_5h(&typed);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("typed.rule: line 1, column 14: cannot compare a suit with a color"));
@@ -374,13 +357,7 @@ fn a_bad_rule_file_names_the_file_line_and_column() {
 fn a_rule_file_with_a_byte_order_mark_is_read_as_its_rule() {
     let dir = tempfile::tempdir().expect("tempdir");
     let saved = rule_file(dir.path(), "notepad.rule", "\u{feff}red\r\n".as_bytes());
-    let out = run(&[
-        "rule",
-        "judge",
-        "--rule-file",
-        saved.to_str().expect("utf-8 path"),
-        "5H",
-    ]);
+    let out = judge_5h(&saved);
     assert!(
         out.status.success(),
         "{}",
@@ -388,13 +365,7 @@ fn a_rule_file_with_a_byte_order_mark_is_read_as_its_rule() {
     );
     assert_eq!(json(&out)["accepted"], Value::Bool(true));
     let inside = rule_file(dir.path(), "inside.rule", "red or\u{feff} black".as_bytes());
-    let out = run(&[
-        "rule",
-        "judge",
-        "--rule-file",
-        inside.to_str().expect("utf-8 path"),
-        "5H",
-    ]);
+    let out = judge_5h(&inside);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
