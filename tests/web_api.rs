@@ -1059,3 +1059,70 @@ fn a_kept_unacceptable_starter_is_not_told_to_the_players_before_the_reveal() {
     assert!(says_it(&revealed), "after the reveal: {revealed}");
     server.stop();
 }
+
+/// A play entered by mistake (cards typed on a second device pressed after the
+/// player's play was recorded) is charged to the next player, as a wrong play with a
+/// penalty. God voids it: the view keeps its row, struck through, the penalty is
+/// taken back, the next play is that player's own, and the audit and the exported
+/// log agree.
+#[test]
+fn a_play_entered_by_mistake_is_voided_and_the_round_goes_on() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("void.db"));
+    let round = json!({"god": "G", "players": ["Ana", "Bo", "Cy"], "rule": "red", "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["5D"]}"#).expect(200);
+    let ana = server.post("/api/plays", r#"{"cards":["9D"]}"#).expect(200);
+    assert_eq!(ana["last"]["player"], "Ana", "{ana}");
+    let hands_before = server.get("/api/state").expect(200)["state"]["hands"].clone();
+    let wrong = server.post("/api/plays", r#"{"cards":["7S"]}"#).expect(200);
+    assert_eq!(wrong["ack"]["right"], false, "{wrong}");
+    // Its player cannot be corrected (the turn order), so God voids it.
+    let voided = server
+        .post("/api/corrections", r#"{"seq":4,"void":true}"#)
+        .expect(200);
+    assert_eq!(voided["ack"]["changed"], json!(["1.1:4"]), "{voided}");
+    assert_eq!(voided["correction"]["target"]["void"], true, "{voided}");
+    assert_eq!(voided["correction"]["target"]["was"], false, "{voided}");
+    assert!(
+        voided["correction"]["target"]["right"].is_null(),
+        "{voided}"
+    );
+    let view = server.get("/api/state").expect(200);
+    assert_eq!(
+        view["state"]["hands"], hands_before,
+        "penalty taken back: {view}"
+    );
+    let plays = view["plays"].as_array().expect("plays");
+    let row = plays
+        .iter()
+        .find(|p| p["seq"] == 4)
+        .expect("the voided row");
+    assert_eq!(row["void"], true, "{row}");
+    assert_eq!(row["cards"], json!(["7S"]), "{row}");
+    assert_eq!(row["voided_by"], json!(["1.1:5"]), "{row}");
+    assert_eq!(
+        view["last"]["seq"], 3,
+        "the newest play that happened: {view}"
+    );
+    assert_eq!(view["last"]["player"], "Ana", "{view}");
+    // The next player plays as if the mistake had never been entered.
+    let next = server.post("/api/plays", r#"{"cards":["9H"]}"#).expect(200);
+    assert_eq!(next["ack"]["right"], true, "{next}");
+    let audit = server.get_god("/api/audit/1.1").expect(200);
+    let audited = audit["rounds"][0]["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .find(|e| e["seq"] == 4)
+        .cloned()
+        .expect("audited");
+    assert_eq!(audited["verdict"], "void", "{audited}");
+    assert_eq!(audited["announced"], "wrong", "{audited}");
+    let log = server.get_god("/api/export/1.1/log").text();
+    assert!(
+        !log.contains("7S"),
+        "the voided play is not in the table log: {log}"
+    );
+    server.stop();
+}

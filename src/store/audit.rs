@@ -16,7 +16,9 @@ use serde_json::{Map, Value};
 
 use super::chain::Break;
 use super::evidence::{counted, Evidence, ReadStatus};
-use super::history::{decision, Correction, EntryKind, History, HistoryError, RefereeFactory};
+use super::history::{
+    decision, Correction, EntryKind, History, HistoryError, RefereeFactory, Voided, VOID,
+};
 use super::log::{players_index_mismatches, ChainStatus, RoundInfo};
 use super::printable::printable;
 use super::seal::commitment;
@@ -129,7 +131,8 @@ pub struct EventAudit {
     pub reads_note: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame: Option<FrameAudit>,
-    /// `right` / `wrong` for plays and no-plays.
+    /// `right` / `wrong` for plays and no-plays; `void` for an event a correction
+    /// voided (it did not happen; `announced` says what was announced for it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
     /// The rule's explanation per card; withheld while the rule is sealed.
@@ -364,8 +367,24 @@ fn field_words(field: &str) -> &str {
     }
 }
 
+/// What a correction's `void` says, in words.
+fn void_words(value: &Value) -> &'static str {
+    if value == &Value::Bool(true) {
+        "voided (the event did not happen)"
+    } else {
+        "void taken back (the event stands)"
+    }
+}
+
 /// `cards: recorded 8S → corrected to 3S`.
 fn change_words(field: &str, recorded: &Value, corrected: &Value) -> String {
+    if field == VOID {
+        return if corrected == &Value::Bool(true) {
+            void_words(corrected).to_string()
+        } else {
+            "voided, then the void taken back (the event stands)".to_string()
+        };
+    }
     let name = field_words(field);
     if recorded == corrected {
         format!(
@@ -389,6 +408,9 @@ fn correction_words(c: &Correction, replaced: Option<&Map<String, Value>>) -> St
         .fields
         .iter()
         .map(|(field, value)| {
+            if field == VOID {
+                return void_words(value).to_string();
+            }
             let name = field_words(field);
             match replaced.and_then(|before| before.get(field)) {
                 Some(before) => format!("{name} {} → {}", value_words(before), value_words(value)),
@@ -787,9 +809,9 @@ pub fn audit(
     // decisions with corrections applied.
     let history = History::load(store, game, true);
     let replayed = history.as_ref().map_err(|e| e.to_string()).and_then(|h| {
-        let eff = h.effective(&[]).map_err(|e| e.to_string())?;
+        let (eff, voided) = h.effective_and_voided(&[]).map_err(|e| e.to_string())?;
         let (_, outcomes) = h.replay(factory, &eff).map_err(|e| e.to_string())?;
-        Ok((eff, outcomes))
+        Ok((eff, outcomes, voided))
     });
     let history = match history {
         Ok(h) => h,
@@ -804,13 +826,14 @@ pub fn audit(
             });
         }
     };
-    let (effective, outcomes) = match replayed {
-        Ok(pair) => pair,
+    let (effective, outcomes, voided) = match replayed {
+        Ok(all) => all,
         Err(e) => {
             problems.push(format!("the stored log does not replay: {e}"));
-            (Vec::new(), Vec::new())
+            (Vec::new(), Vec::new(), Vec::new())
         }
     };
+    let voided: HashMap<usize, &Voided> = voided.iter().map(|v| (v.entry, v)).collect();
 
     let trails = trails(&history);
     let position_of: HashMap<usize, usize> = effective
@@ -954,6 +977,34 @@ pub fn audit(
                             "round {} event {}: the announced verdict is unreadable",
                             info.round, entry.stored.seq
                         )),
+                    }
+                }
+            } else if let (Some(void), EntryKind::Table(object)) = (voided.get(&index), &entry.kind)
+            {
+                // It did not happen: shown as recorded, charged to no one now; what
+                // was announced for it stays on record.
+                if let Ok(event) = LogEvent::parse_line(&Value::Object(object.clone()).to_string())
+                {
+                    audit.cards = cards_of(&event);
+                }
+                audit.verdict = Some("void".into());
+                audit.corrected_by = void
+                    .corrected_by
+                    .iter()
+                    .filter_map(|&i| history.entries.get(i))
+                    .map(|e| format!("{}:{}", e.stored.round, e.stored.seq))
+                    .collect();
+                if let Some(recorded) = store.verdict(entry.stored.id)? {
+                    if let Ok(recorded) = serde_json::from_str::<Value>(&recorded) {
+                        audit.player = recorded
+                            .get("player")
+                            .and_then(Value::as_str)
+                            .map(str::to_string);
+                        audit.changed = true;
+                        audit.announced = Some(
+                            verdict_word(recorded.get("right").and_then(Value::as_bool))
+                                .unwrap_or_else(|| "no verdict".into()),
+                        );
                     }
                 }
             } else if let EntryKind::Table(object) = &entry.kind {

@@ -13,6 +13,10 @@
 //! event (`null` removes it). Only `play`, `no_play` and `prophet` events can be
 //! corrected. The state is the replay of the *effective* log: every event with all of
 //! its corrections applied, the `correct` events themselves left out.
+//!
+//! `{"event":"correct","seq":12,"void":true}` says the event did not happen (a play
+//! entered twice, or for the wrong player): it stays in the log, for the audit, but
+//! is left out of the effective log. `"void":null` takes a void back.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -40,6 +44,11 @@ pub const ANNOTATIONS: [&str; 3] = ["at", "commitment", "evidence"];
 /// corrections before this one alone may leave the log illegal (a prophet's call
 /// corrected on one play and removed from the next, say). Not a field to replace.
 pub const WITH_PREVIOUS: &str = "with_previous";
+
+/// The correction field that says its event did not happen (`true`), or did after
+/// all (`null`, a void taken back). Not a table-log field: it never reaches the
+/// referee.
+pub const VOID: &str = "void";
 
 /// A correction as stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -148,6 +157,30 @@ pub struct Effective {
     pub corrected_by: Vec<usize>,
 }
 
+/// A stored event a correction voided: left out of the effective log, kept for the
+/// views and the audit (struck through, with the corrections that voided it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Voided {
+    pub entry: usize,
+    pub corrected_by: Vec<usize>,
+}
+
+/// The places of each stored event in two effective logs of one history (before
+/// and after a correction), in log order: `(Some(i), Some(j))` for an event in
+/// both, `(Some(i), None)` for one the correction voided, `(None, Some(j))` for one
+/// whose void it took back. Voids shift positions, so logs are paired by entry,
+/// never zipped.
+pub fn paired(before: &[Effective], after: &[Effective]) -> Vec<(Option<usize>, Option<usize>)> {
+    let mut places: BTreeMap<usize, (Option<usize>, Option<usize>)> = BTreeMap::new();
+    for (i, e) in before.iter().enumerate() {
+        places.entry(e.entry).or_default().0 = Some(i);
+    }
+    for (j, e) in after.iter().enumerate() {
+        places.entry(e.entry).or_default().1 = Some(j);
+    }
+    places.into_values().collect()
+}
+
 /// Reads a correction line's own fields.
 pub fn parse_correction(
     object: &Map<String, Value>,
@@ -181,6 +214,22 @@ pub fn parse_correction(
         .collect();
     if fields.is_empty() {
         return Err("a correction must give at least one field to replace (e.g. \"cards\")".into());
+    }
+    if let Some(void) = fields.get(VOID) {
+        if !matches!(void, Value::Bool(true) | Value::Null) {
+            return Err(format!(
+                "\"void\" must be true (the event did not happen) or null (it did after all), got {void}"
+            ));
+        }
+        if void.is_boolean()
+            && fields
+                .keys()
+                .any(|k| k != VOID && !ANNOTATIONS.contains(&k.as_str()))
+        {
+            return Err(
+                "a correction that voids an event replaces none of its fields: send \"void\":true alone".into(),
+            );
+        }
     }
     Ok(Correction {
         target,
@@ -233,9 +282,19 @@ impl History {
         Ok(History { game, entries })
     }
 
-    /// The effective log: corrections applied, in log order. The `extra`
-    /// corrections (not yet stored) are applied after the stored ones, together.
+    /// The effective log: corrections applied, in log order, voided events left
+    /// out. The `extra` corrections (not yet stored) are applied after the stored
+    /// ones, together.
     pub fn effective(&self, extra: &[Correction]) -> Result<Vec<Effective>, HistoryError> {
+        self.effective_and_voided(extra)
+            .map(|(effective, _)| effective)
+    }
+
+    /// [`History::effective`], and the events the corrections voided, in log order.
+    pub fn effective_and_voided(
+        &self,
+        extra: &[Correction],
+    ) -> Result<(Vec<Effective>, Vec<Voided>), HistoryError> {
         let mut fixes: BTreeMap<(u32, u64), Vec<Fix<'_>>> = BTreeMap::new();
         for (index, entry) in self.entries.iter().enumerate() {
             if let EntryKind::Correction(c) = &entry.kind {
@@ -252,6 +311,7 @@ impl History {
                 .push((None, c));
         }
         let mut out = Vec::new();
+        let mut voided = Vec::new();
         for (index, entry) in self.entries.iter().enumerate() {
             let EntryKind::Table(object) = &entry.kind else {
                 continue;
@@ -259,7 +319,9 @@ impl History {
             let key = (entry.stored.round.number, entry.stored.seq);
             let mut object = object.clone();
             let mut corrected_by = Vec::new();
+            let mut fixed = false;
             if let Some(list) = fixes.remove(&key) {
+                fixed = true;
                 if !matches!(entry.stored.kind.as_str(), "play" | "no_play" | "prophet") {
                     return Err(HistoryError::BadCorrection(format!(
                         "round {} event {} is a {:?} event; only play, no_play and prophet events can be corrected",
@@ -291,6 +353,15 @@ impl History {
                     corrected_by.extend(source);
                 }
             }
+            // Only a correction voids: a stored event's own field of that name is
+            // refused below as unknown, like any other.
+            if fixed && object.get(VOID) == Some(&Value::Bool(true)) {
+                voided.push(Voided {
+                    entry: index,
+                    corrected_by,
+                });
+                continue;
+            }
             let text = Value::Object(object).to_string();
             let event = LogEvent::parse_line(&text).map_err(|e| HistoryError::Rejected {
                 round: entry.stored.round,
@@ -306,7 +377,7 @@ impl History {
         if let Some(((round, seq), _)) = fixes.into_iter().next() {
             return Err(HistoryError::BadCorrection(self.no_target(round, seq)));
         }
-        Ok(out)
+        Ok((out, voided))
     }
 
     /// Why event `seq` of round `round` could not be corrected, once no table-log

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::evidence::{Evidence, EvidenceInput};
 use super::history::{
-    decision, parse_correction, History, HistoryError, RefereeFactory, WITH_PREVIOUS,
+    decision, paired, parse_correction, History, HistoryError, RefereeFactory, WITH_PREVIOUS,
 };
 use super::log::NewRound;
 use super::seal::{Reveal, Sealed};
@@ -542,17 +542,21 @@ impl<'s> Recorder<'s> {
             ));
         }
         let mut changed = Vec::new();
-        for ((old, new), (old_o, new_o)) in old_eff
-            .iter()
-            .zip(&new_eff)
-            .zip(old_outcomes.iter().zip(&new_outcomes))
-        {
-            let old_v = decision(&serde_json::to_value(old_o).unwrap_or(Value::Null));
-            let new_v = decision(&serde_json::to_value(new_o).unwrap_or(Value::Null));
-            if old_v != new_v || old.event != new.event {
-                if let Some(entry) = history.entries.get(new.entry) {
-                    changed.push(format!("{}:{}", entry.stored.round, entry.stored.seq));
+        for (old, new) in paired(&old_eff, &new_eff) {
+            let before = old.and_then(|i| old_eff.get(i).zip(old_outcomes.get(i)));
+            let after = new.and_then(|j| new_eff.get(j).zip(new_outcomes.get(j)));
+            let entry = match (before, after) {
+                (Some((old, old_o)), Some((new, new_o))) => {
+                    let old_v = decision(&serde_json::to_value(old_o).unwrap_or(Value::Null));
+                    let new_v = decision(&serde_json::to_value(new_o).unwrap_or(Value::Null));
+                    (old_v != new_v || old.event != new.event).then_some(new.entry)
                 }
+                // Voided, or its void taken back: its decision is gone, or back.
+                (Some((e, _)), None) | (None, Some((e, _))) => Some(e.entry),
+                (None, None) => None,
+            };
+            if let Some(entry) = entry.and_then(|i| history.entries.get(i)) {
+                changed.push(format!("{}:{}", entry.stored.round, entry.stored.seq));
             }
         }
         // The round may now be over (or no longer over) under the corrected log.
@@ -765,6 +769,73 @@ mod tests {
             "{replies:?}"
         );
         assert_eq!(store.events(GameId(1)).expect("events").len(), 1);
+    }
+
+    #[test]
+    fn a_play_entered_by_mistake_is_voided_and_its_penalty_taken_back() {
+        // The same 7S pressed twice: the second press was charged to Bo, whose turn
+        // it then was, as a wrong play with a penalty. Correcting its player is
+        // refused by the turn order; voiding it says it never happened.
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let replies = recorder
+            .record_batch(&lines(&[
+                ROUND,
+                r#"{"event":"play","cards":["3H"]}"#,
+                r#"{"event":"play","cards":["7S"]}"#,
+            ]))
+            .expect("batch");
+        assert!(
+            replies.iter().all(|r| matches!(r, Reply::Stored(_))),
+            "{replies:?}"
+        );
+        let hands_before = recorder.at.referee.state().hands.clone();
+        let replies = recorder
+            .record_batch(&lines(&[
+                r#"{"event":"correct","seq":3,"void":true,"cards":["7H"]}"#,
+                r#"{"event":"correct","seq":3,"void":false}"#,
+                r#"{"event":"correct","seq":3,"void":true}"#,
+            ]))
+            .expect("voids");
+        assert!(error_of(&replies[0]).contains("alone"), "{replies:?}");
+        assert!(
+            error_of(&replies[1]).contains("must be true"),
+            "{replies:?}"
+        );
+        let Reply::Stored(ack) = &replies[2] else {
+            panic!("{replies:?}")
+        };
+        assert_eq!(ack.changed.as_deref(), Some(&["1.1:3".to_string()][..]));
+        let state = recorder.at.referee.state();
+        assert_ne!(state.hands, hands_before, "the penalty is taken back");
+        assert_eq!(state.hands.get("Bo"), Some(3));
+        assert_eq!(state.main.len(), 2, "the starter and Ana's 3H");
+        // Bo plays now, as if the mistake had never been entered; the void cannot
+        // be taken back once a play depends on it.
+        let replies = recorder
+            .record_batch(&lines(&[
+                r#"{"event":"play","player":"Bo","cards":["5D"]}"#,
+                r#"{"event":"correct","seq":3,"void":null}"#,
+            ]))
+            .expect("after");
+        assert!(matches!(replies[0], Reply::Stored(_)), "{replies:?}");
+        assert!(error_of(&replies[1]).contains("illegal"), "{replies:?}");
+        // The voided play is kept in the log, left out of the effective one.
+        let history = History::load(&store, GameId(1), true).expect("history");
+        let (effective, voided) = history.effective_and_voided(&[]).expect("effective");
+        assert_eq!(effective.len(), 3);
+        assert_eq!(voided.len(), 1);
+        assert_eq!(history.entries[voided[0].entry].stored.seq, 3);
+        assert_eq!(voided[0].corrected_by, vec![3]);
+        // A round event cannot be voided, like any correction of one.
+        let replies = recorder
+            .record_batch(&lines(&[r#"{"event":"correct","seq":1,"void":true}"#]))
+            .expect("round");
+        assert!(
+            error_of(&replies[0]).contains("can be corrected"),
+            "{replies:?}"
+        );
     }
 
     #[test]

@@ -14,8 +14,8 @@ use crate::referee::game::GameState;
 use crate::referee::round::STARTER_KEPT;
 use crate::referee::{Game, Outcome, Placement};
 use crate::store::history::{
-    decision, strip_annotations, Effective, EntryKind, History, HistoryError, RefereeFactory,
-    WITH_PREVIOUS,
+    decision, paired, strip_annotations, Effective, EntryKind, History, HistoryError,
+    RefereeFactory, WITH_PREVIOUS,
 };
 use crate::store::seal::commitment;
 use crate::store::{GameId, RoundRef, Store};
@@ -319,30 +319,42 @@ fn correction_view(
     };
     let mut changed = Vec::new();
     let mut target = json!({"event": format!("{}:{}", fix.target, fix.seq)});
-    for ((old, new), (old_o, new_o)) in old_effective
-        .iter()
-        .zip(effective)
-        .zip(old_outcomes.iter().zip(outcomes))
-    {
-        let Some(stored) = history.entries.get(new.entry).map(|e| &e.stored) else {
+    for (old, new) in paired(&old_effective, effective) {
+        let before = old.and_then(|i| old_effective.get(i).zip(old_outcomes.get(i)));
+        let after = new.and_then(|j| effective.get(j).zip(outcomes.get(j)));
+        // A voided event is told as it stood before; one whose void was taken
+        // back, as it stands now.
+        let Some((item, shown)) = after.or(before) else {
+            continue;
+        };
+        let Some(stored) = history.entries.get(item.entry).map(|e| &e.stored) else {
             continue;
         };
         let id = format!("{}:{}", stored.round, stored.seq);
-        let play = json!({
+        let mut play = json!({
             "event": id,
             "round": stored.round.to_string(),
             "seq": stored.seq,
-            "kind": new_o.event,
-            "player": new_o.player,
-            "cards": recorded(new),
-            "right": new_o.right,
-            "was": old_o.right,
+            "kind": shown.event,
+            "player": shown.player,
+            "cards": recorded(item),
+            "right": after.and_then(|(_, o)| o.right),
+            "was": before.and_then(|(_, o)| o.right),
         });
+        if after.is_none() {
+            play["void"] = json!(true);
+        }
         if stored.round == fix.target && stored.seq == fix.seq {
             target = play.clone();
         }
         let decided = |o: &Outcome| decision(&serde_json::to_value(o).unwrap_or(Value::Null));
-        if decided(old_o) != decided(new_o) || old.event != new.event {
+        let differs = match (before, after) {
+            (Some((old, old_o)), Some((new, new_o))) => {
+                decided(old_o) != decided(new_o) || old.event != new.event
+            }
+            _ => true,
+        };
+        if differs {
             changed.push(play);
         }
     }
@@ -422,8 +434,8 @@ pub fn build(
             .map_err(|e| ApiError::store(e, at))?
             .for_god());
         let history = History::load(store, game, true).map_err(|e| ApiError::history(e, at))?;
-        let effective = history
-            .effective(&[])
+        let (effective, voided) = history
+            .effective_and_voided(&[])
             .map_err(|e| ApiError::history(e, at))?;
         let (_, outcomes) = history
             .replay(factory, &effective)
@@ -476,6 +488,48 @@ pub fn build(
                 "evidence": entry.payload.get("evidence"),
             }));
         }
+        // A voided event keeps its row, struck through: who it was charged to and
+        // what it held, as announced when it was recorded.
+        for void in &voided {
+            let Some(entry) = history.entries.get(void.entry) else {
+                continue;
+            };
+            if entry.stored.round != round {
+                continue;
+            }
+            let announced = store
+                .verdict(entry.stored.id)
+                .ok()
+                .flatten()
+                .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                .unwrap_or(Value::Null);
+            let recorded = match &entry.kind {
+                EntryKind::Table(object) => object.clone(),
+                EntryKind::Correction(_) => continue,
+            };
+            plays.push(json!({
+                "seq": entry.stored.seq,
+                "at": entry.recorded_at().shown,
+                "event": entry.stored.kind,
+                "player": recorded.get("player").or_else(|| announced.get("player")),
+                "cards": recorded.get("cards").or_else(|| recorded.get("hand")),
+                "pick": recorded.get("pick"),
+                "right": Value::Null,
+                "was": announced.get("right"),
+                "void": true,
+                "voided_by": void
+                    .corrected_by
+                    .iter()
+                    .filter_map(|&i| history.entries.get(i))
+                    .map(|e| format!("{}:{}", e.stored.round, e.stored.seq))
+                    .collect::<Vec<_>>(),
+                "text": format!("{} voided: it did not happen", entry.stored.kind),
+                "corrected": true,
+                "changed": true,
+                "evidence": entry.payload.get("evidence"),
+            }));
+        }
+        plays.sort_by_key(|p| p.get("seq").and_then(Value::as_u64).unwrap_or(0));
         columns = layout(state.main.first().copied(), &round_outcomes, state.laid);
         corrections = round_corrections(&history, round);
         if let Some(first) = newest_correction_line(&history) {
@@ -493,7 +547,9 @@ pub fn build(
         plays
             .iter()
             .rev()
-            .find(|p| p.get("event").and_then(Value::as_str) != Some("round"))
+            .find(|p| {
+                p.get("event").and_then(Value::as_str) != Some("round") && p.get("void").is_none()
+            })
             .cloned()
             .unwrap_or(Value::Null),
     );
