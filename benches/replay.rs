@@ -142,9 +142,28 @@ fn bench_replay(c: &mut Criterion) {
     });
 }
 
+/// A game of 10 000 one-card rounds with new names every round (20 000 events): each
+/// round's end adds its scores to running totals, so the replay grows with the log,
+/// not with its square (summed again at every round's end, it took seconds).
+fn bench_many_short_rounds(c: &mut Criterion) {
+    let log: Vec<String> = (0..10_000)
+        .flat_map(|i| {
+            [
+                format!(
+                    r#"{{"event":"round","variant":"basic","god":"G{i}","players":["A{i}","B{i}"],"rule":"red","starter":"AH","hand_size":1}}"#
+                ),
+                r#"{"event":"play","cards":["2H"]}"#.to_string(),
+            ]
+        })
+        .collect();
+    c.bench_function("replay many short rounds (10 000 rounds, new names)", |b| {
+        b.iter(|| replay_state(black_box(&log)).expect("replay"))
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = bench_replay
+    targets = bench_replay, bench_many_short_rounds
 }
 criterion_main!(benches);

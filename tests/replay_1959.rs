@@ -603,3 +603,19 @@ fn a_deal_larger_than_the_deck_is_refused_with_the_numbers() {
     ]));
     assert_eq!(state["eleusis_1959"]["removed"], 41);
 }
+
+/// `end_game` in the middle of a deal ends the game: as in the hand variants, the
+/// deal is not scored and nobody is to play any more.
+#[test]
+fn end_game_in_the_middle_of_a_deal_leaves_nobody_to_play() {
+    let log = lines(&[
+        r#"{"event":"round","variant":"eleusis-1959","god":"Dora","players":["Ugo","Lia","Max"],"rule":"if last.red then black else red","starter":"4C"}"#,
+        r#"{"event":"play","player":"Ugo","cards":["AH"]}"#,
+        r#"{"event":"end_game"}"#,
+    ]);
+    let (state, _) = run(&log);
+    assert_eq!(state["ended"], false);
+    assert_eq!(state["scores"], Value::Null);
+    assert_eq!(state["game"]["ended"], true);
+    assert_eq!(state["turn"], Value::Null, "{state:#}");
+}

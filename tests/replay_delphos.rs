@@ -480,3 +480,20 @@ mod random_rounds {
         }
     }
 }
+
+/// `end_game` in the middle of a round ends the game: as in the hand variants, the
+/// round is not scored and nobody is to propose or to predict any more.
+#[test]
+fn end_game_in_the_middle_of_a_round_leaves_nobody_to_propose_or_predict() {
+    let log = lines(&[
+        ROUND,
+        r#"{"event":"play","cards":["7H"]}"#,
+        r#"{"event":"end_game"}"#,
+    ]);
+    let (state, _) = run(&log);
+    assert_eq!(state["ended"], false);
+    assert_eq!(state["scores"], Value::Null);
+    assert_eq!(state["game"]["ended"], true);
+    assert_eq!(state["turn"], Value::Null, "{state:#}");
+    assert_eq!(state["delphos"]["predictor"], Value::Null, "{state:#}");
+}

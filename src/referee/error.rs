@@ -128,16 +128,24 @@ fn cards_held(n: u32) -> String {
     format!("{n} card{}", if n == 1 { "" } else { "s" })
 }
 
+/// Most characters of a text from the log (a name, a value) an error message
+/// quotes: enough to recognise it, and a megabyte of it is no help in the answer.
+pub const QUOTED_CHARS: usize = 60;
+
+/// `text` as an error message quotes it: whole when short, else its first
+/// [`QUOTED_CHARS`] characters and "…".
+pub(crate) fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}…", &text[..end]),
+    }
+}
+
 impl RefereeError {
     /// The unknown-player error, naming the player as given but cut short: the
     /// name comes from the request, and a megabyte of it is no help in the answer.
     pub(crate) fn unknown_player(name: &str) -> RefereeError {
-        const MAX: usize = 60;
-        if name.chars().count() <= MAX {
-            return RefereeError::UnknownPlayer(name.to_string());
-        }
-        let cut: String = name.chars().take(MAX).collect();
-        RefereeError::UnknownPlayer(format!("{cut}…"))
+        RefereeError::UnknownPlayer(quoted(name))
     }
 }
 
@@ -153,6 +161,12 @@ mod tests {
         assert!(long.len() < 200, "{} bytes", long.len());
         assert!(long.contains(&format!("\"{}…\"", "x".repeat(60))), "{long}");
         assert_eq!(cards_held(1), "1 card");
+        assert_eq!(quoted("Zoe"), "Zoe");
+        assert_eq!(quoted(&"é".repeat(QUOTED_CHARS)), "é".repeat(QUOTED_CHARS));
+        assert_eq!(
+            quoted(&"é".repeat(QUOTED_CHARS + 1)),
+            format!("{}…", "é".repeat(QUOTED_CHARS))
+        );
         assert_eq!(cards_held(3), "3 cards");
     }
 }

@@ -1,6 +1,7 @@
 //! A game: rounds one after the other, each with its own God and sealed rule, and the
 //! totals. `Game::apply` is the only way the state changes, so `state = fold(events)`.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -39,6 +40,13 @@ pub struct Game {
     gods: Vec<String>,
     /// Everyone who sat at the table, in first-seen order (players, then God).
     participants: Vec<String>,
+    /// Each participant's place in `participants` and `sums`.
+    seat_of: HashMap<String, usize>,
+    /// Each participant's sum of the finished rounds' scores, kept as rounds finish
+    /// so that a long game is not summed again from its first round at every end.
+    sums: Vec<i64>,
+    /// Everyone who has been God of a started round.
+    been_god: HashSet<String>,
     not_god_bonus: u32,
     ended: bool,
     warnings: Vec<String>,
@@ -82,6 +90,9 @@ impl Game {
             finished: Vec::new(),
             gods: Vec::new(),
             participants: Vec::new(),
+            seat_of: HashMap::new(),
+            sums: Vec::new(),
+            been_god: HashSet::new(),
             not_god_bonus: Variant::default().params().not_god_bonus,
             ended: false,
             warnings: Vec::new(),
@@ -94,9 +105,12 @@ impl Game {
         Game::with_rules(Arc::new(move |_: &str| Ok(Arc::clone(&judge))))
     }
 
-    /// Whether outcomes carry the rule's explanation of each verdict (the default).
-    /// Without them, verdicts are the same and refereeing is several times faster:
-    /// for replays where only the final state is wanted.
+    /// Whether outcomes carry the rule's explanation of each verdict and, at the end
+    /// of a round, the game totals (the default). Without them, verdicts are the same
+    /// and refereeing is several times faster: for replays where only the final state
+    /// is wanted ([`Game::totals`] and the state still have the totals). A game of
+    /// many rounds and many names would otherwise rebuild every participant's total
+    /// at the end of every round.
     pub fn set_explanations(&mut self, explain: bool) {
         self.explain = explain;
         if let Some(round) = &mut self.round {
@@ -138,12 +152,7 @@ impl Game {
                 round.set_explain(self.explain);
                 self.first_variant.get_or_insert(ev.variant);
                 self.rounds_started += 1;
-                self.gods.push(round.god.clone());
-                for name in ev.players.iter().chain(std::iter::once(&ev.god)) {
-                    if !self.participants.contains(name) {
-                        self.participants.push(name.clone());
-                    }
-                }
+                self.seat_round(ev);
                 self.not_god_bonus = round.params.not_god_bonus;
                 self.round = Some(round);
                 self.own = None;
@@ -197,13 +206,40 @@ impl Game {
     /// Records what an applied event decided: a finished round's scores, warnings.
     fn settle(&mut self, mut out: Outcome) -> Outcome {
         if let Some(end) = &out.round_end {
+            for (name, score) in &end.scores.0 {
+                let seat = self.participant(name);
+                self.sums[seat] += score;
+            }
             self.finished.push(end.scores.clone());
-            out.totals = self.totals();
+            if self.explain {
+                out.totals = self.totals();
+            }
         }
         let round = out.round;
         self.warnings
             .extend(out.warnings.iter().map(|w| format!("round {round}: {w}")));
         out
+    }
+
+    /// Records a started round's God and seats everyone of it who is new to the game.
+    fn seat_round(&mut self, ev: &super::log::RoundEvent) {
+        self.gods.push(ev.god.clone());
+        self.been_god.insert(ev.god.clone());
+        for name in ev.players.iter().chain(std::iter::once(&ev.god)) {
+            self.participant(name);
+        }
+    }
+
+    /// `name`'s place among the participants, seating him when he is new.
+    fn participant(&mut self, name: &str) -> usize {
+        if let Some(&seat) = self.seat_of.get(name) {
+            return seat;
+        }
+        let seat = self.participants.len();
+        self.participants.push(name.to_string());
+        self.seat_of.insert(name.to_string(), seat);
+        self.sums.push(0);
+        seat
     }
 
     /// Starts a round of `eleusis-1959` or `delphos` (see [`super::own_flow`]).
@@ -221,12 +257,7 @@ impl Game {
         )?;
         self.rounds_started += 1;
         self.first_variant.get_or_insert(ev.variant);
-        self.gods.push(ev.god.clone());
-        for name in ev.players.iter().chain(std::iter::once(&ev.god)) {
-            if !self.participants.contains(name) {
-                self.participants.push(name.clone());
-            }
-        }
+        self.seat_round(ev);
         self.not_god_bonus = ev.variant.params().not_god_bonus;
         self.round = None;
         self.own = Some(own);
@@ -260,23 +291,17 @@ impl Game {
     /// Sums of the finished rounds' scores for every participant, plus the
     /// not-God bonus once the game has ended.
     fn sums(&self) -> Tally {
-        let mut totals = Tally::default();
-        for name in &self.participants {
-            totals.add(name, 0);
-        }
-        for scores in &self.finished {
-            for (name, score) in &scores.0 {
-                totals.add(name, *score);
-            }
-        }
-        if self.ended {
-            for name in &self.participants {
-                if !self.gods.contains(name) {
-                    totals.add(name, i64::from(self.not_god_bonus));
-                }
-            }
-        }
-        totals
+        let bonus = i64::from(self.not_god_bonus);
+        Tally(
+            self.participants
+                .iter()
+                .zip(&self.sums)
+                .map(|(name, &sum)| {
+                    let not_god = self.ended && !self.been_god.contains(name);
+                    (name.clone(), if not_god { sum + bonus } else { sum })
+                })
+                .collect(),
+        )
     }
 
     /// Whether `end_game` has been applied.
@@ -295,11 +320,20 @@ impl Game {
             standings: self.standings(),
         };
         if let Some(own) = &self.own {
-            return own.state(GameState {
+            let mut state = own.state(GameState {
                 game,
                 warnings: self.warnings.clone(),
                 ..GameState::default()
             });
+            // As in the hand variants: nobody is to play (or to predict) once the
+            // game has ended, even in a round it cut short.
+            if self.ended {
+                state.turn = None;
+                if let Some(delphos) = &mut state.delphos {
+                    delphos.predictor = None;
+                }
+            }
+            return state;
         }
         let Some(r) = &self.round else {
             return GameState {

@@ -16,6 +16,7 @@ use thiserror::Error;
 use crate::cards::Card;
 use crate::json_input::{self, JsonInputError};
 
+use super::error::{quoted, QUOTED_CHARS};
 use super::round::name_form;
 use super::variant::Variant;
 
@@ -261,7 +262,8 @@ impl LogEvent {
             _ => {
                 return Err(LogError {
                     reason: format!(
-                        "unknown event {name:?} (expected one of {})",
+                        "unknown event {:?} (expected one of {})",
+                        quoted(&name),
                         KNOWN_EVENTS.join(", ")
                     ),
                 })
@@ -338,7 +340,57 @@ impl LogEvent {
 
 /// Reads an event's fields; the error names the field that does not fit.
 fn fields_of<T: DeserializeOwned>(fields: &serde_json::Value) -> Result<T, LogError> {
-    json_input::from_value(fields).map_err(|e| LogError { reason: e.reason })
+    json_input::from_value(fields).map_err(|e| LogError {
+        reason: cut_quotes(&e.reason),
+    })
+}
+
+/// `reason` with every quoted text in it (a value or a key of the line, written
+/// `"…"` with backslash escapes) cut to [`QUOTED_CHARS`] characters: a line
+/// may hold a megabyte in one string, and an error quoting it whole buries what it
+/// says (and where) under it.
+fn cut_quotes(reason: &str) -> String {
+    let mut out = String::with_capacity(reason.len().min(1024));
+    let mut rest = reason;
+    while let Some(open) = rest.find('"') {
+        out.push_str(&rest[..=open]);
+        let body = &rest[open + 1..];
+        // The closing quote is the first one not escaped by a backslash.
+        let mut escaped = false;
+        let close = body.char_indices().find_map(|(i, c)| match c {
+            '\\' => {
+                escaped = !escaped;
+                None
+            }
+            '"' if !escaped => Some(i),
+            _ => {
+                escaped = false;
+                None
+            }
+        });
+        let Some(close) = close else {
+            out.push_str(body);
+            return out;
+        };
+        let text = &body[..close];
+        match text.char_indices().nth(QUOTED_CHARS) {
+            None => out.push_str(text),
+            Some((end, _)) => {
+                // Never end inside an escape (`\"`, `\u00e9`): cut before it.
+                let kept = &text[..end];
+                let kept = match kept.rfind('\\') {
+                    Some(i) if kept.len() - i <= 6 => &kept[..i],
+                    _ => kept,
+                };
+                out.push_str(kept);
+                out.push('…');
+            }
+        }
+        out.push('"');
+        rest = &body[close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Event names of table log v1, then this project's extensions.
@@ -482,6 +534,60 @@ mod tests {
                 assert!(!err.reason.contains(rust), "{line}: {err}");
             }
         }
+    }
+
+    /// A line may hold a megabyte in one string: the error quotes the start of it,
+    /// and still says what is wrong and with what.
+    #[test]
+    fn a_long_value_is_quoted_cut_short() {
+        let long = "x".repeat(100_000);
+        let cut = format!("{}…", "x".repeat(QUOTED_CHARS));
+        let cases = [
+            (
+                format!(r#"{{"event":"{long}"}}"#),
+                format!(r#"unknown event "{cut}" (expected one of round, "#),
+            ),
+            (
+                format!(r#"{{"event":"play","cards":["2H"],"{long}":1}}"#),
+                format!(r#"unknown field "{cut}", expected one of "player", "cards""#),
+            ),
+            (
+                format!(
+                    r#"{{"event":"round","god":"G","players":["A","B"],"rule":"red","starter":"{long}"}}"#
+                ),
+                format!(r#"field "starter": card "{cut}": unknown suit 'x'"#),
+            ),
+            (
+                format!(
+                    r#"{{"event":"round","variant":"{long}","god":"G","players":["A","B"],"rule":"red","starter":"AH"}}"#
+                ),
+                format!(r#"field "variant": unknown variant "{cut}" (expected new-eleusis"#),
+            ),
+        ];
+        for (line, expected) in cases {
+            let err = LogEvent::parse_line(&line).expect_err("refused");
+            assert!(err.reason.starts_with(&expected), "{}", err.reason);
+            assert!(err.reason.len() < 300, "{} bytes", err.reason.len());
+        }
+    }
+
+    #[test]
+    fn quotes_are_cut_between_escapes_and_short_ones_kept() {
+        let escaped = format!(r#"got "{}\"{}" here"#, "a".repeat(58), "b".repeat(10));
+        assert_eq!(
+            cut_quotes(&escaped),
+            format!(r#"got "{}…" here"#, "a".repeat(58))
+        );
+        for text in [
+            r#"field "cards": expected a list, got the string "8S""#,
+            r#"unknown suit '"' and "a \"quoted\" word""#,
+            r#"an unclosed "quote"#,
+            "",
+        ] {
+            assert_eq!(cut_quotes(text), text);
+        }
+        let accents = format!(r#""{}""#, "é".repeat(61));
+        assert_eq!(cut_quotes(&accents), format!(r#""{}…""#, "é".repeat(60)));
     }
 
     #[test]

@@ -141,6 +141,33 @@ mod tests {
         assert_eq!(state, replay_state(Vec::<String>::new()).expect("empty"));
     }
 
+    /// A name far too long, or an assent naming a stranger at length, is refused
+    /// with the start of it, not with all of it.
+    #[test]
+    fn a_long_name_is_quoted_cut_short() {
+        let long = "N".repeat(100_000);
+        let cut = format!("\"{}…\"", "N".repeat(error::QUOTED_CHARS));
+        let seated = format!(
+            r#"{{"event":"round","god":"G","players":["A","{long}"],"rule":"true","starter":"3H"}}"#
+        );
+        let err = replay_state([seated.as_str()]).unwrap_err();
+        assert!(
+            err.reason
+                .starts_with(&format!("the name {cut} is not a name")),
+            "{}",
+            &err.reason[..200]
+        );
+        assert!(err.reason.len() < 400, "{} bytes", err.reason.len());
+        let delphos = r#"{"event":"round","variant":"delphos","god":"G","players":["A","B"],"rule":"true","starter":"3H"}"#;
+        let assent =
+            format!(r#"{{"event":"end_round","by":"players","assent":["A","B","{long}"]}}"#);
+        let err = replay_state([delphos, assent.as_str()]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("line 2: {cut} is not a player of this round and cannot assent")
+        );
+    }
+
     #[test]
     fn a_refused_line_says_its_number_and_field() {
         let err = replay_state([ROUND, "", r#"{"event":"no_play","hand":["2S","3S","1X"]}"#])

@@ -10,7 +10,7 @@ use crate::cards::Card;
 use crate::rule::Context;
 
 use super::delphos::DelphosRound;
-use super::error::RefereeError;
+use super::error::{quoted, RefereeError};
 use super::game::GameState;
 use super::log::{LogEvent, RoundEvent};
 use super::original::OriginalRound;
@@ -264,7 +264,7 @@ pub(crate) fn check_assent(
     what: &'static str,
 ) -> Result<(), FlowError> {
     if let Some(stranger) = assent.iter().find(|a| !players.contains(a)) {
-        return Err(FlowError::UnknownAssent(stranger.clone()));
+        return Err(FlowError::UnknownAssent(quoted(stranger)));
     }
     let missing: Vec<&str> = players
         .iter()

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::cards::Card;
 use crate::rule::{Context, Judge};
 
-use super::error::{ProphetCondition, RefereeError};
+use super::error::{quoted, ProphetCondition, RefereeError};
 use super::log::{Call, NoPlayEvent, PlayEvent, ProphetEvent, RoundEvent};
 use super::outcome::{
     CardVerdict, Outcome, Penalty, Pick, Placement, ProphetCallOutcome, RoundEnd,
@@ -136,7 +136,7 @@ pub(crate) fn check_seats(event: &RoundEvent) -> Result<(), RefereeError> {
                 .any(|c| disguises_a_line(c) || invisible_in_a_name(c))
         {
             return Err(RefereeError::BadName {
-                name: name.clone(),
+                name: quoted(name),
                 max: MAX_NAME_CHARS,
             });
         }
@@ -217,6 +217,10 @@ pub(crate) struct Round {
     side_len: usize,
     /// For each laid card in laying order: on the main line (true) or a sideline.
     laid_main: Vec<bool>,
+    /// How many times each card (by [`Card::index`]) lies on the table, main line and
+    /// sidelines, so that a card seen more often than the decks hold it is found
+    /// without counting the whole layout again at every play.
+    on_table: [u32; 52],
     pub white_markers: Vec<u32>,
     pub black_markers: Vec<u32>,
     pub prophet: Option<Office>,
@@ -346,6 +350,7 @@ impl Round {
             wrong: Vec::new(),
             side_len: 0,
             laid_main: Vec::new(),
+            on_table: [0; 52],
             white_markers: Vec::new(),
             black_markers: Vec::new(),
             prophet: None,
@@ -749,7 +754,7 @@ impl Round {
         if on_main {
             for &card in cards {
                 self.main.push(card);
-                self.lay(true, out);
+                self.lay(card, true, out);
             }
             self.side_len = 0;
             out.placed = Some(Placement::Main {
@@ -767,7 +772,7 @@ impl Round {
             for &card in cards {
                 self.wrong.push(card);
                 self.side_len += 1;
-                self.lay(false, out);
+                self.lay(card, false, out);
             }
             out.placed = Some(Placement::Sideline {
                 after,
@@ -776,8 +781,11 @@ impl Round {
         }
     }
 
-    fn lay(&mut self, on_main: bool, out: &mut Outcome) {
+    fn lay(&mut self, card: Card, on_main: bool, out: &mut Outcome) {
         self.laid_main.push(on_main);
+        if let Some(count) = self.on_table.get_mut(card.index()) {
+            *count += 1;
+        }
         let position = self.laid();
         let every = self.params.marker_every;
         match self.prophet {
@@ -806,13 +814,8 @@ impl Round {
                 continue;
             }
             checked.push(card);
-            let seen = self
-                .main
-                .iter()
-                .chain(&self.wrong)
-                .chain(off_table)
-                .filter(|&&c| c == card)
-                .count();
+            let on_table = self.on_table.get(card.index()).copied().unwrap_or(0) as usize;
+            let seen = on_table + off_table.iter().filter(|&&c| c == card).count();
             if seen > self.decks as usize {
                 out.warnings.push(format!(
                     "{} seen {seen} times (table and this event) but the {} decks in play hold it {} times: a misread card? (correct it if so)",
