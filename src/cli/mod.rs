@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod audit;
+pub mod backup;
 pub mod demo;
 pub mod export;
 pub mod export_frames;
@@ -37,6 +38,8 @@ pub enum Command {
     /// Export a round's table log, a game's score sheet, or the plays' frames as a
     /// labelled check set.
     Export(export::ExportArgs),
+    /// Copy the database into a new file, consistently, even while `serve` runs.
+    Backup(backup::BackupArgs),
     /// Work with a secret rule: check it before sealing, judge cards against it.
     Rule(rule::RuleArgs),
     /// Read the cards in camera frames (JSON lines with --json; --check compares
@@ -84,6 +87,7 @@ pub fn main() -> ExitCode {
         Command::Record(args) => record::run(&args),
         Command::Audit(args) => audit::run(&args),
         Command::Export(args) => export::run(&args),
+        Command::Backup(args) => backup::run(&args),
         Command::Rule(args) => rule::run(&args),
         Command::Recognize(args) => recognize::run(&args),
         Command::Serve(args) => serve::run(&args),

@@ -411,6 +411,47 @@ impl Store {
         self.page_count()
     }
 
+    /// Writes a consistent copy of the whole database into the new file `out`
+    /// (SQLite's online backup, in one step under one read transaction): every
+    /// transaction committed when it starts, the write-ahead log's included, in one
+    /// self-contained file. Copying the database file while a writer runs misses
+    /// whatever is still in its `-wal` file; this does not, and a reader may run it
+    /// beside the live service.
+    pub fn backup_into(&self, out: &Path) -> Result<(), StoreError> {
+        let during = format!("writing the backup {}", out.display());
+        let mut copy = Connection::open_with_flags(
+            out,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| self.error(&during, e))?;
+        let backup = rusqlite::backup::Backup::new(&self.conn, &mut copy)
+            .map_err(|e| self.error(&during, e))?;
+        match backup.step(-1).map_err(|e| self.error(&during, e))? {
+            rusqlite::backup::StepResult::Done => Ok(()),
+            // Busy or locked: a writer held the file for longer than the busy
+            // timeout; the copy is incomplete and is thrown away.
+            other => Err(self.error(
+                &during,
+                rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                    Some(format!("the copy did not finish ({other:?}); try again")),
+                ),
+            )),
+        }
+    }
+
+    /// How many distinct frames the database keeps as evidence.
+    pub fn frame_count(&self) -> Result<u64, StoreError> {
+        self.conn
+            .query_row("SELECT count(*) FROM frames", [], |row| {
+                row.get::<_, i64>(0)
+            })
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .map_err(|e| self.error("counting frames", e))
+    }
+
     /// Pages the database file holds now.
     pub fn page_count(&self) -> Result<u64, StoreError> {
         self.conn
