@@ -335,8 +335,9 @@ fn a_bad_rule_file_names_the_file_line_and_column() {
     let out = judge_5h(&binary);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
+    // The byte is counted from 1, like the column (and as `rule check` says it).
     assert!(
-        stderr.contains("line 1, column 4: not UTF-8 text"),
+        stderr.contains("line 1, column 4: not UTF-8 text (byte 4)"),
         "{stderr}"
     );
 
@@ -372,6 +373,27 @@ fn a_rule_file_with_a_byte_order_mark_is_read_as_its_rule() {
         stderr.contains("line 1, column 7: unexpected character U+FEFF (a byte-order mark"),
         "{stderr}"
     );
+}
+
+/// A rule given with `--rule` may start with a minus sign: it is the rule, not an
+/// unknown option.
+#[test]
+fn a_rule_text_starting_with_a_minus_is_a_rule() {
+    let out = run(&["rule", "judge", "--rule", "-8 % 3 == 1", "5H"]);
+    assert_eq!(json(&out)["accepted"], Value::Bool(true));
+    let out = run(&[
+        "rule",
+        "judge",
+        "--rule",
+        "-card.rank < -5",
+        "--main",
+        "3H",
+        "8C",
+        "5D",
+    ]);
+    let doc = json(&out);
+    assert_eq!(doc["accepted"], Value::Bool(false));
+    assert_eq!(doc["per_card"][1]["accepted"], Value::Bool(false));
 }
 
 #[test]

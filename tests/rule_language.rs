@@ -536,7 +536,7 @@ fn explanations_follow_the_evaluation() {
     );
     assert_eq!(
         explanation("card.red == last.odd", "4S", "5H"),
-        "5♥ is red and last 4♠ is even (unlike) → rejected"
+        "5♥ is red and last 4♠ is not odd (unlike) → rejected"
     );
     assert_eq!(
         explanation(
@@ -563,6 +563,29 @@ fn explanations_follow_the_evaluation() {
          (main[-1].rank * main[-2].rank * main[-3].rank) % 4 = 3 ≠ 1, \
          (main[-1].rank * main[-2].rank * main[-3].rank) % 4 = 3 ≠ 2 \
          → need odd or card.rank == 10; 8♥ is even, 8♥ rank 8 ≠ 10 → rejected"
+    );
+}
+
+#[test]
+fn comparing_two_different_tests_names_each_test() {
+    // "8♣ is black and last 9♦ is red (alike)" read as a contradiction: the sides
+    // compared are the answers to `card.red` and `last.black`.
+    assert_eq!(
+        explanation("card.red == last.black", "3H 9D", "8C"),
+        "8♣ is not red and last 9♦ is not black (alike) → accepted"
+    );
+    assert_eq!(
+        explanation("card.odd != last.even", "9D", "8C"),
+        "8♣ is not odd and last 9♦ is not even (alike) → rejected"
+    );
+    assert_eq!(
+        explanation("red == black", "", "8C"),
+        "8♣ is not red and 8♣ is black (unlike) → rejected"
+    );
+    // The same test on both sides still reads as the cards' own parity.
+    assert_eq!(
+        explanation("card.odd == last.odd", "9D", "8C"),
+        "8♣ is even and last 9♦ is odd (unlike) → rejected"
     );
 }
 
@@ -675,6 +698,67 @@ fn garbage_is_refused_cleanly() {
 }
 
 #[test]
+fn a_comment_ends_where_the_line_visibly_ends_or_is_refused() {
+    // CRLF line ends: the comment stops at the line end, the next line is rule.
+    assert!(verdict("red # only red?\r\nor black", "", "8C"));
+    assert!(verdict("red # a trailing CR\r", "", "8H"));
+    // Emoji, accents and tabs are ordinary comment text.
+    assert!(verdict(
+        "red # ♥\u{fe0f} 👨\u{200d}👩 é\tà\nor black",
+        "",
+        "8C"
+    ));
+    // A line break the language does not count (a carriage return alone, the
+    // Unicode line separator, …) once swallowed the rest of the rule silently:
+    // `red # only red⏎or black` judged as `red`.
+    for (text, code) in [
+        ("red # only red\ror black", "U+000D"),
+        ("red # only red\u{2028}or black", "U+2028"),
+        ("red # only red\u{2029}or black", "U+2029"),
+        ("red # only red\u{85}or black", "U+0085"),
+        ("red # only red\u{b}or black", "U+000B"),
+        ("red # only red\u{c}or black", "U+000C"),
+    ] {
+        let e = error(text);
+        assert!(
+            e.starts_with(&format!("line 1, column 15: unexpected character {code} in a comment: a line break other than a line feed")),
+            "{text:?}: {e}"
+        );
+    }
+    // Controls and text-reordering marks in a comment are refused too.
+    for (text, code) in [
+        ("red # x\u{1} y", "U+0001"),
+        ("red # x\u{202e} y", "U+202E"),
+        ("red # x\u{2066} y", "U+2066"),
+    ] {
+        let e = error(text);
+        assert!(
+            e.starts_with(&format!(
+                "line 1, column 8: unexpected character {code} in a comment"
+            )),
+            "{text:?}: {e}"
+        );
+    }
+    // Outside comments the same breaks are refused rather than taken for spaces,
+    // so the line numbers of errors stay those God sees.
+    let e = error("red\u{2028}or black");
+    assert!(
+        e.starts_with("line 1, column 4: unexpected character U+2028"),
+        "{e}"
+    );
+    let e = error("red\ror\rblak");
+    assert!(
+        e.starts_with("line 1, column 4: unexpected character U+000D"),
+        "{e}"
+    );
+    let e = error("red\r\nor\r\nblak");
+    assert!(
+        e.starts_with("line 3, column 1: unknown name 'blak'"),
+        "{e}"
+    );
+}
+
+#[test]
 fn deep_nesting_is_refused_without_overflowing_the_stack() {
     let deep = format!("{}red{}", "(".repeat(100_000), ")".repeat(100_000));
     assert!(error(&deep).contains("nested too deeply"));
@@ -691,6 +775,65 @@ fn deep_nesting_is_refused_without_overflowing_the_stack() {
     // Moderate nesting is fine.
     let ok = format!("{}red{}", "(".repeat(40), ")".repeat(40));
     assert!(verdict(&ok, "", "5H"));
+}
+
+#[test]
+fn primality_of_huge_numbers_is_exact() {
+    // Trial division took seconds for each verdict on a prime near 2^63 (a rule
+    // check judges hundreds of thousands); the test is exact for any 64-bit number.
+    assert!(verdict("9223372036854775783.prime", "", "5S"));
+    assert!(!verdict(
+        "(card.rank * 709490156681136600 + 3).prime",
+        "",
+        "8C"
+    ));
+    assert!(verdict(
+        "(card.rank * 1152921504606846976 - 93).prime",
+        "",
+        "8C"
+    ));
+}
+
+#[test]
+fn nested_counts_and_sums_take_time_linear_in_the_line() {
+    // Each inner count is the same for every element of the outer one; evaluated
+    // once per verdict, six levels over a 104-card line take microseconds (104^6
+    // evaluations otherwise).
+    let deck: Vec<Card> = Card::deck().into_iter().chain(Card::deck()).collect();
+    let ctx = Context {
+        main: &deck,
+        side: &deck[..3],
+        wrong: &deck[..3],
+    };
+    let nested = "count(main, count(main, count(side, count(main, count(main, \
+                  count(main, it.red) > 51) > 103) > 103) > 2) > 103) == 104";
+    let inner = "count(main, it.rank > sum(main, it.rank) / len(main)) == 48 \
+                 and sum(main, it.rank * count(wrong, it.face)) == 0";
+    for source in [nested, inner] {
+        let r = rule(source);
+        for &card in &deck[..20] {
+            assert!(r.accepts(&ctx, card), "{source}");
+            let judgment = r.judge(&ctx, card);
+            assert!(judgment.accepted, "{source}: {}", judgment.explanation);
+            assert_eq!(
+                r.accepts_sequence(&ctx, &[card, card]),
+                r.judge_sequence(&ctx, &[card, card]).accepted
+            );
+        }
+    }
+    // The kept values never leak from one card or layout to the next.
+    let r = rule("count(main, it.rank == count(main, card.red and it.red)) > 0");
+    let line = cards("3H 3D 4H 9C");
+    let ctx = Context {
+        main: &line,
+        side: &[],
+        wrong: &[],
+    };
+    assert!(r.accepts(&ctx, card("2H")));
+    assert!(!r.accepts(&ctx, card("2S")));
+    assert!(r.judge(&ctx, card("2H")).accepted);
+    assert!(!r.judge(&ctx, card("2S")).accepted);
+    assert!(!r.accepts_sequence(&ctx, &[card("2H"), card("2S")]));
 }
 
 #[test]
@@ -720,6 +863,7 @@ fn footprints_come_from_the_tree() {
             reads_position: false,
             reads_side: false,
             reads_wrong: false,
+            indexes_sidelines: false,
             uses_rank: true,
             uses_suit: false,
             uses_colour: true,
@@ -752,6 +896,12 @@ fn footprints_come_from_the_tree() {
     assert!(fp.uses_suit && fp.uses_colour && !fp.uses_rank);
     let fp = rule("len(side) == 0 and count(wrong, true) < 3").footprint();
     assert!(fp.reads_side && fp.reads_wrong && fp.lookback == Some(0));
+    assert!(!fp.indexes_sidelines);
+    let fp = rule("side[-1].red or wrong[0].red").footprint();
+    assert!(fp.reads_side && fp.reads_wrong && fp.indexes_sidelines);
+    // The most negative index there is (negating it overflowed).
+    let fp = rule("main[-9223372036854775807 - 1].red").footprint();
+    assert_eq!(fp.lookback, Some(1 << 63));
 }
 
 // ----- properties --------------------------------------------------------------------

@@ -37,7 +37,8 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "FILE")]
     pub rule_file: Option<PathBuf>,
     /// The rule itself, instead of a file (extension).
-    #[arg(long, value_name = "TEXT")]
+    // A rule may start with a minus (`-card.rank < -5`): not an option.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub rule: Option<String>,
     /// The main line, oldest first (the starter first): "3H 5S 9D".
     #[arg(long, value_name = "CARDS", default_value = "")]
@@ -104,20 +105,24 @@ fn read_rule_file(path: &Path) -> anyhow::Result<String> {
     }
     String::from_utf8(bytes)
         .map(super::without_bom)
-        .map_err(|err| {
-            let at = err.utf8_error().valid_up_to();
-            let valid = String::from_utf8_lossy(&err.as_bytes()[..at]).into_owned();
-            let line = valid.matches('\n').count() + 1;
-            let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            anyhow::anyhow!(
-            "{}: line {line}, column {column}: not UTF-8 text (byte {at}); a rule is plain text",
-            path.display()
-        )
-        })
+        .map_err(|err| anyhow::anyhow!("{}: {}", path.display(), not_utf8(&err)))
+}
+
+/// Where a rule's bytes stop being UTF-8: line, column (of the characters before
+/// it, plus one) and the 1-based byte, the same in `rule judge` and `rule check`.
+pub(crate) fn not_utf8(err: &std::string::FromUtf8Error) -> String {
+    let at = err.utf8_error().valid_up_to();
+    let valid = String::from_utf8_lossy(&err.as_bytes()[..at]);
+    let line = valid.matches('\n').count() + 1;
+    let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    format!(
+        "line {line}, column {column}: not UTF-8 text (byte {}); a rule is plain text",
+        at + 1
+    )
 }
 
 /// The offending line with a caret under the column, for people at a terminal.
-fn caret(text: &str, err: &RuleError) -> String {
+pub(crate) fn caret(text: &str, err: &RuleError) -> String {
     let Some(line) = text.lines().nth(err.line.saturating_sub(1)) else {
         return String::new();
     };

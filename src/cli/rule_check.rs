@@ -61,8 +61,13 @@ struct JsonReport<'a> {
 /// Runs the check and prints the report on standard output.
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let source = read_source(&args.file)?;
-    let rule = Rule::parse(&source)
-        .with_context(|| format!("{}: the rule does not parse", source_name(&args.file)))?;
+    let rule = Rule::parse(&source).map_err(|err| {
+        anyhow::anyhow!(
+            "{}: the rule does not parse: {err}{}",
+            source_name(&args.file),
+            super::rule::caret(&source, &err)
+        )
+    })?;
     let reads = rule.footprint();
     let options = args.options();
     let progress = progress_bar(analyse::work_units(&reads, &options));
@@ -121,12 +126,7 @@ fn read_source(file: &Path) -> anyhow::Result<String> {
     }
     String::from_utf8(bytes)
         .map(super::without_bom)
-        .map_err(|err| {
-            anyhow::anyhow!(
-                "{name}: not UTF-8 text (byte {})",
-                err.utf8_error().valid_up_to() + 1
-            )
-        })
+        .map_err(|err| anyhow::anyhow!("{name}: {}", super::rule::not_utf8(&err)))
 }
 
 /// A bar on standard error when it is a terminal, hidden otherwise (pipes, tests).

@@ -316,6 +316,15 @@ fn warnings(
         ),
         _ => {}
     }
+    if reads.indexes_sidelines {
+        warn(
+            "reads-missing-side-cards",
+            "reads a sideline card by index (side[…] or wrong[…]): while the sideline has \
+             no such card (it is empty after every right card) the played card is accepted \
+             by default"
+                .to_string(),
+        );
+    }
     let percent = acceptance.mean * 100.0;
     if acceptance.mean > 0.9 {
         warn(
@@ -506,6 +515,19 @@ mod tests {
         let report = check_rule("len(side) < 2 or red");
         assert!(warning_ids(&report).contains(&"advanced"));
         assert_eq!(report.method, Method::Sampled);
+    }
+
+    #[test]
+    fn reading_a_sideline_card_by_index_warns_it_may_be_missing() {
+        // RULE-LANGUAGE.md: a card that does not exist yet makes the card accepted,
+        // and the checker warns; `side[-1]` is missing after every right card.
+        let report = check_rule("side[-1].red != card.red");
+        let ids = warning_ids(&report);
+        assert!(ids.contains(&"reads-missing-side-cards"), "{ids:?}");
+        assert!(ids.contains(&"advanced"), "{ids:?}");
+        let report = check_rule("len(side) == 0 or count(wrong, it.red) > 2");
+        let ids = warning_ids(&report);
+        assert!(!ids.contains(&"reads-missing-side-cards"), "{ids:?}");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! The explained path ([`super::explain`]) walks the tree instead; the test suite
 //! checks on random rules and layouts that both always give the same verdict.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use crate::cards::{Card, Colour, Suit};
@@ -31,6 +32,9 @@ pub(crate) struct Fast<'a> {
     /// The element of the innermost `count`/`sum` (the judged card elsewhere; the
     /// checker refuses `it` outside them).
     pub it: Card,
+    /// The values of the inner `count`/`sum` nodes found so far in this verdict,
+    /// by their [`Expr::memo`] slot.
+    pub memo: &'a [Cell<Option<i64>>],
 }
 
 impl<'a> Fast<'a> {
@@ -220,35 +224,60 @@ fn integer(expr: &Expr) -> IntFn {
             // `count(main, it.red)`: the commonest count, as a plain loop.
             if let Kind::Attr(base, Attribute::Is(adjective)) = &test.kind {
                 if base.kind == Kind::Subject(Subject::It) {
-                    return count_adjective(list, *adjective);
+                    return memoised(expr.memo, count_adjective(list, *adjective));
                 }
             }
             let test = boolean(test);
-            Arc::new(move |env| {
-                let mut n = 0i64;
-                for &it in env.list(list) {
-                    if test(&Fast { it, ..*env })? {
-                        n += 1;
+            memoised(
+                expr.memo,
+                Arc::new(move |env| {
+                    let mut n = 0i64;
+                    for &it in env.list(list) {
+                        if test(&Fast { it, ..*env })? {
+                            n += 1;
+                        }
                     }
-                }
-                Ok(n)
-            })
+                    Ok(n)
+                }),
+            )
         }
         Kind::Sum(list, value) => {
             let list = *list;
             let value = integer(value);
-            Arc::new(move |env| {
-                let mut total = 0i64;
-                for &it in env.list(list) {
-                    total = total
-                        .checked_add(value(&Fast { it, ..*env })?)
-                        .ok_or(Halt)?;
-                }
-                Ok(total)
-            })
+            memoised(
+                expr.memo,
+                Arc::new(move |env| {
+                    let mut total = 0i64;
+                    for &it in env.list(list) {
+                        total = total
+                            .checked_add(value(&Fast { it, ..*env })?)
+                            .ok_or(Halt)?;
+                    }
+                    Ok(total)
+                }),
+            )
         }
         _ => halt(),
     }
+}
+
+/// An inner `count`/`sum` computed once per verdict: its value cannot depend on the
+/// outer loop's element (see [`super::syntax::number_inner_loops`]).
+fn memoised(slot: Option<usize>, f: IntFn) -> IntFn {
+    let Some(slot) = slot else {
+        return f;
+    };
+    Arc::new(move |env| {
+        let cell = env.memo.get(slot);
+        if let Some(value) = cell.and_then(Cell::get) {
+            return Ok(value);
+        }
+        let value = f(env)?;
+        if let Some(cell) = cell {
+            cell.set(Some(value));
+        }
+        Ok(value)
+    })
 }
 
 fn arithmetic(op: ArithOp, a: &Expr, b: &Expr) -> IntFn {
@@ -546,6 +575,53 @@ mod tests {
         expr
     }
 
+    /// Inner `count`/`sum` values kept for the verdict give the same verdicts as
+    /// recomputing them on every turn of the outer loop.
+    #[test]
+    fn kept_inner_loops_agree_with_recomputing_them() {
+        let rules = [
+            "count(main, it.rank > sum(main, it.rank) / max(len(main), 1)) * 2 > len(main)",
+            "count(main, count(main, it.suit == card.suit) > 1 and it.red) % 2 == 0",
+            "sum(main, it.rank * count(main, it.face)) % 3 == sum(side, count(main, it.red)) % 3",
+        ];
+        let deck = Card::deck();
+        for source in rules {
+            let plain = tree(source);
+            let mut kept = plain.clone();
+            let slots = crate::rule::syntax::number_inner_loops(&mut kept);
+            assert!(slots > 0, "{source}");
+            let (plain_fast, kept_fast) = (compile(&plain), compile(&kept));
+            for n in 0..9 {
+                let main: Vec<Card> = (0..n).map(|i| deck[(i * 11 + n * 7) % 52]).collect();
+                let side = [deck[n], deck[n + 20]];
+                for &card in &deck {
+                    let ctx = Context {
+                        main: &main,
+                        side: &side,
+                        wrong: &side,
+                    };
+                    let memo = vec![Cell::new(None); slots];
+                    let fast = |memo| Fast {
+                        main: &main,
+                        side: &side,
+                        wrong: &side,
+                        card,
+                        it: card,
+                        memo,
+                    };
+                    let expected = plain_fast(&fast(&[])).unwrap_or(true);
+                    assert_eq!(kept_fast(&fast(&memo)).unwrap_or(true), expected);
+                    let memo = vec![Cell::new(None); slots];
+                    let env = Env {
+                        memo: &memo,
+                        ..Env::new(&ctx, card)
+                    };
+                    assert_eq!(truth(&kept, &env).unwrap_or(true), expected, "{source}");
+                }
+            }
+        }
+    }
+
     /// Every card after every layout of a few lines: the compiled verdict equals the
     /// tree walker's.
     #[test]
@@ -587,6 +663,7 @@ mod tests {
                         wrong: side,
                         card,
                         it: card,
+                        memo: &[],
                     };
                     assert_eq!(
                         fast(&env).unwrap_or(true),

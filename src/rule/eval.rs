@@ -5,6 +5,8 @@
 //! card that is not on the table yet, or divides by zero, evaluation stops with a
 //! [`Stop`] and the card is accepted: "if the rule cannot apply, the card is right".
 
+use std::cell::Cell;
+
 use crate::cards::{Card, Colour, Suit};
 
 use super::check::arith;
@@ -48,6 +50,9 @@ pub(crate) struct Env<'a> {
     pub card: Card,
     /// The element of the innermost `count`/`sum`.
     pub it: Option<Card>,
+    /// The values of the inner `count`/`sum` nodes found so far in this verdict,
+    /// by their [`Expr::memo`] slot (empty: nothing is kept, only slower).
+    pub memo: &'a [Cell<Option<i64>>],
 }
 
 impl<'a> Env<'a> {
@@ -56,6 +61,21 @@ impl<'a> Env<'a> {
             ctx,
             card,
             it: None,
+            memo: &[],
+        }
+    }
+
+    /// The kept value of an inner `count`/`sum`, if it was computed already.
+    pub fn recall(&self, expr: &Expr) -> Option<i64> {
+        expr.memo
+            .and_then(|slot| self.memo.get(slot))
+            .and_then(Cell::get)
+    }
+
+    /// Keeps the value of an inner `count`/`sum` for the rest of this verdict.
+    pub fn keep(&self, expr: &Expr, value: i64) {
+        if let Some(cell) = expr.memo.and_then(|slot| self.memo.get(slot)) {
+            cell.set(Some(value));
         }
     }
 
@@ -133,16 +153,55 @@ pub(crate) fn adjective_of(value: Value, adjective: Adjective) -> Option<bool> {
     })
 }
 
+/// Whether `n` is prime. Deterministic Miller–Rabin: the bases below decide every
+/// number under 2^64, so a rule asking whether a huge number is prime
+/// (`9223372036854775783.prime`) is answered in microseconds, not the seconds a
+/// trial division takes (the rule checker asks it for every card of thousands of
+/// rounds).
 fn is_prime(n: i64) -> bool {
+    let Ok(n) = u64::try_from(n) else {
+        return false;
+    };
     if n < 2 {
         return false;
     }
-    let mut d = 2i64;
-    while d.saturating_mul(d) <= n {
-        if n % d == 0 {
-            return false;
+    const BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
+    for p in BASES {
+        if n % p == 0 {
+            return n == p;
         }
-        d += 1;
+    }
+    let mul = |a: u64, b: u64| -> u64 {
+        let product = u128::from(a) * u128::from(b) % u128::from(n);
+        // The remainder is below `n`, which is a u64.
+        u64::try_from(product).unwrap_or(0)
+    };
+    let pow = |mut base: u64, mut exp: u64| -> u64 {
+        let mut result = 1u64;
+        base %= n;
+        while exp > 0 {
+            if exp & 1 == 1 {
+                result = mul(result, base);
+            }
+            base = mul(base, base);
+            exp >>= 1;
+        }
+        result
+    };
+    let s = (n - 1).trailing_zeros();
+    let d = (n - 1) >> s;
+    'bases: for a in BASES {
+        let mut x = pow(a, d);
+        if x == 1 || x == n - 1 {
+            continue;
+        }
+        for _ in 1..s {
+            x = mul(x, x);
+            if x == n - 1 {
+                continue 'bases;
+            }
+        }
+        return false;
     }
     true
 }
@@ -291,6 +350,9 @@ pub(crate) fn eval(expr: &Expr, env: &Env<'_>) -> Result<Value, Stop> {
         Kind::Min(items) => Value::Int(fold_numbers(items, env, i64::min)?),
         Kind::Max(items) => Value::Int(fold_numbers(items, env, i64::max)?),
         Kind::Count(list, test) => {
+            if let Some(count) = env.recall(expr) {
+                return Ok(Value::Int(count));
+            }
             let mut count = 0i64;
             for &element in env.list(*list) {
                 let inner = Env {
@@ -301,9 +363,13 @@ pub(crate) fn eval(expr: &Expr, env: &Env<'_>) -> Result<Value, Stop> {
                     count += 1;
                 }
             }
+            env.keep(expr, count);
             Value::Int(count)
         }
         Kind::Sum(list, value) => {
+            if let Some(total) = env.recall(expr) {
+                return Ok(Value::Int(total));
+            }
             let mut total = 0i64;
             for &element in env.list(*list) {
                 let inner = Env {
@@ -314,6 +380,7 @@ pub(crate) fn eval(expr: &Expr, env: &Env<'_>) -> Result<Value, Stop> {
                     .checked_add(number(value, &inner)?)
                     .ok_or(Stop::Overflow { span })?;
             }
+            env.keep(expr, total);
             Value::Int(total)
         }
     })
@@ -384,6 +451,29 @@ mod tests {
             attribute_of(Value::Card(card("QS")), Attribute::Rank),
             Some(Value::Int(12))
         );
+    }
+
+    #[test]
+    fn primes_of_any_size_are_found_exactly() {
+        let trial = |n: i64| n >= 2 && (2..n).take_while(|d| d * d <= n).all(|d| n % d != 0);
+        for n in -5..5000 {
+            assert_eq!(is_prime(n), trial(n), "{n}");
+        }
+        // Strong pseudoprimes to several small bases, and Carmichael numbers.
+        for n in [
+            3_215_031_751,
+            2_152_302_898_747,
+            3_474_749_660_383,
+            561,
+            41_041,
+        ] {
+            assert!(!is_prime(n), "{n}");
+        }
+        // The largest primes below 2^63 and 2^62; a product of two large primes.
+        assert!(is_prime(9_223_372_036_854_775_783));
+        assert!(is_prime(4_611_686_018_427_387_847));
+        assert!(!is_prime(9_223_372_036_854_775_807));
+        assert!(!is_prime(4_294_967_291 * 2_147_483_647));
     }
 
     #[test]

@@ -157,6 +157,28 @@ impl Explainer<'_> {
         }
     }
 
+    /// A one-adjective test as a side of `==` / `!=` between different tests, said
+    /// as asked: `8♣ is not red`, `last 9♦ is not black`. "Alike" and "unlike"
+    /// compare those answers, so each side must name its adjective: the usual `8♣
+    /// is black` for `card.red` made `card.red == last.black` read "8♣ is black
+    /// and last 9♦ is red (alike)". `None` for any other expression.
+    fn tested(&self, expr: &Expr, env: &Env<'_>) -> Result<Option<String>, Stop> {
+        let (subject, value, adjective) = match &expr.kind {
+            Kind::Bare(adjective) => (env.card.pretty(), Value::Card(env.card), *adjective),
+            Kind::Attr(base, Attribute::Is(adjective)) => {
+                let value = eval(base, env)?;
+                (self.operand(base, value, env)?, value, *adjective)
+            }
+            _ => return Ok(None),
+        };
+        let holds = adjective_of(value, adjective).ok_or(Stop::Internal { span: expr.span })?;
+        let not = if holds { "" } else { "not " };
+        Ok(Some(match adjective {
+            Adjective::Face => format!("{subject} is {not}a face card"),
+            _ => format!("{subject} is {not}{}", adjective.name()),
+        }))
+    }
+
     /// How a true/false expression is asked of the card: `card must be black`,
     /// `any card`, or God's own words.
     fn requirement(&self, expr: &Expr) -> String {
@@ -257,8 +279,18 @@ impl Explainer<'_> {
                     let holds =
                         compare(*op, left, right).ok_or(Stop::Internal { span: expr.span })?;
                     let fact = if *operands == Type::Bool {
-                        let (_, lf) = self.facts(left_expr, env)?;
-                        let (_, rf) = self.facts(right_expr, env)?;
+                        // The same test on both sides (`card.odd == last.odd`)
+                        // reads best as the cards' own parity or colour.
+                        let same = single_adjective(left_expr).is_some()
+                            && single_adjective(left_expr) == single_adjective(right_expr);
+                        let side_facts = |side: &Expr| -> Result<Vec<String>, Stop> {
+                            match self.tested(side, env)? {
+                                Some(fact) if !same => Ok(vec![fact]),
+                                _ => Ok(self.facts(side, env)?.1),
+                            }
+                        };
+                        let lf = side_facts(left_expr)?;
+                        let rf = side_facts(right_expr)?;
                         let side = |facts: Vec<String>, value: Value| {
                             if facts.is_empty() {
                                 show(value)
@@ -311,6 +343,14 @@ impl Explainer<'_> {
                 Ok((holds, vec![format!("{} is {holds}", self.text(expr.span))]))
             }
         }
+    }
+}
+
+/// The adjective a one-adjective test asks (`red`, `last.odd`), if it is one.
+fn single_adjective(expr: &Expr) -> Option<Adjective> {
+    match &expr.kind {
+        Kind::Bare(adjective) | Kind::Attr(_, Attribute::Is(adjective)) => Some(*adjective),
+        _ => None,
     }
 }
 

@@ -20,6 +20,10 @@ pub struct Footprint {
     pub reads_side: bool,
     /// `wrong` in any form: advanced rule.
     pub reads_wrong: bool,
+    /// A card of `side` or `wrong` read by index (`side[-1]`): it does not exist
+    /// while that sideline is short, and the card played is then accepted by
+    /// default, which the rule checker warns about as it does for `main[-3]`.
+    pub indexes_sidelines: bool,
     pub uses_rank: bool,
     pub uses_suit: bool,
     pub uses_colour: bool,
@@ -88,13 +92,19 @@ impl Walker {
             Kind::Bare(adjective) => self.card_adjective(*adjective),
             Kind::Index(list, index) => match list {
                 List::Main => match const_int(index) {
-                    Some(k) if k < 0 => self.look_back(usize::try_from(-k).unwrap_or(usize::MAX)),
+                    Some(k) if k < 0 => {
+                        // `unsigned_abs`: `-k` overflows for the most negative index.
+                        self.look_back(usize::try_from(k.unsigned_abs()).unwrap_or(usize::MAX))
+                    }
                     _ => {
                         self.unbounded();
                         self.footprint.reads_position = true;
                     }
                 },
-                other => self.list(*other),
+                other => {
+                    self.list(*other);
+                    self.footprint.indexes_sidelines = true;
+                }
             },
             Kind::Len(list) => {
                 self.list(*list);

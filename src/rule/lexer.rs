@@ -112,24 +112,39 @@ pub(crate) fn tokenize(source: &str) -> Result<Vec<Token>, RuleError> {
     let mut tokens = Vec::new();
     let mut chars = source.char_indices().peekable();
     while let Some(&(start, c)) = chars.peek() {
-        if c.is_whitespace() {
+        // The character after `c`, without consuming.
+        let rest = &source[start..];
+        let next = rest.chars().nth(1);
+        if c.is_whitespace() && !breaks_a_line_unseen(c, next) {
             chars.next();
             continue;
         }
         if c == '#' {
-            while let Some(&(_, c)) = chars.peek() {
+            // To the end of the line: a line feed, or the carriage return of a
+            // CRLF. Characters that would end the line on screen but not here, and
+            // controls that reorder or hide text, are refused: the rest of the rule
+            // must not hide in a comment. Emoji and their joiners are fine.
+            while let Some(&(at, c)) = chars.peek() {
                 if c == '\n' {
                     break;
+                }
+                let after = source[at..].chars().nth(1);
+                if c == '\r' && matches!(after, Some('\n') | None) {
+                    break;
+                }
+                if c != '\t'
+                    && (breaks_a_line_unseen(c, after) || crate::referee::disguises_a_line(c))
+                {
+                    return Err(RuleError::at(
+                        source,
+                        Span::new(at, at + c.len_utf8()),
+                        unexpected(c, " in a comment"),
+                    ));
                 }
                 chars.next();
             }
             continue;
         }
-        // The character after `c` and the one after that, without consuming.
-        let rest = &source[start..];
-        let mut ahead = rest.chars();
-        ahead.next();
-        let next = ahead.next();
 
         if c.is_ascii_digit() {
             let len = rest
@@ -271,25 +286,10 @@ pub(crate) fn tokenize(source: &str) -> Result<Vec<Token>, RuleError> {
                         c.len_utf8() + selector_at(source, end),
                     )
                 } else {
-                    let shown = if c == '\u{feff}' {
-                        // Editors put one at a file's start; the CLI's readers skip it there.
-                        "character U+FEFF (a byte-order mark, invisible)".to_string()
-                    } else if c.is_control()
-                        || crate::referee::round::invisible_in_a_name(c)
-                        || crate::referee::disguises_a_line(c)
-                        || matches!(
-                            c,
-                            '\u{fffd}' | '\u{200c}'..='\u{200f}' | '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}'
-                        )
-                    {
-                        format!("character U+{:04X}", u32::from(c))
-                    } else {
-                        format!("character '{c}'")
-                    };
                     return Err(RuleError::at(
                         source,
                         Span::new(start, start + c.len_utf8()),
-                        format!("unexpected {shown} (not part of the rule language)"),
+                        unexpected(c, ""),
                     ));
                 }
             }
@@ -305,6 +305,53 @@ pub(crate) fn tokenize(source: &str) -> Result<Vec<Token>, RuleError> {
         span: Span::new(source.len(), source.len()),
     });
     Ok(tokens)
+}
+
+/// Whether `c` (followed by `next`) ends a line for some editors or screens but
+/// not for the language, which counts lines by line feeds (a CRLF is one line
+/// break): a carriage return alone, the vertical tab, the form feed, the next-line
+/// character and the Unicode line and paragraph separators. In a comment one would
+/// make the rest of the rule look like code while it is still comment; elsewhere it
+/// would make the reported line numbers wrong. They are refused, named by code.
+fn breaks_a_line_unseen(c: char, next: Option<char>) -> bool {
+    match c {
+        // A carriage return ends the text harmlessly.
+        '\r' => next.is_some_and(|n| n != '\n'),
+        '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}' => true,
+        _ => false,
+    }
+}
+
+/// Characters that are not visible text: controls, invisible and direction marks.
+fn disguises(c: char) -> bool {
+    c.is_control()
+        || crate::referee::round::invisible_in_a_name(c)
+        || crate::referee::disguises_a_line(c)
+        || matches!(
+            c,
+            '\u{fffd}' | '\u{200c}'..='\u{200f}' | '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}'
+        )
+}
+
+/// The message for a character that has no place where it is (`place` is "" or
+/// " in a comment"); an invisible one is named by its code, not shown as nothing.
+fn unexpected(c: char, place: &str) -> String {
+    let code = u32::from(c);
+    if c == '\u{feff}' {
+        // Editors put one at a file's start; the CLI's readers skip it there.
+        format!("unexpected character U+FEFF (a byte-order mark, invisible){place}")
+    } else if breaks_a_line_unseen(c, Some(' ')) {
+        format!(
+            "unexpected character U+{code:04X}{place}: a line break other than a line feed \
+             (lines end with a line feed or CRLF; save the rule with ordinary line ends)"
+        )
+    } else if !place.is_empty() {
+        format!("unexpected character U+{code:04X}{place} (a comment holds visible text to the end of its line)")
+    } else if disguises(c) {
+        format!("unexpected character U+{code:04X} (not part of the rule language)")
+    } else {
+        format!("unexpected character '{c}' (not part of the rule language)")
+    }
 }
 
 /// The length of a variation selector at byte `at` of `source` (0 when there is

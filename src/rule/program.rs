@@ -1,6 +1,7 @@
 //! A sealed-ready rule: parsed, type-checked, with its footprint. This is what the
 //! referee holds for a round and asks for every verdict.
 
+use std::cell::Cell;
 use std::fmt;
 use std::str::FromStr;
 
@@ -14,7 +15,7 @@ use super::explain::explain;
 use super::footprint::Footprint;
 use super::lexer::tokenize;
 use super::parser::Parser;
-use super::syntax::Expr;
+use super::syntax::{number_inner_loops, Expr};
 use super::{Context, Judge, Judgment};
 
 /// A parsed and checked rule of the language of `RULE-LANGUAGE.md`.
@@ -25,7 +26,12 @@ pub struct Rule {
     footprint: Footprint,
     /// The tree compiled for [`Rule::accepts`].
     fast: BoolFn,
+    /// How many inner `count`/`sum` values one verdict keeps.
+    memo_slots: usize,
 }
+
+/// Inner `count`/`sum` values kept on the stack up to this many (more allocate).
+const STACK_MEMO: usize = 16;
 
 impl fmt::Debug for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -52,6 +58,7 @@ impl Rule {
         let tokens = tokenize(source)?;
         let mut expr = Parser::new(source, tokens).parse_rule()?;
         check_rule(source, &mut expr)?;
+        let memo_slots = number_inner_loops(&mut expr);
         let footprint = Footprint::of(&expr);
         let fast = compile(&expr);
         Ok(Rule {
@@ -59,6 +66,7 @@ impl Rule {
             expr,
             footprint,
             fast,
+            memo_slots,
         })
     }
 
@@ -67,17 +75,29 @@ impl Rule {
         &self.source
     }
 
-    /// The verdict alone. Never allocates; a rule that cannot apply yet (it reads a
-    /// card that does not exist, or divides by zero) accepts the card.
+    /// The verdict alone. Never allocates (unless the rule nests more than
+    /// sixteen `count`/`sum` inside others); a rule that cannot apply yet (it reads
+    /// a card that does not exist, or divides by zero) accepts the card.
     pub fn accepts(&self, ctx: &Context<'_>, card: Card) -> bool {
-        let env = Fast {
-            main: ctx.main,
-            side: ctx.side,
-            wrong: ctx.wrong,
-            card,
-            it: card,
+        let run = |memo: &[Cell<Option<i64>>]| {
+            let env = Fast {
+                main: ctx.main,
+                side: ctx.side,
+                wrong: ctx.wrong,
+                card,
+                it: card,
+                memo,
+            };
+            (self.fast)(&env).unwrap_or(true)
         };
-        (self.fast)(&env).unwrap_or(true)
+        if self.memo_slots == 0 {
+            run(&[])
+        } else if self.memo_slots <= STACK_MEMO {
+            let memo: [Cell<Option<i64>>; STACK_MEMO] = Default::default();
+            run(&memo[..self.memo_slots])
+        } else {
+            run(&vec![Cell::new(None); self.memo_slots])
+        }
     }
 
     /// The verdict alone on a sequence: like [`Rule::judge_sequence`] without the
@@ -108,7 +128,12 @@ impl Rule {
 
     /// The verdict with a short explanation built from what the evaluation looked at.
     pub fn judge(&self, ctx: &Context<'_>, card: Card) -> Judgment {
-        explain(&self.source, &self.expr, &Env::new(ctx, card))
+        let memo = vec![Cell::new(None); self.memo_slots];
+        let env = Env {
+            memo: &memo,
+            ..Env::new(ctx, card)
+        };
+        explain(&self.source, &self.expr, &env)
     }
 
     /// Judges a sequence card by card, each card seeing the previous ones already on

@@ -16,13 +16,45 @@ pub(crate) struct Expr {
     /// Height of the subtree (a leaf is 1). The parser refuses trees taller than a
     /// fixed limit, so every recursive walk over a tree has a bounded stack.
     pub height: u32,
+    /// For a `count`/`sum` inside the test or value of another: the slot where its
+    /// value is kept during one verdict (see [`number_inner_loops`]).
+    pub memo: Option<usize>,
 }
 
 impl Expr {
     pub fn new(kind: Kind, span: Span) -> Expr {
         let height = kind.children().map(|c| c.height).max().unwrap_or(0) + 1;
-        Expr { kind, span, height }
+        Expr {
+            kind,
+            span,
+            height,
+            memo: None,
+        }
     }
+}
+
+/// Gives every `count`/`sum` nested in the body of another its own memo slot and
+/// returns how many slots there are.
+///
+/// `it` always names the element of the innermost loop, so an inner `count`/`sum`
+/// cannot see the outer element: its value is the same on every turn of the outer
+/// loop. Evaluating it once per verdict instead of once per outer element keeps
+/// `count(main, count(main, count(main, it.red) > 0) > 0)` linear in the main line
+/// rather than cubic (a few such levels otherwise take hours in the rule checker).
+pub(crate) fn number_inner_loops(expr: &mut Expr) -> usize {
+    fn walk(expr: &mut Expr, in_loop: bool, next: &mut usize) {
+        let is_loop = matches!(expr.kind, Kind::Count(..) | Kind::Sum(..));
+        if is_loop && in_loop {
+            expr.memo = Some(*next);
+            *next += 1;
+        }
+        for child in expr.kind.children_mut() {
+            walk(child, in_loop || is_loop, next);
+        }
+    }
+    let mut next = 0;
+    walk(expr, false, &mut next);
+    next
 }
 
 /// The three card lists a rule can read.
@@ -349,6 +381,71 @@ impl Kind {
                 }
             }
             Kind::And(es) | Kind::Or(es) | Kind::Min(es) | Kind::Max(es) => out.extend(es.iter()),
+            Kind::If { arms, otherwise } => {
+                for (c, t) in arms {
+                    out.push(c);
+                    out.push(t);
+                }
+                out.push(otherwise);
+            }
+        }
+        out.into_iter()
+    }
+
+    /// The direct sub-expressions, in source order, to be changed in place.
+    pub fn children_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
+        let mut out: Vec<&mut Expr> = Vec::new();
+        match self {
+            Kind::Int(_)
+            | Kind::Bool(_)
+            | Kind::CardLit(_)
+            | Kind::SuitLit(_)
+            | Kind::ColourLit(_)
+            | Kind::Bare(_)
+            | Kind::Subject(_)
+            | Kind::ListRef(_)
+            | Kind::Len(_) => {}
+            Kind::Index(_, e)
+            | Kind::Attr(e, _)
+            | Kind::Neg(e)
+            | Kind::Not(e)
+            | Kind::Abs(e)
+            | Kind::Count(_, e)
+            | Kind::Sum(_, e) => out.push(e),
+            Kind::Arith(_, a, b) => {
+                out.push(a);
+                out.push(b);
+            }
+            Kind::Compare { first, rest, .. } => {
+                out.push(first);
+                out.extend(rest.iter_mut().map(|(_, e)| e));
+            }
+            Kind::In {
+                value, collection, ..
+            } => {
+                out.push(value);
+                match collection {
+                    Collection::Range(lo, hi) => {
+                        out.push(lo);
+                        out.push(hi);
+                    }
+                    Collection::Set(items) => {
+                        for item in items {
+                            match item {
+                                SetItem::One(e) => out.push(e),
+                                SetItem::Range(lo, hi) => {
+                                    out.push(lo);
+                                    out.push(hi);
+                                }
+                            }
+                        }
+                    }
+                    Collection::List(_) => {}
+                }
+            }
+            Kind::And(es) | Kind::Or(es) | Kind::Min(es) | Kind::Max(es) => {
+                out.extend(es.iter_mut())
+            }
             Kind::If { arms, otherwise } => {
                 for (c, t) in arms {
                     out.push(c);
