@@ -604,7 +604,7 @@ fn a_serve_process_named_a_models_folder_without_a_model_stops_saying_why() {
 fn a_serve_process_prints_its_urls_and_stops_cleanly_on_sigterm() {
     let dir = tempfile::tempdir().expect("dir");
     let db = dir.path().join("process.db");
-    let run = |play: Option<&str>| -> Value {
+    let run = |play: Option<&str>| -> (Value, Vec<String>) {
         let mut child = Command::new(env!("CARGO_BIN_EXE_eleusis"))
             .args(["serve", "--no-recognizer", "--addr", "127.0.0.1:0", "--db"])
             .arg(&db)
@@ -664,13 +664,25 @@ fn a_serve_process_prints_its_urls_and_stops_cleanly_on_sigterm() {
         assert!(exit.success(), "eleusis serve exited with {exit}");
         let tail: Vec<String> = lines.map_while(Result::ok).collect();
         assert!(tail.iter().any(|l| l.contains("stopped")), "{tail:?}");
-        state
+        (state, tail)
     };
-    let first = run(Some(r#"{"cards":["8H"]}"#));
+    let (first, said) = run(Some(r#"{"cards":["8H"]}"#));
     assert_eq!(first["state"]["laid"], 2);
-    let second = run(None);
+    assert!(
+        said.iter()
+            .any(|l| l.trim() == "game:         none yet: the first round starts game 1"),
+        "{said:?}"
+    );
+    // The start says which game goes on: last week's database is not a new game.
+    let (second, said) = run(None);
     assert_eq!(second["state"], first["state"]);
     assert_eq!(second["seal"], first["seal"]);
+    let next = first["state"]["turn"].as_str().expect("turn");
+    assert!(
+        said.iter().any(|l| l.trim()
+            == format!("game:         round 1.1 continued (1 play so far, {next} to play; its rule still sealed)")),
+        "{said:?}"
+    );
 }
 
 /// `serve --confirm-courts`: a deck whose court letters are not J, Q, K has God

@@ -19,8 +19,10 @@ pub struct ServeArgs {
     /// The database file (created when missing); the game it holds is continued.
     #[arg(long, default_value = DEFAULT_DB)]
     pub db: PathBuf,
-    /// Address to listen on (port 0: any free port, printed at start).
-    #[arg(long, default_value = "0.0.0.0:8080")]
+    /// Address to listen on: `HOST:PORT` (`0.0.0.0:8080`: every network;
+    /// `localhost:8080`: this machine only) or a port alone (`8080`: every network).
+    /// Port 0: any free port, printed at start.
+    #[arg(long, default_value = "0.0.0.0:8080", value_parser = parse_addr)]
     pub addr: SocketAddr,
     /// Directory of the card recognizer (`recognizer.onnx` + `recognizer.json`);
     /// default: the usual search path (`$ELEUSIS_MODEL`, `./models`, …).
@@ -152,7 +154,73 @@ pub(crate) async fn start(
     println!("  tablet:       {}", urls.tablet);
     println!("  God console:  {}", urls.god);
     println!("  audit:        {}", urls.audit);
+    println!(
+        "  game:         {}",
+        where_the_game_stands(&service.state.table.views().borrow().public)
+    );
     Ok((service, listener, addr, stop))
+}
+
+/// Reads `--addr`: an IP address and port, a host name and port (`localhost:8080`,
+/// as the printed URLs say), or a port alone, on every network (`8080`).
+pub(crate) fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    let text = text.trim();
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([0, 0, 0, 0], port)));
+    }
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let expected = "expected HOST:PORT (0.0.0.0:8080 for every network, localhost:8080 for this machine only) or a port alone (8080)";
+    if !text.contains(':') {
+        return Err(format!("{text:?} has no port: {expected}"));
+    }
+    let found: Vec<SocketAddr> = text
+        .to_socket_addrs()
+        .map_err(|e| format!("{text:?}: {e}; {expected}"))?
+        .collect();
+    // `localhost` names both 127.0.0.1 and ::1: the IPv4 one is what a browser on
+    // this machine tries first for the printed URL.
+    found
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or_else(|| found.first())
+        .copied()
+        .ok_or_else(|| format!("{text:?} names no address; {expected}"))
+}
+
+/// Where the database's game stands, said at start: an organiser who reuses last
+/// week's database must see that its game is continued, not a new one begun.
+fn where_the_game_stands(view: &serde_json::Value) -> String {
+    let game = view["game"].as_str();
+    let round = view["round"].as_str();
+    let state = &view["state"];
+    let plays = view["plays"].as_array().map_or(0, |p| {
+        p.iter()
+            .filter(|p| p["event"] != "round" && p["void"].is_null())
+            .count()
+    });
+    match (game, round) {
+        (None, _) => "none yet: the first round starts game 1".to_string(),
+        (Some(game), _) if view["game_over"] == true => {
+            format!("game {game} is over; the next round starts a new game")
+        }
+        (Some(game), None) => format!("game {game} continued, no round started yet"),
+        (Some(_), Some(round)) if state["ended"] == true => {
+            format!("round {round} is over; God starts the next round of its game")
+        }
+        (Some(_), Some(round)) => {
+            let turn = state["turn"]
+                .as_str()
+                .map(|t| format!(", {t} to play"))
+                .unwrap_or_default();
+            format!(
+                "round {round} continued ({plays} play{} so far{turn}; its rule still sealed)",
+                if plays == 1 { "" } else { "s" }
+            )
+        }
+    }
 }
 
 /// Serves until `stop` resolves (Ctrl-C or SIGTERM: [`shutdown_signal`]), then
@@ -216,5 +284,34 @@ pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send 
             let _ = tokio::signal::ctrl_c().await;
         }
         tracing::info!("shutting down");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_may_be_a_host_name_or_a_port_alone() {
+        assert_eq!(
+            parse_addr("8080"),
+            Ok(SocketAddr::from(([0, 0, 0, 0], 8080)))
+        );
+        assert_eq!(
+            parse_addr("127.0.0.1:9000"),
+            Ok(SocketAddr::from(([127, 0, 0, 1], 9000)))
+        );
+        assert_eq!(
+            parse_addr("localhost:8080"),
+            Ok(SocketAddr::from(([127, 0, 0, 1], 8080)))
+        );
+        assert_eq!(
+            parse_addr("[::1]:8080"),
+            Ok("[::1]:8080".parse::<SocketAddr>().expect("v6"))
+        );
+        let no_port = parse_addr("localhost").expect_err("no port");
+        assert!(no_port.contains("has no port"), "{no_port}");
+        let bad = parse_addr("localhost:http-alt").expect_err("bad port");
+        assert!(bad.contains("expected HOST:PORT"), "{bad}");
     }
 }

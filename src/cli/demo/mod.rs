@@ -26,8 +26,9 @@ use round::{demo_round, DemoSetup, DEFAULT_RULE};
 /// Arguments of `eleusis demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Address to listen on (port 0: any free port, printed at start).
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    /// Address to listen on, as `serve --addr` takes it (port 0: any free port,
+    /// printed at start).
+    #[arg(long, default_value = "127.0.0.1:8080", value_parser = crate::cli::serve::parse_addr)]
     pub addr: SocketAddr,
     /// The database file (default: a temporary one, removed on exit). An existing
     /// database is kept; the demo round opens a new game in it.
