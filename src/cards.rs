@@ -267,6 +267,72 @@ pub enum CardParseError {
     BadRank { token: String, rank: String },
     #[error("card {token:?}: missing the suit after the rank (expected e.g. {token}H)")]
     MissingSuit { token: String },
+    /// Words, or several cards in one item: what a tired hand types.
+    #[error("card {token:?}: {hint}")]
+    NotOneCard { token: String, hint: String },
+}
+
+/// The card a phrase like `queen of hearts` or `10 of spades` names, if any.
+fn spelled_card(text: &str) -> Option<Card> {
+    let words: Vec<String> = text.split_whitespace().map(|w| w.to_lowercase()).collect();
+    let [rank, of, suit] = words.as_slice() else {
+        return None;
+    };
+    if of != "of" {
+        return None;
+    }
+    const RANKS: [&str; 13] = [
+        "ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack",
+        "queen", "king",
+    ];
+    let rank = match RANKS.iter().position(|r| r == rank) {
+        Some(i) => u8::try_from(i + 1).ok().and_then(Rank::new),
+        None => Rank::parse(rank),
+    }?;
+    let suit = match suit.trim_end_matches('s') {
+        "spade" => Suit::Spades,
+        "heart" => Suit::Hearts,
+        "diamond" => Suit::Diamonds,
+        "club" => Suit::Clubs,
+        _ => return None,
+    };
+    Some(Card::new(rank, suit))
+}
+
+/// What to say of a token that holds words or several cards.
+fn not_one_card(token: &str) -> Option<CardParseError> {
+    let hint = if let Some(card) = spelled_card(token) {
+        format!(
+            "write a card as its rank and suit: {card} (or {})",
+            card.pretty()
+        )
+    } else if token.contains(|c: char| c.is_whitespace() || c == ',') {
+        let parts: Vec<&str> = token
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|t| !t.is_empty())
+            .collect();
+        if parts.len() > 1 && parts.iter().all(|p| p.parse::<Card>().is_ok()) {
+            format!(
+                "{} cards in one; give each card on its own: {}",
+                parts.len(),
+                parts
+                    .iter()
+                    .map(|p| format!("{p:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        } else {
+            "one card is a rank and a suit, like QH, 10S or Q♥".to_string()
+        }
+    } else if token.chars().count() > 3 && token.chars().all(char::is_alphabetic) {
+        "write a card as its rank and suit, like QH, 10S or Q♥, not as a word".to_string()
+    } else {
+        return None;
+    };
+    Some(CardParseError::NotOneCard {
+        token: token.to_string(),
+        hint,
+    })
 }
 
 impl FromStr for Card {
@@ -276,6 +342,9 @@ impl FromStr for Card {
         // Phone keyboards send a suit sign with a variation selector after it (the
         // emoji "♥️" is U+2665 U+FE0F): it asks for a way of drawing, not a suit.
         let token = text.trim().trim_end_matches(['\u{FE0F}', '\u{FE0E}']);
+        if let Some(error) = not_one_card(token) {
+            return Err(error);
+        }
         let last = token.chars().last().ok_or(CardParseError::Empty)?;
         let rank_text = &token[..token.len() - last.len_utf8()];
         let Some(suit) = Suit::from_char(last) else {
@@ -301,6 +370,18 @@ impl FromStr for Card {
 /// Parses a whitespace- or comma-separated list of cards (`"3H 5S, 9D"`); the error
 /// says which token (1-based) failed.
 pub fn parse_cards(text: &str) -> Result<Vec<Card>, CardListError> {
+    if let Some(card) = spelled_card(text) {
+        return Err(CardListError {
+            position: 1,
+            reason: CardParseError::NotOneCard {
+                token: text.trim().to_string(),
+                hint: format!(
+                    "write a card as its rank and suit: {card} (or {})",
+                    card.pretty()
+                ),
+            },
+        });
+    }
     text.split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
         .enumerate()
@@ -348,6 +429,31 @@ impl<'de> Deserialize<'de> for Card {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_and_several_cards_in_one_item_are_told_how_to_write_a_card() {
+        let said = |text: &str| text.parse::<Card>().expect_err(text).to_string();
+        assert_eq!(
+            said("queen of hearts"),
+            "card \"queen of hearts\": write a card as its rank and suit: QH (or Q♥)"
+        );
+        assert!(said("10 of Spades").contains(": 10S (or 10♠)"));
+        assert_eq!(
+            said("2C 3C"),
+            "card \"2C 3C\": 2 cards in one; give each card on its own: \"2C\", \"3C\""
+        );
+        assert!(said("queen").contains("not as a word"), "{}", said("queen"));
+        assert!(said("Q of stars").contains("one card is a rank and a suit"));
+        // A list typed as words names the card too, not its first word.
+        let list = parse_cards("queen of hearts").expect_err("words");
+        assert!(list.to_string().contains("QH (or Q♥)"), "{list}");
+        // Card notation is untouched.
+        assert_eq!(parse_cards("QH, 10s 2♣").map(|c| c.len()), Ok(3));
+        assert_eq!(
+            said("1X"),
+            "card \"1X\": unknown suit 'X' (expected one of S H D C or ♠ ♥ ♦ ♣)"
+        );
+    }
 
     fn card(text: &str) -> Card {
         text.parse().expect("valid card")

@@ -555,7 +555,7 @@ mod tests {
                 format!(
                     r#"{{"event":"round","god":"G","players":["A","B"],"rule":"red","starter":"{long}"}}"#
                 ),
-                format!(r#"field "starter": card "{cut}": unknown suit 'x'"#),
+                format!(r#"field "starter": card "{cut}": write a card as its rank and suit"#),
             ),
             (
                 format!(
