@@ -347,7 +347,16 @@ fn explain(path: JsonPath, message: &str, found: Option<&Value>) -> FieldError {
             };
             what = format!("expected {expected}, got {got}");
         }
-    } else if ["unknown field `", "unknown variant `", "missing field `"]
+    } else if let Some(rest) = message.strip_prefix("unknown variant `") {
+        // serde calls a value of a closed list a "variant", which on a table log
+        // reads as the game's variant: `"prophet_says": "Wrong"` is a value.
+        what = format!("unknown value `{rest}").replace('`', "\"");
+        let given = rest.split('`').next().unwrap_or_default();
+        let lower = given.to_lowercase();
+        if lower != given && rest.contains(&format!("`{lower}`")) {
+            what.push_str(&format!(" (in lower case: \"{lower}\")"));
+        }
+    } else if ["unknown field `", "missing field `"]
         .iter()
         .any(|p| message.starts_with(p))
     {

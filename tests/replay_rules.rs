@@ -247,7 +247,16 @@ fn set_up_errors_name_the_problem() {
         ),
         (
             r#"{"event":"round","god":"G","players":["A","B\u200d","B\ufe0f"],"rule":"red","starter":"AH"}"#,
-            "print alike",
+            "are alike",
+        ),
+        // "Ana" and "ana" at one table are a slip of the keyboard, not two people.
+        (
+            r#"{"event":"round","god":"G","players":["Ana","B","ana"],"rule":"red","starter":"AH"}"#,
+            "differ only in capitals",
+        ),
+        (
+            r#"{"event":"round","god":"Zoë","players":["A","ZOË"],"rule":"red","starter":"AH"}"#,
+            "are alike",
         ),
         // A name of joiners alone prints as nothing.
         (
@@ -341,7 +350,7 @@ fn the_player_field_must_name_the_player_whose_turn_it_is() {
     let err = refuse(&mut g, r#"{"event":"play","player":"B","cards":["5H"]}"#);
     assert_eq!(err.to_string(), "it is A's turn, not B's");
     let err = refuse(&mut g, r#"{"event":"play","player":"Zed","cards":["5H"]}"#);
-    assert!(matches!(err, RefereeError::UnknownPlayer(_)));
+    assert!(matches!(err, RefereeError::UnknownPlayer { .. }));
     apply(&mut g, r#"{"event":"play","player":"A","cards":["5H"]}"#);
     assert_eq!(g.state().turn.as_deref(), Some("B"));
 }

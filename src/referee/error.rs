@@ -71,7 +71,7 @@ pub enum RefereeError {
     TooFewPlayers { min: usize, got: usize },
     #[error("player {0:?} is listed twice")]
     DuplicatePlayer(String),
-    #[error("the names \"{first}\" and \"{second}\" print alike (they differ only in joiners or variation selectors): give each person a name the table can tell apart")]
+    #[error("the names \"{first}\" and \"{second}\" are alike (they differ only in capitals, joiners or variation selectors): give each person a name the table can tell apart")]
     LookAlikeNames { first: String, second: String },
     #[error("God ({0}) cannot also be one of the players")]
     GodPlays(String),
@@ -93,8 +93,8 @@ pub enum RefereeError {
     },
     #[error("refused starter {card} is acceptable under the rule ({explanation}), so God could not refuse it")]
     RefusedStarterAcceptable { card: Card, explanation: String },
-    #[error("unknown player {0:?} (not seated in this round)")]
-    UnknownPlayer(String),
+    #[error("unknown player {name:?} (not seated in this round{hint})")]
+    UnknownPlayer { name: String, hint: String },
     #[error("it is {expected}'s turn, not {got}'s")]
     NotYourTurn { expected: String, got: String },
     #[error("a play is one card or a sequence of 2 to {max} cards, got {got} cards")]
@@ -144,8 +144,31 @@ pub(crate) fn quoted(text: &str) -> String {
 impl RefereeError {
     /// The unknown-player error, naming the player as given but cut short: the
     /// name comes from the request, and a megabyte of it is no help in the answer.
-    pub(crate) fn unknown_player(name: &str) -> RefereeError {
-        RefereeError::UnknownPlayer(quoted(name))
+    ///
+    /// `seated` are the round's players and `god` its God: a name that is God's, or
+    /// a player's written with other capitals, is said so (`cy` for Cy is a slip of
+    /// the keyboard, God is not seated to play).
+    pub(crate) fn unknown_player<'a>(
+        name: &str,
+        seated: impl IntoIterator<Item = &'a str>,
+        god: Option<&str>,
+    ) -> RefereeError {
+        let folded = |n: &str| super::round::name_key(n).to_lowercase();
+        let wanted = folded(name);
+        let hint = if god.is_some_and(|g| folded(g) == wanted) {
+            format!(
+                ": {} is God of this round, not a player",
+                quoted(god.unwrap_or(name))
+            )
+        } else if let Some(like) = seated.into_iter().find(|s| folded(s) == wanted) {
+            format!("; did you mean {:?}?", quoted(like))
+        } else {
+            String::new()
+        };
+        RefereeError::UnknownPlayer {
+            name: quoted(name),
+            hint,
+        }
     }
 }
 
@@ -155,9 +178,19 @@ mod tests {
 
     #[test]
     fn an_unknown_player_is_named_but_not_echoed_whole() {
-        let short = RefereeError::unknown_player("Zoe").to_string();
+        let short = RefereeError::unknown_player("Zoe", ["Ana"], Some("Bo")).to_string();
         assert_eq!(short, "unknown player \"Zoe\" (not seated in this round)");
-        let long = RefereeError::unknown_player(&"x".repeat(1 << 20)).to_string();
+        let god = RefereeError::unknown_player("zoë", ["Ana"], Some("Zoë")).to_string();
+        assert_eq!(
+            god,
+            "unknown player \"zoë\" (not seated in this round: Zoë is God of this round, not a player)"
+        );
+        let case = RefereeError::unknown_player("cy", ["Ana", "Cy"], Some("G")).to_string();
+        assert_eq!(
+            case,
+            "unknown player \"cy\" (not seated in this round; did you mean \"Cy\"?)"
+        );
+        let long = RefereeError::unknown_player(&"x".repeat(1 << 20), [], None).to_string();
         assert!(long.len() < 200, "{} bytes", long.len());
         assert!(long.contains(&format!("\"{}…\"", "x".repeat(60))), "{long}");
         assert_eq!(cards_held(1), "1 card");

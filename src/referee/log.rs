@@ -479,7 +479,7 @@ mod tests {
             ),
             (
                 r#"{"event":"play","cards":["8H"],"prophet_says":"maybe"}"#,
-                r#"field "prophet_says": unknown variant "maybe""#,
+                r#"field "prophet_says": unknown value "maybe""#,
             ),
             (r#"{"event":"no_play","hand":[]}"#, "\"hand\" is empty"),
             (
@@ -491,8 +491,12 @@ mod tests {
                 r#"field "variant": unknown variant "delphi""#,
             ),
             (
+                r#"{"event":"play","cards":["8H"],"prophet_says":"Wrong"}"#,
+                r#"field "prophet_says": unknown value "Wrong", expected "right" or "wrong" (in lower case: "wrong")"#,
+            ),
+            (
                 r#"{"event":"predict","player":"A","says":"maybe"}"#,
-                r#"field "says": unknown variant "maybe""#,
+                r#"field "says": unknown value "maybe""#,
             ),
             (
                 r#"{"event":"predict","says":"accepted"}"#,
@@ -500,7 +504,7 @@ mod tests {
             ),
             (
                 r#"{"event":"end_round","by":"nobody"}"#,
-                r#"field "by": unknown variant "nobody""#,
+                r#"field "by": unknown value "nobody""#,
             ),
             (
                 r#"{"event":"hint","text":"  "}"#,

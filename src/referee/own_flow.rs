@@ -229,7 +229,7 @@ pub(crate) fn seat_of(players: &[String], name: &str) -> Result<usize, RefereeEr
     players
         .iter()
         .position(|p| p == name)
-        .ok_or_else(|| RefereeError::unknown_player(name))
+        .ok_or_else(|| RefereeError::unknown_player(name, players.iter().map(String::as_str), None))
 }
 
 /// The seat whose turn it is, checked against an event's optional `player` field.

@@ -151,10 +151,11 @@ pub(crate) fn check_seats(event: &RoundEvent) -> Result<(), RefereeError> {
         return Err(RefereeError::GodPlays(event.god.clone()));
     }
     // Names that print alike are refused too: an audit or a score sheet with two
-    // "François" columns cannot say who is who.
+    // "François" columns cannot say who is who; nor can a table with an "Ana" and
+    // an "ana" (a slip of the keyboard, not two people).
     let mut keys: Vec<(String, &String)> = Vec::with_capacity(event.players.len() + 1);
     for name in std::iter::once(&event.god).chain(&event.players) {
-        let key = name_key(name);
+        let key = name_key(name).to_lowercase();
         if let Some((_, first)) = keys.iter().find(|(k, _)| *k == key) {
             return Err(RefereeError::LookAlikeNames {
                 first: (*first).clone(),
@@ -650,7 +651,13 @@ impl Round {
         self.seats
             .iter()
             .position(|s| s.name == name)
-            .ok_or_else(|| RefereeError::unknown_player(name))
+            .ok_or_else(|| {
+                RefereeError::unknown_player(
+                    name,
+                    self.seats.iter().map(|s| s.name.as_str()),
+                    Some(&self.god),
+                )
+            })
     }
 
     /// The player whose turn it is, checked against the optional `player` field.
