@@ -24,6 +24,20 @@
   // Things shown one after the other, a space between each two.
   const spaced = (list) => list.filter(Boolean).flatMap((x, i) => (i ? [" ", x] : [x]));
 
+  // A stored time (UTC) in this device's time zone, the stored time in its tooltip;
+  // the page says which zone that is (`zoneNote`).
+  function timeCell(label, iso, ms) {
+    const td = cell(label, E.localDateTime(iso, ms), "time");
+    const title = E.timeTitle(iso);
+    if (title) td.title = title;
+    return td;
+  }
+  function zoneNote() {
+    const name = E.zoneName();
+    $("zone-note").textContent = "Times are this device's local time, " + E.zoneOffset() + (name ? " (" + name + ")" : "") +
+      "; hover a time for the stored UTC time.";
+  }
+
   async function list() {
     $("list-panel").hidden = false;
     const data = await E.api("GET", "/api/rounds");
@@ -35,7 +49,7 @@
         cell("round", [E.el("a", { href: "/audit/" + r.round + tokenQ }, r.round), " ",
           E.el("a", { href: "/audit/" + r.game + tokenQ, class: "muted", title: "every round of game " + r.game }, "(game " + r.game + ")")]),
         cell("variant", r.variant), cell("God", r.god), cell("players", r.players.join(", ")),
-        cell("started", r.started.replace("T", " ").slice(0, 19)),
+        timeCell("started", r.started, false),
         cell("rule", r.revealed ? "revealed" : "sealed")));
     }
   }
@@ -58,7 +72,8 @@
         : E.el("div", {}, "rule sealed; commitment ", E.el("code", {}, round.commitment)),
       round.scores ? E.el("div", {}, "scores: " + scoresText(round)) : "");
     const t = E.el("table", { class: "grid events reflow", "data-round": round.round });
-    t.append(E.el("tr", {}, ["#", "time", "event", "player", "cards", "reads", "frame", "verdict", "explanation", "effects"].map((h) => E.el("th", {}, h))));
+    t.append(E.el("tr", {}, ["#", "time", "event", "player", "cards", "reads", "frame", "verdict", "explanation", "effects"].map((h) =>
+      E.el("th", h === "time" ? { title: "this device's local time, " + E.zoneOffset() } : {}, h))));
     // A read as text. A card the camera found but read no index on (glare, a hard
     // shadow) has no read: God typed it.
     const readText = (r) => r.read == null ? "no index read → " + r.card + " (typed by God)"
@@ -78,15 +93,26 @@
       // it records now ("cards: recorded 8S → corrected to 3S"), and when the
       // decision changed, what the table was told. A correction: what it corrects,
       // in words ("corrects 1.1:2: cards 8S → 3S").
+      // A voided event did not happen: its row stays, struck through, with what the
+      // table was told when it was recorded and the correction that voided it.
+      const voided = ev.verdict === "void";
+      const struck = (text) => voided && text ? E.el("span", { class: "void-struck" }, text) : text;
       const flags = [];
-      if ((ev.corrected_by || []).length) flags.push(E.el("span", { class: "flag" }, "corrected by " + ev.corrected_by.join(", ")));
-      for (const change of ev.recorded || []) flags.push(E.el("span", { class: "flag recorded" }, change.text));
-      if (ev.changed) flags.push(E.el("span", { class: "flag announced" }, "changed by a correction; announced at the table: " + (ev.announced || "")));
+      if (voided) {
+        if ((ev.corrected_by || []).length) flags.push(E.el("span", { class: "flag" }, "voided by " + ev.corrected_by.join(", ") + ": it did not happen"));
+        if (ev.announced) flags.push(E.el("span", { class: "flag announced" }, "announced at the table: " + ev.announced));
+      } else {
+        if ((ev.corrected_by || []).length) flags.push(E.el("span", { class: "flag" }, "corrected by " + ev.corrected_by.join(", ")));
+        for (const change of ev.recorded || []) flags.push(E.el("span", { class: "flag recorded" }, change.text));
+        if (ev.changed) flags.push(E.el("span", { class: "flag announced" }, "changed by a correction; announced at the table: " + (ev.announced || "")));
+      }
       if (ev.correction) flags.push(E.el("span", { class: "correction" }, ev.correction.text || "corrects " + ev.correction.corrects));
-      const verdict = ev.verdict === "right" ? E.el("span", { class: "ok" }, "right") : ev.verdict === "wrong" ? E.el("span", { class: "bad" }, "wrong") : "";
-      t.append(E.el("tr", {},
-        cell("#", ev.seq), cell("time", ev.time.replace("T", " ").slice(0, 23), "time"), cell("event", ev.event),
-        cell("player", ev.player || ""), cell("cards", (ev.cards || []).join(" ")), cell("reads", reads), cell("frame", frame),
+      const verdict = ev.verdict === "right" ? E.el("span", { class: "ok" }, "right") : ev.verdict === "wrong" ? E.el("span", { class: "bad" }, "wrong")
+        : voided ? E.el("span", { class: "void-tag", title: "the event did not happen: a correction voided it" }, "void") : "";
+      t.append(E.el("tr", { class: voided ? "void" : null },
+        cell("#", ev.seq), timeCell("time", ev.time, true), cell("event", ev.event),
+        cell("player", struck(ev.player || "")), cell("cards", struck((ev.cards || []).join(" "))),
+        cell("reads", reads), cell("frame", frame),
         cell("verdict", spaced([verdict, ...flags])), cell("explanation", expl, "explain"),
         cell("effects", [].concat(ev.effects || [], ev.penalties || []).join("; "))));
     }
@@ -117,6 +143,7 @@
 
   // Reloads once per pushed view, never two loads at once (a burst of views ends
   // with one more load after the last).
+  zoneNote();
   const show = id ? report : list;
   let loading = null, again = false;
   function reload() {

@@ -147,6 +147,43 @@
       src: frameUrl + "/card?corners=" + corners.map(([x, y]) => x + "," + y).join(",") });
   }
 
+  // A stored time (UTC, ISO: 2026-11-28T22:26:56.123Z) in the browser's own time
+  // zone, the table's: `localTime` gives 23:26:56 in Paris, `localDateTime`
+  // 2026-11-28 23:26:56 (`ms`: with its milliseconds). Text that is not a time is
+  // kept as it is.
+  const pad = (n, w) => String(n).padStart(w || 2, "0");
+  function parseTime(iso) {
+    if (typeof iso !== "string" || !/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(iso)) return null;
+    // Stored times are UTC: one written without its zone is read as UTC too.
+    const d = new Date(/(Z|[+-]\d\d:?\d\d)$/.test(iso) ? iso : iso + "Z");
+    return d && !isNaN(d.getTime()) ? d : null;
+  }
+  function localTime(iso) {
+    const d = parseTime(iso);
+    return d ? pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds()) : String(iso || "");
+  }
+  function localDateTime(iso, ms) {
+    const d = parseTime(iso);
+    if (!d) return String(iso || "");
+    return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " + localTime(iso) +
+      (ms ? "." + pad(d.getMilliseconds(), 3) : "");
+  }
+  // The browser's offset from UTC at that time (now without one): "UTC+01:00".
+  function zoneOffset(iso) {
+    const d = parseTime(iso) || new Date();
+    const minutes = -d.getTimezoneOffset(), a = Math.abs(minutes);
+    return "UTC" + (minutes < 0 ? "−" : "+") + pad(Math.floor(a / 60)) + ":" + pad(a % 60);
+  }
+  // The zone's name where the browser knows it (Europe/Paris).
+  function zoneName() {
+    try { return Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { return ""; }
+  }
+  // A time's tooltip: the stored UTC time in full, and the zone it is shown in.
+  function timeTitle(iso) {
+    return parseTime(iso) ? iso + " (UTC); shown in this device's time, " + zoneOffset(iso) +
+      (zoneName() ? " " + zoneName() : "") : "";
+  }
+
   const variants = {};
   async function loadVariants() {
     try {
@@ -159,6 +196,7 @@
 
   window.Eleusis = {
     el, card, cardCut, cardsText, api, live, drawLayout, token, loadVariants, variants,
+    localTime, localDateTime, zoneOffset, zoneName, timeTitle,
     register(id, plugin) { variants[id] = plugin; },
     // A player's event from the table's screen (e.g. a Delphos prediction).
     tableEvent(event) { return api("POST", "/api/table/events", event); },

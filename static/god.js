@@ -125,7 +125,22 @@
     }
     return out;
   }
+  // Between a round started and the view that shows it, the form is empty again
+  // and Start would find nothing in it: a second press is not taken for a failed
+  // one. While a round is in play the referee starts no other, and Start cannot be
+  // pressed (the form may be filled for the next round meanwhile).
+  let startSent = false;
+  const roundInPlay = (v) => !!(v && v.round && !(v.state || {}).ended && !v.game_over);
+  function showStart() {
+    const playing = roundInPlay(view);
+    if (playing) startSent = false;
+    $("start").disabled = playing || startSent;
+    $("start-note").textContent = playing
+      ? "Round " + view.round + " is in play: the next round can be started once it ends."
+      : startSent ? "Round started: the console is waiting for the table to show it." : "";
+  }
   async function startRound() {
+    if (roundInPlay(view) || startSent) { showStart(); return; }
     $("start-error").textContent = "";
     const body = {
       variant: $("variant").value, god: $("god").value.trim(),
@@ -143,7 +158,10 @@
     if (handSize) body.hand_size = Number(handSize);
     if ($("new-game").checked) body.new_game = true;
     try {
-      await E.api("POST", "/api/rounds", body);
+      const reply = await E.api("POST", "/api/rounds", body);
+      // The view of the new round may have come before this answer.
+      startSent = !(view && reply && view.version >= reply.version && roundInPlay(view));
+      showStart();
       // What belonged to this round's rule goes with it: the next round's form
       // holds no hint or starter for another rule, and no check of it still on
       // its way fills the box again.
@@ -160,12 +178,49 @@
   // a play or no-play is recorded, when God chooses again, or when the player has
   // left the round, which God is told of — a play is never recorded for another
   // player than the one God chose without God seeing it.
+  // Cards typed in the cards field (or a shown hand) are for the player the field
+  // shows as they are typed: that player is held as one God chose (`typed`), so a
+  // play entered on a screen the turn has since moved past — the same play entered
+  // on another device and recorded there first — is sent for that player and
+  // refused, not charged to whoever's turn it now is. Emptying the cards field lets
+  // the typed hold go.
   let chosen = null;
+  // The version of the view the last play recorded must reach: until it comes, the
+  // turn shown is the one before that play, and cards typed then are held by the
+  // turn of the view that shows it.
+  let awaitVersion = 0, holdWhenFresh = false;
   $("player").addEventListener("change", () => {
     const name = $("player").value;
     chosen = name && view ? { round: view.round, name } : null;
     $("player-note").textContent = "";
+    holdWhenFresh = false;
+    showHeld();
   });
+  function holdTyped() {
+    if (!words($("cards").value).length) {
+      holdWhenFresh = false;
+      if (chosen && chosen.typed) { chosen = null; $("player").value = ""; }
+      showHeld();
+      return;
+    }
+    if (chosen || !roundInPlay(view) || !view.state.turn) return;
+    if (view.version < awaitVersion) { holdWhenFresh = true; return; }
+    holdWhenFresh = false;
+    chosen = { round: view.round, name: view.state.turn, typed: true };
+    $("player").value = chosen.name;
+    showHeld();
+  }
+  $("cards").addEventListener("input", holdTyped);
+  // Cards typed for a player whose turn has passed since: said before Play is pressed.
+  function showHeld() {
+    const s = (view && view.state) || {};
+    const stale = chosen && chosen.typed && roundInPlay(view) && s.turn && s.turn !== chosen.name;
+    $("held-note").textContent = stale
+      ? "⚠ these cards were entered for " + chosen.name + ", whose turn it was; it is now " + s.turn + "'s turn. " +
+        "If " + chosen.name + "'s play was recorded on another device, empty the cards field; to play them for " +
+        s.turn + ", choose " + s.turn + "."
+      : "";
+  }
   // The player list: whose turn it is first, then the round's players in seating
   // order (the eliminated ones marked, and not to be chosen), God's choice kept.
   function drawPlayers(v) {
@@ -186,17 +241,23 @@
         name + (name === s.turn ? " ← turn" : out.has(name) ? " (eliminated)" : "")));
     }
     sel.value = chosen ? chosen.name : "";
+    if (holdWhenFresh && v.version >= awaitVersion) holdTyped();
+    showHeld();
   }
   function showResult(reply) {
     const box = $("result");
     box.replaceChildren(); box.classList.remove("stale");
     // A correction's result is the corrected event's verdict, not the newest play's.
     const fix = reply.correction && reply.correction.target;
+    const fields = (reply.correction && reply.correction.fields) || {};
+    if (fix && fix.seq !== undefined && "void" in fields) {
+      showVoidResult(reply.correction, fields.void === true);
+      return;
+    }
     if (fix && fix.seq !== undefined) {
       if (fix.right !== null && fix.right !== undefined) {
         box.append(E.el("div", { class: "verdict " + (fix.right ? "right" : "wrong") }, fix.right ? "RIGHT" : "WRONG"));
       }
-      const fields = reply.correction.fields || {};
       const newCards = "cards" in fields || "hand" in fields;
       const what = kindOf(fix.kind) + (fix.player ? " of " + fix.player : "") +
         (fix.cards ? (newCards ? ", now " : ", ") + fix.cards.join(" ") : "");
@@ -218,6 +279,33 @@
     if (reply.ack && reply.ack.changed && reply.ack.changed.length) {
       box.append(E.el("div", { class: "flag" }, "verdicts changed by this correction: " + reply.ack.changed.join(", ")));
     }
+  }
+  // A void: the event did not happen (its penalty taken back, the turn back where it
+  // was), or a void taken back (the event stands again, with its verdict now).
+  const word = (v) => v === true ? "right" : v === false ? "wrong" : "no verdict";
+  function eventWords(t) {
+    return kindOf(t.kind) + (t.player ? " of " + t.player : "") + (Array.isArray(t.cards) && t.cards.length ? ", " + t.cards.join(" ") : "");
+  }
+  function showVoidResult(c, voided) {
+    const box = $("result"), t = c.target;
+    if (voided) {
+      box.append(E.el("div", { class: "verdict void" }, "VOID"));
+      box.append(E.el("div", { class: "explain", id: "fix-result" }, "event " + t.event + " voided: " + eventWords(t) +
+        " did not happen" + (t.was === true || t.was === false ? " (announced " + word(t.was) + ")" : "") + "."));
+    } else {
+      if (t.right === true || t.right === false) {
+        box.append(E.el("div", { class: "verdict " + (t.right ? "right" : "wrong") }, t.right ? "RIGHT" : "WRONG"));
+      }
+      box.append(E.el("div", { class: "explain", id: "fix-result" }, "void of event " + t.event + " taken back: " + eventWords(t) +
+        " stands" + (t.right === true || t.right === false ? ", " + word(t.right) : "") + "."));
+    }
+    // What the players must do with their cards: a penalty taken back or owed again.
+    for (const h of c.hands || []) {
+      box.append(E.el("div", { class: "explain" }, h.player + (h.now > h.was ? " takes " + (h.now - h.was) : " gives back " + (h.was - h.now)) +
+        " card" + (Math.abs(h.now - h.was) === 1 ? "" : "s") + " (hand " + h.was + " → " + h.now + ")"));
+    }
+    const others = (c.changed || []).filter((p) => p.event !== t.event).map((p) => p.event);
+    if (others.length) box.append(E.el("div", { class: "flag" }, "verdicts changed by this correction: " + others.join(", ")));
   }
   // A refused action leaves the result shown before it: it is marked as the
   // earlier action's, so that it is not taken for this one's, in words that fit
@@ -280,9 +368,23 @@
       $("pick").value = ""; $("call").value = "";
       // A play recorded: the next one is the next player's unless God chooses
       // again (a choice made while this one was on its way is God's next one).
-      if (isPlay(path) && chosen === sentChoice) { chosen = null; $("player").value = ""; $("player-note").textContent = ""; }
+      if (isPlay(path)) {
+        if (reply && reply.version) awaitVersion = Math.max(awaitVersion, reply.version);
+        if (chosen === sentChoice) { chosen = null; $("player").value = ""; $("player-note").textContent = ""; }
+        // Cards put in the field meanwhile are the next player's: held once the
+        // view shows whose turn that is.
+        holdTyped();
+      }
       if (evidence === sentEvidence) clearEvidence();
-    } catch (e) { refuse(e.message, REFUSED[path]); }
+    } catch (e) {
+      // Cards entered for a player whose turn has passed: said plainly, with what
+      // to do, under the service's own words.
+      const turn = view && view.state && view.state.turn;
+      const stale = isPlay(path) && sentChoice && sentChoice.typed && body.player === sentChoice.name && turn && turn !== body.player;
+      refuse(e.message + (stale ? "\nNot recorded: these cards were entered for " + body.player + " when it was " +
+        body.player + "'s turn. If " + body.player + "'s play is already in the log (entered on another device), " +
+        "empty the cards field; to play them for " + turn + ", choose " + turn + "." : ""), REFUSED[path]);
+    }
   }
   $("play").addEventListener("click", () => send("/api/plays", baseEvent({ cards: words($("cards").value) })));
   $("noplay").addEventListener("click", () => {
@@ -331,9 +433,9 @@
     // A no-play's pick (the card God took from the hand) is corrected with it: a
     // misread card God picked must be mended in both, or the hand loses its pick.
     const recordedPick = play.pick || (play.outcome && play.outcome.pick && play.outcome.pick.card) || "";
-    fixing = { round: view && view.round, seq: play.seq, field, text, call: "", pick: recordedPick, recordedPick, error: "" };
+    fixing = { round: view && view.round, seq: play.seq, field, text, call: "", pick: recordedPick, recordedPick, error: "", voided: !!play.void };
     if (view) render(view, true);
-    const input = $("fix-text");
+    const input = $("fix-text") || $("fix-unvoid");
     if (input) { input.focus(); if (input.select) input.select(); }
   }
   // The editor closed by God (Escape, cancel, or applied): the focus goes back to
@@ -350,9 +452,10 @@
     if (seq != null) focusFixButton(seq);
   }
   function applyFix() { return oneAtATime(applyFixNow); }
-  async function applyFixNow() {
-    if (!fixing) return;
-    const f = fixing, body = { seq: f.seq };
+  // The body of a correction of the event the editor is open on: its number, and
+  // the round the editor was opened on (null: a new game began since).
+  function fixBody(f) {
+    const body = { seq: f.seq };
     // The round the editor was opened on, so that a round started meanwhile on
     // another device does not take the correction for its own event of that number.
     const [game, round] = String(f.round || "").split(".");
@@ -360,13 +463,42 @@
     if (round && view && view.round && String(view.round).split(".")[0] !== game) {
       f.error = "a new game began since this editor was opened: cancel it";
       render(view, true);
-      return;
+      return null;
     }
+    return body;
+  }
+  async function applyFixNow() {
+    if (!fixing || fixing.voided) return;
+    const f = fixing, body = fixBody(f);
+    if (!body) return;
     if (f.field === "player") body.player = f.text.trim();
     else body[f.field] = words(f.text);
     if (f.field === "hand" && f.pick.trim().toUpperCase() !== f.recordedPick.toUpperCase()) body.pick = f.pick.trim() || null;
     if (f.call === "none") body.prophet_says = null;
     else if (f.call) body.prophet_says = f.call;
+    await sendFix(f, body);
+  }
+  // Voiding the event (it did not happen), or taking its void back, asked first:
+  // the event leaves the game (or comes back) with its penalty and the turns after it.
+  function voidFix(play, voided) {
+    const f = fixing;
+    if (!f || acting) return;
+    const what = eventWords({ kind: play.event, player: play.player, cards: play.cards });
+    const question = voided
+      ? "Void event " + play.seq + " (" + what + ")?\n\nIt did not happen: it leaves the game, any penalty it gave is taken back " +
+        "and the turn goes back as if it had not been played. Its row stays in the log, struck through, and the void can be taken back."
+      : "Take back the void of event " + play.seq + " (" + what + ")?\n\nThe event happened after all: it is judged again where it " +
+        "stands, with its penalty, and the turn follows it.";
+    if (!confirm(question)) return;
+    oneAtATime(async () => {
+      if (fixing !== f) return;
+      const body = fixBody(f);
+      if (!body) return;
+      body.void = voided ? true : null;
+      await sendFix(f, body);
+    });
+  }
+  async function sendFix(f, body) {
     try {
       const reply = await E.api("POST", "/api/corrections", body);
       const closed = fixing === f;
@@ -376,7 +508,7 @@
       if (closed) focusFixButton(f.seq);
     } catch (e) {
       if (fixing !== f) return;
-      f.error = "correction of event " + f.seq + " refused: " + e.message;
+      f.error = ("void" in body ? (body.void ? "void" : "taking back the void") : "correction") + " of event " + f.seq + " refused: " + e.message;
       if (view) render(view, true);
     }
   }
@@ -388,6 +520,17 @@
       if (e.key === "Enter") { e.preventDefault(); applyFix(); }
       if (e.key === "Escape") { e.preventDefault(); cancelFix(); }
     };
+    const escape = (e) => { if (e.key === "Escape") { e.preventDefault(); cancelFix(); } };
+    const row = (...parts) => E.el("tr", { class: "fix", "data-seq": play.seq },
+      E.el("td", { colspan: LOG_COLUMNS },
+        E.el("div", { class: "fix-form" }, E.el("b", {}, "correct event " + play.seq + ": "), parts),
+        f.error ? E.el("div", { class: "error fix-error" }, f.error) : null));
+    if (f.voided) {
+      return row(E.el("span", {}, "void: it did not happen."),
+        E.el("button", { id: "fix-unvoid", onclick: () => voidFix(play, false), onkeydown: escape,
+          title: "the event happened after all: it is judged again, with its penalty" }, "Take the void back"),
+        " ", E.el("button", { id: "fix-cancel", class: "secondary", onclick: cancelFix, onkeydown: escape }, "cancel"));
+    }
     let input;
     if (f.field === "player") {
       input = E.el("select", { id: "fix-text", onchange: (e) => { f.text = e.target.value; }, onkeydown: keys },
@@ -416,11 +559,12 @@
       parts.push(" ", E.el("label", {}, "prophet's call ", call));
     }
     parts.push(" ", E.el("button", { id: "fix-apply", onclick: applyFix }, "apply"),
-      " ", E.el("button", { id: "fix-cancel", class: "secondary", onclick: cancelFix }, "cancel"));
-    return E.el("tr", { class: "fix", "data-seq": play.seq },
-      E.el("td", { colspan: LOG_COLUMNS },
-        E.el("div", { class: "fix-form" }, E.el("b", {}, "correct event " + play.seq + ": "), parts),
-        f.error ? E.el("div", { class: "error fix-error" }, f.error) : null));
+      " ", E.el("button", { id: "fix-cancel", class: "secondary", onclick: cancelFix }, "cancel"),
+      // The event did not happen at all (a play entered twice, or for the wrong
+      // player): no field to mend, it goes, asked first.
+      " ", E.el("button", { id: "fix-void", class: "danger", onclick: () => voidFix(play, true), onkeydown: escape,
+        title: "the event did not happen: it leaves the game, its penalty is taken back and the turn goes back" }, "Void (did not happen)"));
+    return row(...parts);
   }
 
   // --- camera ---
@@ -633,6 +777,8 @@
       if (acting) afterActing = () => takeLaid(laid);
       else $("play").click();
     } else {
+      // God sends it: for the player whose turn it is now, held as typed cards are.
+      holdTyped();
       $("play-error").textContent = unread
         ? unread + " card-shaped outline(s) in the zone could not be read (a card in glare or shadow?): look at the table, type any card missing, then Play."
         : n > 4
@@ -743,7 +889,7 @@
     const unsure = reply.reads.filter((r) => r.needs_confirmation).length;
     box.append(E.el("div", { class: "row" },
       unsure > 1 ? E.el("button", { id: "confirm-all", class: "secondary", onclick: confirmAll }, "Confirm all " + unsure + " unsure reads") : "",
-      E.el("button", { id: "use-reads", class: "secondary", onclick: useReads }, "Use these cards (left to right)")));
+      E.el("button", { id: "use-reads", class: "secondary", onclick: () => { useReads(); holdTyped(); } }, "Use these cards (left to right)")));
     const size = cardSize(reply.reads);
     if (size) box.append(E.el("div", { id: "card-size", class: "muted" }, size));
     evidence = { frame: reply.frame, reads: [] };
@@ -822,7 +968,7 @@
   // presses Play, and the play must be what the rows now say. Cards God typed in
   // the field itself since are God's and stay.
   $("reads").addEventListener("input", (ev) => {
-    if (ev.target.type === "text" && filledCards !== null && $("cards").value === filledCards) useReads();
+    if (ev.target.type === "text" && filledCards !== null && $("cards").value === filledCards) { useReads(); holdTyped(); }
   });
   function clearEvidence() {
     evidence = null; frameReply = null; filledCards = null;
@@ -897,15 +1043,40 @@
     return out;
   }
 
+  // When an event was recorded, in this device's time (the table's), the stored
+  // UTC time in its tooltip.
+  const timeCell = (at) => E.el("td", { class: "time", title: E.timeTitle(at) || null }, E.localTime(at));
+
   // A correction's row: the event it corrects and what it now records.
   function correctionRow(c, round) {
-    const what = Object.entries(c.fields || {}).map(([k, x]) =>
-      k.replace(/_/g, " ") + " " + (x === null ? "removed" : Array.isArray(x) ? x.join(" ") : String(x)));
+    const what = Object.entries(c.fields || {}).map(([k, x]) => k === "void"
+      ? (x === true ? "void: the event did not happen" : "void taken back: the event stands")
+      : k.replace(/_/g, " ") + " " + (x === null ? "removed" : Array.isArray(x) ? x.join(" ") : String(x)));
     const of = "of #" + c.target_seq + (c.target_round !== round ? " (round " + c.target_round + ")" : "");
     return E.el("tr", { class: "correction", "data-seq": c.seq, "data-event": "correct" },
-      E.el("td", {}, c.seq), E.el("td", {}, (c.at || "").slice(11, 19)),
+      E.el("td", {}, c.seq), timeCell(c.at),
       E.el("td", { class: "who" }, E.el("span", { class: "kind kind-correct" }, kindOf("correct")), " " + of),
       E.el("td", { colspan: LOG_COLUMNS - 3 }, what.join("; ") || "no change"));
+  }
+
+  // A voided event (it did not happen): its row stays, struck through, marked
+  // "void" with the verdict announced for it, and the correction that voided it.
+  function voidRows(p, v) {
+    const round = String(v.round || "");
+    const by = (p.voided_by || []).map((e) => e.startsWith(round + ":") ? "#" + e.slice(round.length + 1) : e);
+    const announced = p.was === true || p.was === false ? " (announced " + word(p.was) + ")" : "";
+    return [
+      E.el("tr", { class: "event void explained", "data-seq": p.seq, "data-event": p.event },
+        E.el("td", {}, p.seq), timeCell(p.at),
+        E.el("td", { class: "who" }, E.el("span", { class: "kind kind-" + p.event }, kindOf(p.event)),
+          p.player ? [" ", E.el("span", { class: "void-struck" }, p.player)] : ""),
+        E.el("td", { class: "void-struck" }, cardsOf(p)),
+        E.el("td", {}, E.el("span", { class: "void-tag", title: "it did not happen: a correction voided it" }, "void")),
+        E.el("td", {}, !v.game_over ? E.el("button", { class: "secondary fix-open", onclick: () => correct(p) }, "correct") : "")),
+      E.el("tr", { class: "explanation" }, E.el("td", {}), E.el("td", { colspan: LOG_COLUMNS - 1 },
+        E.el("div", { class: "effects" }, "voided" + (by.length ? " by " + by.join(", ") : "") + ": it did not happen" + announced +
+          " — no verdict, no penalty, the turn as if it had not been played"))),
+    ];
   }
 
   // --- the variant's controls ---
@@ -1000,6 +1171,7 @@
     $("end").disabled = !v.round || !!v.game_over;
     $("end").className = inPlay ? "danger" : "secondary";
     drawPlayers(v);
+    showStart();
     drawScores(v);
     showVariantControls(s);
     E.drawLayout(v, $("layout"));
@@ -1013,9 +1185,12 @@
     const prophetRound = (v.plays || []).some((p) => p.event === "prophet");
     // Once the game has ended its scores are final: the service refuses corrections.
     if (fixing && (v.game_over || fixing.round !== v.round || !(v.plays || []).some((p) => p.seq === fixing.seq && ["play", "no_play", "prophet"].includes(p.event)))) fixing = null;
+    // Voided (or its void taken back) on another device meanwhile: the editor says so.
+    if (fixing) fixing.voided = !!(v.plays || []).find((p) => p.seq === fixing.seq).void;
     // Each event on one row, its explanation on a row of its own under it: the log
     // keeps to the width of its column on a tablet.
-    log.replaceChildren(E.el("tr", {}, ["#", "time", "event", "cards", "verdict", ""].map((h) => E.el("th", {}, h))));
+    log.replaceChildren(E.el("tr", {}, ["#", "time", "event", "cards", "verdict", ""].map((h) =>
+      E.el("th", h === "time" ? { title: "this device's time, " + E.zoneOffset() + (E.zoneName() ? " " + E.zoneName() : "") } : {}, h))));
     // Corrections take numbers of their own: each is listed where it was made, so the
     // numbers run without gaps and God sees when a row above was corrected.
     const rows = (v.plays || []).concat((v.corrections || []).map((c) => ({ ...c, correction: true })));
@@ -1023,6 +1198,11 @@
     for (const p of rows) {
       if (p.correction) {
         log.append(correctionRow(p, v.round));
+        continue;
+      }
+      if (p.void) {
+        log.append(...voidRows(p, v));
+        if (fixing && fixing.seq === p.seq) log.append(fixRow(p, s.players || [], prophetRound));
         continue;
       }
       const o = p.outcome || {};
@@ -1035,7 +1215,7 @@
       const expl = (o.verdicts || []).map((x) => x.card + ": " + x.explanation).join("; ");
       const canFix = !v.game_over && ["play", "no_play", "prophet"].includes(p.event);
       log.append(E.el("tr", { class: "event" + (expl || effects.length ? " explained" : ""), "data-seq": p.seq, "data-event": p.event },
-        E.el("td", {}, p.seq), E.el("td", {}, (p.at || "").slice(11, 19)),
+        E.el("td", {}, p.seq), timeCell(p.at),
         E.el("td", { class: "who" }, E.el("span", { class: "kind kind-" + p.event }, kindOf(p.event)), p.player ? " " + p.player : ""),
         E.el("td", {}, pr ? (pr.says ? [E.el("span", { class: "muted" }, "says "), pr.says] : "") : cardsOf(p)),
         E.el("td", {}, spaced([verdict, ...flags])),

@@ -31,34 +31,67 @@
     }
   }
 
+  // "Bo's 7S", "Bo's no play", "Bo's prophet declaration": an event in words.
+  function eventWords(p) {
+    const who = p.player ? p.player + "'s " : "";
+    if (p.kind === "no_play") return who + "no play";
+    if (p.kind === "prophet") return who + "prophet declaration";
+    return who + (Array.isArray(p.cards) && p.cards.length ? p.cards.join(" ") : (p.kind || "event").replace(/_/g, " "));
+  }
+
   function correctionBody(c, box) {
     const t = c.target || {};
-    box.append(E.el("div", { class: "verdict correction", id: "verdict" }, "CORRECTION"));
-    box.append(E.el("div", { id: "last-text" },
-      "God corrects " + t.event + (t.player ? " — " + t.player : "") +
-      (t.cards && t.kind === "no_play" ? ", hand now" : t.cards ? ", now" : "")));
-    if (Array.isArray(t.cards)) box.append(E.el("div", { id: "last-cards" }, t.cards.map((card) => E.card(card, "small"))));
+    const fields = c.fields || {};
+    if ("void" in fields) {
+      // A void: the event did not happen (its penalty is taken back: the hands say
+      // who gives cards back), or it did after all (its void taken back).
+      const voided = fields.void === true;
+      box.append(E.el("div", { class: "verdict correction", id: "verdict" }, voided ? "VOIDED" : "CORRECTION"));
+      box.append(E.el("div", { id: "last-text" }, voided
+        ? t.event + " voided: " + eventWords(t) + " did not happen"
+        : "God takes back the void of " + t.event + ": " + eventWords(t) + " happened after all"));
+      if (Array.isArray(t.cards) && t.kind === "play") {
+        box.append(E.el("div", { id: "last-cards", class: voided ? "void-struck" : null }, t.cards.map((card) => E.card(card, "small"))));
+      }
+      box.append(E.el("div", { class: "effect", id: "void-verdict" }, voided
+        ? (t.was === true || t.was === false ? "announced " + verdictWord(t.was) + "; now no verdict, no penalty" : "no verdict, no penalty")
+        : "now " + verdictWord(t.right)));
+    } else {
+      box.append(E.el("div", { class: "verdict correction", id: "verdict" }, "CORRECTION"));
+      box.append(E.el("div", { id: "last-text" },
+        "God corrects " + t.event + (t.player ? " — " + t.player : "") +
+        (t.cards && t.kind === "no_play" ? ", hand now" : t.cards ? ", now" : "")));
+      if (Array.isArray(t.cards)) box.append(E.el("div", { id: "last-cards" }, t.cards.map((card) => E.card(card, "small"))));
+    }
     // A line that corrected several events together (`also`): all of them.
     if (Array.isArray(c.group) && c.group.length > 1) {
       box.append(E.el("div", { class: "effect", id: "group" },
         "corrected together: " + c.group.map((g) => g.target).join(", ")));
     }
-    for (const [field, value] of Object.entries(c.fields || {})) {
-      if (field === "cards" || field === "hand") continue;
+    for (const [field, value] of Object.entries(fields)) {
+      if (field === "cards" || field === "hand" || field === "void") continue;
       box.append(E.el("div", { class: "effect" }, field.replace(/_/g, " ") + ": " +
         (value === null ? "removed" : Array.isArray(value) ? value.join(" ") : value)));
     }
-    const changed = c.changed || [];
-    if (!changed.length) { box.append(E.el("div", { class: "effect", id: "changed" }, "no verdict changed")); return; }
+    // The voided event itself is told above; the list holds the other events.
+    const changed = (c.changed || []).filter((p) => !("void" in fields && p.event === t.event));
+    if (!changed.length) { box.append(E.el("div", { class: "effect", id: "changed" }, "no " + ("void" in fields ? "other " : "") + "verdict changed")); return; }
     // A play whose card or placement changed but whose verdict did not is listed
     // too, as staying what it was: players must not read it as a reversed ruling.
-    const flipped = changed.filter((p) => p.was !== p.right).length;
-    const kept = changed.length - flipped;
+    const voids = changed.filter((p) => p.void).length;
+    const flipped = changed.filter((p) => !p.void && p.was !== p.right).length;
+    const kept = changed.length - voids - flipped;
+    const counts = [voids ? counted(voids, "event voided", "events voided") : "",
+      flipped ? counted(flipped, "verdict changed", "verdicts changed") : voids ? "" : "no verdict changed"].filter(Boolean).join(", ");
     box.append(E.el("div", { class: "effect" },
-      (flipped ? counted(flipped, "verdict changed", "verdicts changed") : "no verdict changed") +
-      (kept ? (flipped ? ", " : "; ") + counted(kept, "play changed", "plays changed") + " without its verdict" : "") + ":"));
+      counts + (kept ? (flipped || voids ? ", " : "; ") + counted(kept, "play changed", "plays changed") + " without its verdict" : "") + ":"));
     box.append(E.el("ul", { id: "changed" }, changed.map((p) => {
       const now = (text) => E.el("b", { class: p.right === true ? "ok" : p.right === false ? "bad" : "" }, text);
+      if (p.void) {
+        return E.el("li", { "data-event": p.event, class: "void" },
+          p.event + " ", E.el("span", { class: "void-struck" }, (p.player || "") + " " + (p.cards || []).join(" ")), ": ",
+          E.el("b", { class: "void-tag" }, "void"), " — did not happen (was " + verdictWord(p.was) + ")");
+      }
       return E.el("li", { "data-event": p.event },
         p.event + " " + (p.player || "") + " " + (p.cards || []).join(" ") + ": ",
         p.was !== p.right

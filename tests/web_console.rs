@@ -1883,3 +1883,287 @@ fn the_logs_wrong_verdicts_and_flags_meet_aa_contrast() {
     drop(driver);
     server.stop();
 }
+
+/// Two devices show the console and God types the same card on both: pressed on
+/// the first, it is recorded for the player whose turn it was. Cards typed hold
+/// the player the field showed as they were typed, so the press on the second
+/// device sends that player and is refused (said plainly), instead of being
+/// charged, wrong and with a penalty, to the next player. Emptying the cards
+/// field lets the hold go; a shown hand (No play) holds its player the same way.
+#[test]
+fn cards_typed_on_a_screen_the_turn_has_left_are_not_charged_to_the_next_player() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("stale.db"));
+    server
+        .post("/api/rounds", &round(&["Hélène", "Cy", "Ana"]))
+        .expect(200);
+    let driver = open_console(dir.path(), &console(&server));
+    wait_for_turn(&driver, "Ana");
+    driver.send_keys("#cards", "7D");
+    let held = driver.eval("return document.getElementById('player').value;");
+    assert_eq!(held, "Ana", "the cards typed do not hold the player shown");
+
+    // The other device plays Ana's 7D first.
+    let ack = server.post("/api/plays", r#"{"cards":["7D"]}"#).expect(200);
+    assert_eq!(ack["last"]["player"], "Ana", "{ack}");
+    wait_for_turn(&driver, "Hélène");
+    let shown = driver.eval(
+        "return [document.getElementById('player').value, \
+                 document.getElementById('held-note').textContent];",
+    );
+    assert_eq!(shown[0], "Ana", "{shown}");
+    assert!(
+        shown[1]
+            .as_str()
+            .is_some_and(|t| t.contains("entered for Ana") && t.contains("now Hélène's turn")),
+        "{shown}"
+    );
+    driver.eval("document.getElementById('play').click(); return true;");
+    let refused = driver.wait_for(
+        "the stale play refused",
+        "return document.getElementById('play-error').textContent;",
+        |v| v != "",
+    );
+    let text = refused.as_str().expect("text");
+    assert!(
+        text.starts_with("it is Hélène's turn, not Ana's"),
+        "{refused}"
+    );
+    assert!(
+        text.contains("entered for Ana") && text.contains("another device"),
+        "{refused}"
+    );
+    let who: Vec<Value> = plays(&server).iter().map(|p| p["player"].clone()).collect();
+    assert_eq!(who, [json!("Ana")], "the stale play was recorded");
+
+    // The cards field emptied: the player follows the turn again.
+    driver.eval(
+        "const c = document.getElementById('cards'); c.value = ''; \
+         c.dispatchEvent(new Event('input')); return true;",
+    );
+    let released = driver.eval(
+        "return [document.getElementById('player').value, \
+                 document.getElementById('held-note').textContent];",
+    );
+    assert_eq!(released, json!(["", ""]), "{released}");
+
+    // A shown hand typed for Hélène; her play is recorded elsewhere first.
+    driver.send_keys("#cards", "2C 4C 6C");
+    let held = driver.eval("return document.getElementById('player').value;");
+    assert_eq!(held, "Hélène");
+    server.post("/api/plays", r#"{"cards":["8S"]}"#).expect(200);
+    wait_for_turn(&driver, "Cy");
+    driver.eval(
+        "document.getElementById('play-error').textContent = ''; \
+         document.getElementById('noplay').click(); return true;",
+    );
+    let refused = driver.wait_for(
+        "the stale no-play refused",
+        "return document.getElementById('play-error').textContent;",
+        |v| v != "",
+    );
+    assert!(
+        refused
+            .as_str()
+            .is_some_and(|t| t.starts_with("it is Cy's turn, not Hélène's")),
+        "{refused}"
+    );
+    let audit = server.get_god("/api/audit/1.1").expect(200);
+    let kinds: Vec<&Value> = audit["rounds"][0]["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| &e["event"])
+        .collect();
+    assert_eq!(kinds, ["round", "play", "play"], "{audit}");
+    drop(driver);
+    server.stop();
+}
+
+/// The page is no wider than the window once the layout has settled.
+fn assert_no_sideways_scroll(driver: &Driver, what: &str) {
+    std::thread::sleep(Duration::from_millis(300));
+    let widths = driver.eval(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];",
+    );
+    assert!(
+        widths[0].as_u64() <= widths[1].as_u64(),
+        "{what}: the page scrolls sideways: {widths}"
+    );
+}
+
+/// What the console's log shows of the event `seq`: whether its row is marked
+/// void, its verdict cell, whether its cards are struck through, and the
+/// correction rows' text.
+fn log_row(driver: &Driver, seq: u64) -> Value {
+    driver.eval(&format!(
+        "const r = document.querySelector('#log tr.event[data-seq=\"{seq}\"]'); \
+         if (!r) return null; \
+         const said = r.nextElementSibling; \
+         return {{void: r.classList.contains('void'), verdict: r.cells[4].innerText, \
+                  said: said && said.classList.contains('explanation') ? said.innerText : '', \
+                  struck: getComputedStyle(r.cells[3]).textDecorationLine, \
+                  fixes: Array.from(document.querySelectorAll('#log tr.correction')).map(c => c.innerText)}};"
+    ))
+}
+
+/// A play that did not happen is voided from its correction editor: the button
+/// says so, asks first (saying what it does), and once applied the row stays
+/// struck through, marked void, the penalty is taken back and the turn goes back.
+/// The voided row's editor takes the void back.
+#[test]
+fn a_play_that_did_not_happen_is_voided_and_the_void_taken_back() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("void.db"));
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    // Alain's 9S after 4S (even: red wanted) is wrong, with a penalty.
+    let ack = server.post("/api/plays", r#"{"cards":["9S"]}"#).expect(200);
+    assert_eq!(ack["ack"]["right"], false, "{ack}");
+    let hand =
+        |server: &Server| server.get("/api/state").expect(200)["state"]["hands"]["Alain"].clone();
+    let penalised = hand(&server);
+    let driver = open_console(dir.path(), &console(&server));
+    wait_for_turn(&driver, "François");
+    open_correction_editor(&driver, "9S");
+    let button = driver
+        .eval("const b = document.getElementById('fix-void'); return b ? b.textContent : null;");
+    assert_eq!(button, "Void (did not happen)");
+    // The editor with its void button fits a phone.
+    set_window(&driver, 390, 844);
+    assert_no_sideways_scroll(&driver, "the editor on a phone");
+    set_window(&driver, 1024, 768);
+    // Asked first: "no" sends nothing.
+    driver.eval(
+        "window.confirm = (q) => { window.asked = q; return false; }; \
+         document.getElementById('fix-void').click(); return window.asked;",
+    );
+    let asked = driver.eval("return window.asked;");
+    assert!(
+        asked.as_str().is_some_and(|q| q.contains("did not happen")
+            && q.contains("penalty")
+            && q.contains("turn goes back")),
+        "{asked}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let view = server.get_god("/api/state").expect(200);
+    assert_eq!(view["corrections"], json!([]), "voided without a yes");
+
+    driver.eval(
+        "window.confirm = () => true; document.getElementById('fix-void').click(); return true;",
+    );
+    let said = driver.wait_for(
+        "the void's result",
+        "const r = document.getElementById('fix-result'); return r ? r.textContent : '';",
+        |v| v.as_str().is_some_and(|t| !t.is_empty()),
+    );
+    assert!(
+        said.as_str()
+            .is_some_and(|t| t.contains("event 1.1:3 voided") && t.contains("did not happen")),
+        "{said}"
+    );
+    wait_for_turn(&driver, "Alain");
+    let row = log_row(&driver, 3);
+    assert_eq!(row["void"], true, "{row}");
+    assert!(
+        row["verdict"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("void")),
+        "{row}"
+    );
+    assert!(
+        row["said"]
+            .as_str()
+            .is_some_and(|t| t.contains("voided by #4: it did not happen (announced wrong)")),
+        "{row}"
+    );
+    assert!(
+        row["struck"]
+            .as_str()
+            .is_some_and(|t| t.contains("line-through")),
+        "{row}"
+    );
+    assert!(
+        row["fixes"][0]
+            .as_str()
+            .is_some_and(|t| t.contains("void: the event did not happen")),
+        "{row}"
+    );
+    assert_ne!(hand(&server), penalised, "the penalty was not taken back");
+    let view = server.get_god("/api/state").expect(200);
+    let voided = &view["plays"][2];
+    assert_eq!(voided["void"], true, "{view}");
+
+    // The voided row's editor takes the void back.
+    driver.eval(
+        "document.querySelector('#log tr.event[data-seq=\"3\"] button.fix-open').click(); return true;",
+    );
+    let offer = driver.wait_for(
+        "the void taken back offered",
+        "const b = document.getElementById('fix-unvoid'); \
+         return b ? [b.textContent, !!document.getElementById('fix-text')] : null;",
+        |v| v.is_array(),
+    );
+    assert_eq!(offer, json!(["Take the void back", false]));
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("god-void.png"));
+    assert_no_sideways_scroll(&driver, "the voided row's editor at 1024 px");
+    set_window(&driver, 390, 844);
+    assert_no_sideways_scroll(&driver, "the voided row's editor on a phone");
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("god-void-390.png"));
+    driver.eval("document.getElementById('fix-unvoid').click(); return true;");
+    wait_for_turn(&driver, "François");
+    let said = driver.eval("return document.getElementById('fix-result').textContent;");
+    assert!(
+        said.as_str()
+            .is_some_and(|t| t.contains("void of event 1.1:3 taken back")),
+        "{said}"
+    );
+    assert_eq!(log_row(&driver, 3)["void"], false);
+    assert_eq!(hand(&server), penalised, "the penalty is owed again");
+    drop(driver);
+    server.stop();
+}
+
+/// Start round pressed again once the round has started (the form emptied of
+/// its rule and starter) is no failure: while a round is in play Start cannot
+/// be pressed, and the form says why, in no error's red.
+#[test]
+fn start_pressed_again_after_the_round_started_shows_no_false_failure() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("again.db"));
+    let driver = open_console(dir.path(), &console(&server));
+    driver.eval(COUNT_ROUND_POSTS);
+    start_round_from_form(&driver, "");
+    wait_for_turn(&driver, "Jacques");
+    std::thread::sleep(Duration::from_millis(500));
+    driver.eval("document.getElementById('start').click(); return true;");
+    std::thread::sleep(Duration::from_millis(300));
+    let shown = driver.eval(
+        "return [document.getElementById('start-error').textContent, \
+                 document.getElementById('start').disabled, \
+                 (document.getElementById('start-note') || {}).textContent, window.roundPosts];",
+    );
+    assert_eq!(shown[0], "", "a false failure: {shown}");
+    assert_eq!(shown[1], true, "{shown}");
+    assert!(
+        shown[2]
+            .as_str()
+            .is_some_and(|t| t.contains("Round 1.1 is in play")),
+        "{shown}"
+    );
+    assert_eq!(shown[3], 1, "{shown}");
+
+    // Once the round is over, Start is offered again.
+    server.post("/api/end-game", "").expect(200);
+    driver.wait_for(
+        "Start offered again",
+        "return document.getElementById('start').disabled;",
+        |v| v == false,
+    );
+    let note = driver.eval("return document.getElementById('start-note').textContent;");
+    assert_eq!(note, "");
+    drop(driver);
+    server.stop();
+}

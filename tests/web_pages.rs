@@ -667,3 +667,152 @@ fn the_audit_pages_fit_a_tablet_and_a_phone() {
     drop(driver);
     server.stop();
 }
+
+/// A play that did not happen, voided: the tablet says which event, that it did
+/// not happen and what was announced for it, and who gives back the penalty
+/// cards; the turn is back with its player. The audit page keeps its row, struck
+/// through, with the verdict "void", what the table was told and the correction
+/// that voided it.
+#[test]
+fn a_voided_play_is_told_to_the_table_and_struck_through_in_the_audit() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (server, driver) = tablet(&dir.path().join("void.db"));
+    let round = json!({"god": "Pierre", "players": ["Alain", "François", "Jacques", "Philippe"],
+                       "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    // Philippe's 9S after 4S (even: red wanted): wrong, with a penalty.
+    let ack = server.post("/api/plays", r#"{"cards":["9S"]}"#).expect(200);
+    assert_eq!(ack["last"]["player"], "Philippe", "{ack}");
+    assert_eq!(ack["ack"]["right"], false, "{ack}");
+    driver.wait_for("Philippe's play", TABLET, |v| v["turn"] == "Alain");
+
+    let ack = server
+        .post("/api/corrections", r#"{"seq":3,"void":true}"#)
+        .expect(200);
+    assert_eq!(ack["correction"]["target"]["void"], true, "{ack}");
+    let seen = driver.wait_for("the void", TABLET, |v| v["verdict"] == "VOIDED");
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("tablet-void.png"));
+    let last = seen["last"].as_str().expect("last");
+    assert!(
+        last.contains("1.1:3 voided: Philippe's 9S did not happen"),
+        "{last}"
+    );
+    assert!(last.contains("announced WRONG ✗"), "{last}");
+    assert!(last.contains("Philippe gives back"), "{last}");
+    assert!(!last.contains("now no verdict (was"), "{last}");
+    assert_eq!(seen["turn"], "Philippe", "{seen}");
+
+    driver.goto(&format!("http://{}/audit/1.1", server.addr));
+    let row = driver.wait_for(
+        "the voided row",
+        "const r = document.querySelector('#report table tr.void'); \
+         if (!r) return null; \
+         const cell = (l) => r.querySelector('td[data-label=\"' + l + '\"]'); \
+         return {seq: cell('#').innerText, verdict: cell('verdict').innerText, \
+                 player: cell('player').innerText, \
+                 struck: getComputedStyle(cell('cards').querySelector('.void-struck') || cell('cards')).textDecorationLine, \
+                 text: document.getElementById('report').innerText};",
+        |v| v.is_object(),
+    );
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("audit-void.png"));
+    assert_eq!(row["seq"], "3", "{row}");
+    assert_eq!(row["player"], "Philippe", "{row}");
+    let verdict = row["verdict"].as_str().expect("verdict");
+    assert!(verdict.starts_with("void"), "{row}");
+    assert!(verdict.contains("voided by 1.1:4"), "{row}");
+    assert!(verdict.contains("announced at the table: wrong"), "{row}");
+    assert!(
+        row["struck"]
+            .as_str()
+            .is_some_and(|t| t.contains("line-through")),
+        "{row}"
+    );
+    assert!(
+        row["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("corrects 1.1:3: voided (the event did not happen)")),
+        "{row}"
+    );
+    drop(driver);
+    server.stop();
+}
+
+/// `HH:MM:SS` of a stored UTC time (`2026-11-28T22:26:56.123Z`) moved by
+/// `minutes`, with its milliseconds when `ms`.
+fn shifted(at: &str, minutes: i64, ms: bool) -> String {
+    let part = |range: std::ops::Range<usize>| -> i64 { at[range].parse().expect("a number") };
+    let secs =
+        (part(11..13) * 3600 + part(14..16) * 60 + part(17..19) + minutes * 60).rem_euclid(86_400);
+    let time = format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
+    if ms {
+        format!("{time}.{}", &at[20..23])
+    } else {
+        time
+    }
+}
+
+/// Stored times are UTC; at the table they are shown in the browser's own time
+/// zone (here India's, UTC+05:30, which has no summer time): the console's log
+/// and the audit page, which says which zone that is and keeps the UTC time in
+/// each time's tooltip.
+#[test]
+fn times_are_shown_in_the_browsers_time_zone() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("zone.db"));
+    let round =
+        json!({"god": "Pierre", "players": ["Alain", "François"], "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    let mut driver = Driver::start_in_zone("Asia/Kolkata");
+    driver.open_session(&dir.path().join("profile"));
+
+    let audit = server.get_god("/api/audit/1.1").expect(200);
+    let at = audit["rounds"][0]["events"][1]["time"]
+        .as_str()
+        .expect("time")
+        .to_string();
+    assert!(at.ends_with('Z'), "{at}");
+    driver.goto(&format!("http://{}/audit/1.1", server.addr));
+    let shown = driver.wait_for(
+        "the audit's times",
+        "const rows = document.querySelectorAll('#report table tr'); \
+         if (rows.length < 3) return null; \
+         const t = rows[2].querySelector('td[data-label=\"time\"]'); \
+         return [t.innerText, t.title, (document.getElementById('zone-note') || {}).textContent];",
+        |v| v.is_array(),
+    );
+    let local = shifted(&at, 330, true);
+    assert!(
+        shown[0].as_str().is_some_and(|t| t.ends_with(&local)),
+        "{local} expected: {shown}"
+    );
+    assert!(
+        shown[1].as_str().is_some_and(|t| t.contains(&at)),
+        "{shown}"
+    );
+    assert!(
+        shown[2]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Times are this device's local time, UTC+05:30")),
+        "{shown}"
+    );
+
+    driver.goto(&format!(
+        "http://{}/god?token={}",
+        server.addr, server.token
+    ));
+    let shown = driver.wait_for(
+        "the console's log",
+        "const r = document.querySelector('#log tr.event[data-seq=\"2\"]'); \
+         return r ? [r.cells[1].innerText, r.cells[1].title] : null;",
+        |v| v.is_array(),
+    );
+    assert_eq!(shown[0], shifted(&at, 330, false), "{shown}");
+    assert!(
+        shown[1].as_str().is_some_and(|t| t.contains(&at)),
+        "{shown}"
+    );
+    drop(driver);
+    server.stop();
+}

@@ -40,7 +40,10 @@ pub const MAX_HAND_SIZE: u32 = 52;
 
 /// The end of the warning that God kept a starter the rule does not accept: it
 /// says something of the rule, so the players' view leaves it out until the reveal.
-pub const STARTER_KEPT: &str = "is not acceptable under the rule; God may choose another";
+/// RULES.md lets God turn up another before the round starts (`refused_starters`);
+/// once the round event is recorded the starter is the one laid, so the warning
+/// says it was kept rather than inviting a choice no event can make.
+pub const STARTER_KEPT: &str = "is not acceptable under the rule; God kept it as the starter (another is turned up before the round starts, with the refused ones in refused_starters)";
 
 /// Whether `c` could break a printed line or disguise what a line says: C0 and C1
 /// controls and DEL (Unicode `Cc`: line breaks, tabs), the line and paragraph

@@ -22,6 +22,16 @@ pub struct Driver {
 
 impl Driver {
     pub fn start() -> Driver {
+        Driver::start_with_env(&[])
+    }
+
+    /// chromedriver, and the Chromium it starts, in the time zone `zone` (an IANA
+    /// name, `Europe/Paris`): the pages show times in the browser's own zone.
+    pub fn start_in_zone(zone: &str) -> Driver {
+        Driver::start_with_env(&[("TZ", zone)])
+    }
+
+    fn start_with_env(env: &[(&str, &str)]) -> Driver {
         for tool in [CHROMIUM, CHROMEDRIVER] {
             assert!(
                 Path::new(tool).exists(),
@@ -34,6 +44,7 @@ impl Driver {
             .expect("free port")
             .port();
         let child = Command::new(CHROMEDRIVER)
+            .envs(env.iter().copied())
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
