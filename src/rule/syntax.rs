@@ -328,11 +328,12 @@ pub(crate) enum Kind {
     Sum(List, Box<Expr>),
 }
 
-impl Kind {
-    /// The direct sub-expressions, in source order.
-    pub fn children(&self) -> impl Iterator<Item = &Expr> {
-        let mut out: Vec<&Expr> = Vec::new();
-        match self {
+/// The direct sub-expressions of a [`Kind`], pushed in source order into `$out`;
+/// `$iter` is `iter` or `iter_mut`. One body for [`Kind::children`] and
+/// [`Kind::children_mut`], which differ only in the borrow.
+macro_rules! push_children {
+    ($kind:expr, $out:ident, $iter:ident) => {
+        match $kind {
             Kind::Int(_)
             | Kind::Bool(_)
             | Kind::CardLit(_)
@@ -348,31 +349,31 @@ impl Kind {
             | Kind::Not(e)
             | Kind::Abs(e)
             | Kind::Count(_, e)
-            | Kind::Sum(_, e) => out.push(e),
+            | Kind::Sum(_, e) => $out.push(e),
             Kind::Arith(_, a, b) => {
-                out.push(a);
-                out.push(b);
+                $out.push(a);
+                $out.push(b);
             }
             Kind::Compare { first, rest, .. } => {
-                out.push(first);
-                out.extend(rest.iter().map(|(_, e)| e));
+                $out.push(first);
+                $out.extend(rest.$iter().map(|(_, e)| e));
             }
             Kind::In {
                 value, collection, ..
             } => {
-                out.push(value);
+                $out.push(value);
                 match collection {
                     Collection::Range(lo, hi) => {
-                        out.push(lo);
-                        out.push(hi);
+                        $out.push(lo);
+                        $out.push(hi);
                     }
                     Collection::Set(items) => {
                         for item in items {
                             match item {
-                                SetItem::One(e) => out.push(e),
+                                SetItem::One(e) => $out.push(e),
                                 SetItem::Range(lo, hi) => {
-                                    out.push(lo);
-                                    out.push(hi);
+                                    $out.push(lo);
+                                    $out.push(hi);
                                 }
                             }
                         }
@@ -380,80 +381,30 @@ impl Kind {
                     Collection::List(_) => {}
                 }
             }
-            Kind::And(es) | Kind::Or(es) | Kind::Min(es) | Kind::Max(es) => out.extend(es.iter()),
+            Kind::And(es) | Kind::Or(es) | Kind::Min(es) | Kind::Max(es) => $out.extend(es.$iter()),
             Kind::If { arms, otherwise } => {
                 for (c, t) in arms {
-                    out.push(c);
-                    out.push(t);
+                    $out.push(c);
+                    $out.push(t);
                 }
-                out.push(otherwise);
+                $out.push(otherwise);
             }
         }
+    };
+}
+
+impl Kind {
+    /// The direct sub-expressions, in source order.
+    pub fn children(&self) -> impl Iterator<Item = &Expr> {
+        let mut out: Vec<&Expr> = Vec::new();
+        push_children!(self, out, iter);
         out.into_iter()
     }
 
     /// The direct sub-expressions, in source order, to be changed in place.
     pub fn children_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
         let mut out: Vec<&mut Expr> = Vec::new();
-        match self {
-            Kind::Int(_)
-            | Kind::Bool(_)
-            | Kind::CardLit(_)
-            | Kind::SuitLit(_)
-            | Kind::ColourLit(_)
-            | Kind::Bare(_)
-            | Kind::Subject(_)
-            | Kind::ListRef(_)
-            | Kind::Len(_) => {}
-            Kind::Index(_, e)
-            | Kind::Attr(e, _)
-            | Kind::Neg(e)
-            | Kind::Not(e)
-            | Kind::Abs(e)
-            | Kind::Count(_, e)
-            | Kind::Sum(_, e) => out.push(e),
-            Kind::Arith(_, a, b) => {
-                out.push(a);
-                out.push(b);
-            }
-            Kind::Compare { first, rest, .. } => {
-                out.push(first);
-                out.extend(rest.iter_mut().map(|(_, e)| e));
-            }
-            Kind::In {
-                value, collection, ..
-            } => {
-                out.push(value);
-                match collection {
-                    Collection::Range(lo, hi) => {
-                        out.push(lo);
-                        out.push(hi);
-                    }
-                    Collection::Set(items) => {
-                        for item in items {
-                            match item {
-                                SetItem::One(e) => out.push(e),
-                                SetItem::Range(lo, hi) => {
-                                    out.push(lo);
-                                    out.push(hi);
-                                }
-                            }
-                        }
-                    }
-                    Collection::List(_) => {}
-                }
-            }
-            Kind::And(es) | Kind::Or(es) | Kind::Min(es) | Kind::Max(es) => {
-                out.extend(es.iter_mut())
-            }
-            Kind::If { arms, otherwise } => {
-                for (c, t) in arms {
-                    out.push(c);
-                    out.push(t);
-                }
-                out.push(otherwise);
-            }
-        }
+        push_children!(self, out, iter_mut);
         out.into_iter()
     }
 }

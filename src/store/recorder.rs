@@ -773,9 +773,10 @@ mod tests {
 
     #[test]
     fn a_play_entered_by_mistake_is_voided_and_its_penalty_taken_back() {
-        // The same 7S pressed twice: the second press was charged to Bo, whose turn
-        // it then was, as a wrong play with a penalty. Correcting its player is
-        // refused by the turn order; voiding it says it never happened.
+        // A 7S pressed on a second screen after Ana's play was recorded was charged
+        // to Bo, whose turn it then was, as a wrong play with a penalty. Correcting
+        // its player is refused by the turn order; voiding it says it never
+        // happened.
         let dir = tempfile::tempdir().expect("dir");
         let store = Store::open(&dir.path().join("r.db")).expect("open");
         let mut recorder = Recorder::new_game(&store, standard_referee());
