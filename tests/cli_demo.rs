@@ -166,3 +166,47 @@ fn the_demo_plays_a_whole_round_into_the_live_service() {
         "one printed line per recorded event"
     );
 }
+
+/// `eleusis demo | head -3`: once its reader goes away the demo stops as Ctrl-C
+/// stops it, removing its temporary database, instead of serving on with its
+/// events no longer fed (a panic on the closed pipe).
+#[test]
+fn a_demo_whose_reader_goes_away_stops_and_cleans_up() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eleusis"))
+        .args(["demo", "--addr", "127.0.0.1:0", "--pace-ms", "20"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn eleusis demo");
+    let stdout = child.stdout.take().expect("stdout");
+    let first = BufReader::new(stdout)
+        .lines()
+        .next()
+        .expect("a first line")
+        .expect("text");
+    // The reader is dropped here, as `head -1` exits.
+    let db = first
+        .split("database ")
+        .nth(1)
+        .map(std::path::PathBuf::from)
+        .expect("the database is named");
+    assert!(db.exists(), "{first}");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the demo did not stop once its reader went away");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
+    }
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!db.exists(), "the temporary database is removed");
+}

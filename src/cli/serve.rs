@@ -72,14 +72,12 @@ async fn serve(args: &ServeArgs) -> ExitCode {
         Ok(started) => started,
         Err(code) => return code,
     };
-    println!("  recognizer:   {}", service.state.camera.note);
+    say(&format!("  recognizer:   {}", service.state.camera.note));
     if service.state.camera.settings().confirm_courts {
-        println!("  court cards:  every one asks God (--confirm-courts; switched at the God console's Camera panel)");
+        say("  court cards:  every one asks God (--confirm-courts; switched at the God console's Camera panel)");
     }
     if addr.ip().is_unspecified() {
-        println!(
-            "  (from a tablet on the network, use this machine's address instead of localhost)"
-        );
+        say("  (from a tablet on the network, use this machine's address instead of localhost)");
     }
     flush_stdout();
     serve_until_stopped(
@@ -147,17 +145,17 @@ pub(crate) async fn start(
     let addr = listener.local_addr().unwrap_or(addr);
     let stop = Box::pin(shutdown_signal());
     let urls = service.urls(addr);
-    println!(
+    say(&format!(
         "eleusis {name}: listening on {addr}, database {}",
         options.db.display()
-    );
-    println!("  tablet:       {}", urls.tablet);
-    println!("  God console:  {}", urls.god);
-    println!("  audit:        {}", urls.audit);
-    println!(
+    ));
+    say(&format!("  tablet:       {}", urls.tablet));
+    say(&format!("  God console:  {}", urls.god));
+    say(&format!("  audit:        {}", urls.audit));
+    say(&format!(
         "  game:         {}",
         where_the_game_stands(&service.state.table.views().borrow().public)
-    );
+    ));
     Ok((service, listener, addr, stop))
 }
 
@@ -233,7 +231,8 @@ pub(crate) async fn serve_until_stopped(
 ) -> ExitCode {
     match service.serve(listener, stop).await {
         Ok(()) => {
-            println!("{stopped}");
+            // The reader may be gone (`eleusis demo | head -3`): nothing to tell.
+            say(stopped);
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -241,6 +240,14 @@ pub(crate) async fn serve_until_stopped(
             ExitCode::from(2)
         }
     }
+}
+
+/// Writes `line` to standard output, flushed; `false` when no one reads it any
+/// more (a pipe closed: `eleusis demo | head -3`), where `println!` would panic.
+pub(crate) fn say(line: &str) -> bool {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
 }
 
 /// Flushes standard output so that scripts reading the URLs see them at once.

@@ -92,20 +92,34 @@ async fn demo(args: &DemoArgs, db: &Path, seed: u64, events: Vec<LogEvent>) -> E
         Ok(started) => started,
         Err(code) => return code,
     };
-    println!(
+    super::serve::say(&format!(
         "  round:        seed {seed}, {} events, one every {} ms (Ctrl-C stops)",
         events.len(),
         args.pace_ms
-    );
+    ));
     super::serve::flush_stdout();
     let state = Arc::clone(&service.state);
     let pace = Duration::from_millis(args.pace_ms);
-    tokio::spawn(async move { feed(state, events, pace).await });
+    // A reader that goes away (`eleusis demo | head -3`) stops the demo as Ctrl-C
+    // does, so that its temporary database is removed.
+    let (gone, reader_gone) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move { feed(state, events, pace, gone).await });
+    let stop = async move {
+        tokio::select! {
+            () = stop => {}
+            Ok(()) = reader_gone => {}
+        }
+    };
     super::serve::serve_until_stopped(service, listener, stop, "eleusis demo: stopped").await
 }
 
 /// Records the events one by one on the table's desk, `pace` apart.
-async fn feed(state: Arc<AppState>, events: Vec<LogEvent>, pace: Duration) {
+async fn feed(
+    state: Arc<AppState>,
+    events: Vec<LogEvent>,
+    pace: Duration,
+    gone: tokio::sync::oneshot::Sender<()>,
+) {
     for (i, event) in events.into_iter().enumerate() {
         if i > 0 {
             tokio::time::sleep(pace).await;
@@ -135,7 +149,10 @@ async fn feed(state: Arc<AppState>, events: Vec<LogEvent>, pace: Duration) {
                     }
                     _ => "",
                 };
-                println!("  {:>3}  {summary}{verdict}{prophet}", ack.seq);
+                if !super::serve::say(&format!("  {:>3}  {summary}{verdict}{prophet}", ack.seq)) {
+                    let _ = gone.send(());
+                    return;
+                }
             }
             Ok(Err(e)) => {
                 eprintln!("error: the table refused the demo's event {summary}: {e}");
@@ -144,7 +161,6 @@ async fn feed(state: Arc<AppState>, events: Vec<LogEvent>, pace: Duration) {
             // The service is shutting down.
             Err(_) => return,
         }
-        super::serve::flush_stdout();
     }
     let ended = {
         let views = state.table.views();
@@ -153,11 +169,12 @@ async fn feed(state: Arc<AppState>, events: Vec<LogEvent>, pace: Duration) {
             .as_str()
             .map(|reason| format!("the round has ended: {reason}"))
     };
-    println!(
+    if !super::serve::say(&format!(
         "eleusis demo: all events played ({}); the pages stay up until Ctrl-C",
         ended.unwrap_or_else(|| "the round goes on".to_string())
-    );
-    super::serve::flush_stdout();
+    )) {
+        let _ = gone.send(());
+    }
 }
 
 /// One line for the terminal, e.g. `Alain plays 4S 9D JC`.
