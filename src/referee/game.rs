@@ -34,8 +34,8 @@ pub struct Game {
     /// The variant of the game's first round: a game of a seed game stays in it.
     first_variant: Option<Variant>,
     rounds_started: u32,
-    /// Scores of every finished round, in order.
-    finished: Vec<Tally>,
+    /// How many rounds have finished (their scores are in `sums`).
+    finished: usize,
     /// God of every started round, in order.
     gods: Vec<String>,
     /// Everyone who sat at the table, in first-seen order (players, then God).
@@ -87,7 +87,7 @@ impl Game {
             own: None,
             first_variant: None,
             rounds_started: 0,
-            finished: Vec::new(),
+            finished: 0,
             gods: Vec::new(),
             participants: Vec::new(),
             seat_of: HashMap::new(),
@@ -210,7 +210,7 @@ impl Game {
                 let seat = self.participant(name);
                 self.sums[seat] += score;
             }
-            self.finished.push(end.scores.clone());
+            self.finished += 1;
             if self.explain {
                 out.totals = self.totals();
             }
@@ -253,7 +253,7 @@ impl Game {
             ev,
             judge,
             self.own.as_ref(),
-            self.finished.len(),
+            self.finished,
         )?;
         self.rounds_started += 1;
         self.first_variant.get_or_insert(ev.variant);
@@ -272,7 +272,7 @@ impl Game {
     /// sums of round scores, plus the not-God bonus for everyone who has not been God
     /// when the game has ended.
     pub fn totals(&self) -> Option<Tally> {
-        if self.finished.len() < 2 && !self.ended {
+        if self.finished < 2 && !self.ended {
             return None;
         }
         Some(self.sums())
@@ -282,7 +282,7 @@ impl Game {
     /// `totals` wait for a second): what a table shows between rounds. The same
     /// sums as [`Game::totals`], the not-God bonus added once the game has ended.
     pub fn standings(&self) -> Option<Tally> {
-        if self.finished.is_empty() && !self.ended {
+        if self.finished == 0 && !self.ended {
             return None;
         }
         Some(self.sums())
@@ -314,7 +314,7 @@ impl Game {
         let game = GameSummary {
             rounds: self.rounds_started,
             totals: self.totals(),
-            finished_rounds: self.finished.len() as u32,
+            finished_rounds: u32::try_from(self.finished).unwrap_or(u32::MAX),
             gods: self.gods.clone(),
             ended: self.ended,
             standings: self.standings(),
