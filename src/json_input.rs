@@ -368,7 +368,10 @@ fn explain(path: JsonPath, message: &str, found: Option<&Value>) -> FieldError {
     } else {
         format!("{place}: {what}")
     };
-    FieldError { path, reason }
+    FieldError {
+        path,
+        reason: cut_quotes(&reason),
+    }
 }
 
 /// The whole numbers serde's integer type `type_name` holds; `None` for other types.
@@ -411,6 +414,67 @@ fn in_words(expected: &str) -> String {
     words.to_string()
 }
 
+/// Most characters of a text from the input (a name, a value) an error message
+/// quotes: enough to recognise it, and a megabyte of it is no help in the answer.
+pub const QUOTED_CHARS: usize = 60;
+
+/// `text` as an error message quotes it: whole when short, else its first
+/// [`QUOTED_CHARS`] characters and "…".
+pub fn shortened(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}…", &text[..end]),
+    }
+}
+
+/// `reason` with every quoted text in it (a value or a key of the line, written
+/// `"…"` with backslash escapes) cut to [`QUOTED_CHARS`] characters: a line
+/// may hold a megabyte in one string, and an error quoting it whole buries what it
+/// says (and where) under it.
+fn cut_quotes(reason: &str) -> String {
+    let mut out = String::with_capacity(reason.len().min(1024));
+    let mut rest = reason;
+    while let Some(open) = rest.find('"') {
+        out.push_str(&rest[..=open]);
+        let body = &rest[open + 1..];
+        // The closing quote is the first one not escaped by a backslash.
+        let mut escaped = false;
+        let close = body.char_indices().find_map(|(i, c)| match c {
+            '\\' => {
+                escaped = !escaped;
+                None
+            }
+            '"' if !escaped => Some(i),
+            _ => {
+                escaped = false;
+                None
+            }
+        });
+        let Some(close) = close else {
+            out.push_str(body);
+            return out;
+        };
+        let text = &body[..close];
+        match text.char_indices().nth(QUOTED_CHARS) {
+            None => out.push_str(text),
+            Some((end, _)) => {
+                // Never end inside an escape (`\"`, `\u00e9`): cut before it.
+                let kept = &text[..end];
+                let kept = match kept.rfind('\\') {
+                    Some(i) if kept.len() - i <= 6 => &kept[..i],
+                    _ => kept,
+                };
+                out.push_str(kept);
+                out.push('…');
+            }
+        }
+        out.push('"');
+        rest = &body[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A JSON value for a person: `the string "7"`, `the number 7`, `a list of 2 items`.
 pub fn describe(value: &Value) -> String {
     match value {
@@ -440,6 +504,26 @@ fn where_prefix(path: &JsonPath) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quotes_are_cut_between_escapes_and_short_ones_kept() {
+        let escaped = format!(r#"got "{}\"{}" here"#, "a".repeat(58), "b".repeat(10));
+        assert_eq!(
+            cut_quotes(&escaped),
+            format!(r#"got "{}…" here"#, "a".repeat(58))
+        );
+        for text in [
+            r#"field "cards": expected a list, got the string "8S""#,
+            r#"unknown suit '"' and "a \"quoted\" word""#,
+            r#"an unclosed "quote"#,
+            "",
+        ] {
+            assert_eq!(cut_quotes(text), text);
+        }
+        let accents = format!(r#""{}""#, "é".repeat(61));
+        assert_eq!(cut_quotes(&accents), format!(r#""{}…""#, "é".repeat(60)));
+    }
+
     use crate::cards::Card;
     use serde::Deserialize;
 

@@ -128,18 +128,11 @@ fn cards_held(n: u32) -> String {
     format!("{n} card{}", if n == 1 { "" } else { "s" })
 }
 
-/// Most characters of a text from the log (a name, a value) an error message
-/// quotes: enough to recognise it, and a megabyte of it is no help in the answer.
-pub const QUOTED_CHARS: usize = 60;
+pub use crate::json_input::QUOTED_CHARS;
 
 /// `text` as an error message quotes it: whole when short, else its first
 /// [`QUOTED_CHARS`] characters and "…".
-pub(crate) fn quoted(text: &str) -> String {
-    match text.char_indices().nth(QUOTED_CHARS) {
-        None => text.to_string(),
-        Some((end, _)) => format!("{}…", &text[..end]),
-    }
-}
+pub(crate) use crate::json_input::shortened as quoted;
 
 impl RefereeError {
     /// The unknown-player error, naming the player as given but cut short: the
@@ -153,14 +146,11 @@ impl RefereeError {
         seated: impl IntoIterator<Item = &'a str>,
         god: Option<&str>,
     ) -> RefereeError {
-        let folded = |n: &str| super::round::name_key(n).to_lowercase();
-        let wanted = folded(name);
-        let hint = if god.is_some_and(|g| folded(g) == wanted) {
-            format!(
-                ": {} is God of this round, not a player",
-                quoted(god.unwrap_or(name))
-            )
-        } else if let Some(like) = seated.into_iter().find(|s| folded(s) == wanted) {
+        use super::round::alike_key;
+        let wanted = alike_key(name);
+        let hint = if let Some(god) = god.filter(|g| alike_key(g) == wanted) {
+            format!(": {} is God of this round, not a player", quoted(god))
+        } else if let Some(like) = seated.into_iter().find(|s| alike_key(s) == wanted) {
             format!("; did you mean {:?}?", quoted(like))
         } else {
             String::new()

@@ -16,7 +16,7 @@ use thiserror::Error;
 use crate::cards::Card;
 use crate::json_input::{self, JsonInputError};
 
-use super::error::{quoted, QUOTED_CHARS};
+use super::error::quoted;
 use super::round::name_form;
 use super::variant::Variant;
 
@@ -340,57 +340,7 @@ impl LogEvent {
 
 /// Reads an event's fields; the error names the field that does not fit.
 fn fields_of<T: DeserializeOwned>(fields: &serde_json::Value) -> Result<T, LogError> {
-    json_input::from_value(fields).map_err(|e| LogError {
-        reason: cut_quotes(&e.reason),
-    })
-}
-
-/// `reason` with every quoted text in it (a value or a key of the line, written
-/// `"…"` with backslash escapes) cut to [`QUOTED_CHARS`] characters: a line
-/// may hold a megabyte in one string, and an error quoting it whole buries what it
-/// says (and where) under it.
-fn cut_quotes(reason: &str) -> String {
-    let mut out = String::with_capacity(reason.len().min(1024));
-    let mut rest = reason;
-    while let Some(open) = rest.find('"') {
-        out.push_str(&rest[..=open]);
-        let body = &rest[open + 1..];
-        // The closing quote is the first one not escaped by a backslash.
-        let mut escaped = false;
-        let close = body.char_indices().find_map(|(i, c)| match c {
-            '\\' => {
-                escaped = !escaped;
-                None
-            }
-            '"' if !escaped => Some(i),
-            _ => {
-                escaped = false;
-                None
-            }
-        });
-        let Some(close) = close else {
-            out.push_str(body);
-            return out;
-        };
-        let text = &body[..close];
-        match text.char_indices().nth(QUOTED_CHARS) {
-            None => out.push_str(text),
-            Some((end, _)) => {
-                // Never end inside an escape (`\"`, `\u00e9`): cut before it.
-                let kept = &text[..end];
-                let kept = match kept.rfind('\\') {
-                    Some(i) if kept.len() - i <= 6 => &kept[..i],
-                    _ => kept,
-                };
-                out.push_str(kept);
-                out.push('…');
-            }
-        }
-        out.push('"');
-        rest = &body[close + 1..];
-    }
-    out.push_str(rest);
-    out
+    json_input::from_value(fields).map_err(|e| LogError { reason: e.reason })
 }
 
 /// Event names of table log v1, then this project's extensions.
@@ -408,6 +358,7 @@ pub const KNOWN_EVENTS: [&str; 8] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json_input::QUOTED_CHARS;
 
     const SPEC_LINES: [&str; 9] = [
         r#"{"event":"round","variant":"new-eleusis","god":"Pierre","players":["Alain","François","Jacques","Philippe"],"rule":"if last.odd then black else red","starter":"3H"}"#,
@@ -573,25 +524,6 @@ mod tests {
             assert!(err.reason.starts_with(&expected), "{}", err.reason);
             assert!(err.reason.len() < 300, "{} bytes", err.reason.len());
         }
-    }
-
-    #[test]
-    fn quotes_are_cut_between_escapes_and_short_ones_kept() {
-        let escaped = format!(r#"got "{}\"{}" here"#, "a".repeat(58), "b".repeat(10));
-        assert_eq!(
-            cut_quotes(&escaped),
-            format!(r#"got "{}…" here"#, "a".repeat(58))
-        );
-        for text in [
-            r#"field "cards": expected a list, got the string "8S""#,
-            r#"unknown suit '"' and "a \"quoted\" word""#,
-            r#"an unclosed "quote"#,
-            "",
-        ] {
-            assert_eq!(cut_quotes(text), text);
-        }
-        let accents = format!(r#""{}""#, "é".repeat(61));
-        assert_eq!(cut_quotes(&accents), format!(r#""{}…""#, "é".repeat(60)));
     }
 
     #[test]

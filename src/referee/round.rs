@@ -107,6 +107,12 @@ pub fn name_key(name: &str) -> String {
     name_form(&shown)
 }
 
+/// What two names of one round must not share: [`name_key`] in lower case, since
+/// an "Ana" and an "ana" at one table are a slip of the keyboard, not two people.
+pub fn alike_key(name: &str) -> String {
+    name_key(name).to_lowercase()
+}
+
 /// Checks a round's seating, the same in every variant: no empty name, no name
 /// longer than [`MAX_NAME_CHARS`] or holding a character of [`disguises_a_line`] (a
 /// line break would forge a line of the audit), [`MIN_PLAYERS`] to [`MAX_PLAYERS`] players,
@@ -154,11 +160,10 @@ pub(crate) fn check_seats(event: &RoundEvent) -> Result<(), RefereeError> {
         return Err(RefereeError::GodPlays(event.god.clone()));
     }
     // Names that print alike are refused too: an audit or a score sheet with two
-    // "François" columns cannot say who is who; nor can a table with an "Ana" and
-    // an "ana" (a slip of the keyboard, not two people).
+    // "François" columns cannot say who is who, nor "Ana" and "ana".
     let mut keys: Vec<(String, &String)> = Vec::with_capacity(event.players.len() + 1);
     for name in std::iter::once(&event.god).chain(&event.players) {
-        let key = name_key(name).to_lowercase();
+        let key = alike_key(name);
         if let Some((_, first)) = keys.iter().find(|(k, _)| *k == key) {
             return Err(RefereeError::LookAlikeNames {
                 first: (*first).clone(),
