@@ -952,12 +952,7 @@ pub fn audit(
                 }
                 audit.effects = effects(outcome, &mut laid);
                 audit.penalties = outcome.penalties.iter().map(ToString::to_string).collect();
-                audit.corrected_by = eff
-                    .corrected_by
-                    .iter()
-                    .filter_map(|&i| history.entries.get(i))
-                    .map(|e| format!("{}:{}", e.stored.round, e.stored.seq))
-                    .collect();
+                audit.corrected_by = history.event_refs(&eff.corrected_by);
                 if let Some(end) = &outcome.round_end {
                     scores = serde_json::to_value(&end.scores).ok();
                 }
@@ -988,12 +983,7 @@ pub fn audit(
                     audit.cards = cards_of(&event);
                 }
                 audit.verdict = Some("void".into());
-                audit.corrected_by = void
-                    .corrected_by
-                    .iter()
-                    .filter_map(|&i| history.entries.get(i))
-                    .map(|e| format!("{}:{}", e.stored.round, e.stored.seq))
-                    .collect();
+                audit.corrected_by = history.event_refs(&void.corrected_by);
                 if let Some(recorded) = store.verdict(entry.stored.id)? {
                     if let Ok(recorded) = serde_json::from_str::<Value>(&recorded) {
                         audit.player = recorded

@@ -79,6 +79,11 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The event's `ROUND:SEQ`, as acknowledgements, views and audits name it.
+    pub fn event_ref(&self) -> String {
+        format!("{}:{}", self.stored.round, self.stored.seq)
+    }
+
     /// When the event was recorded, as its chained payload states it (`at`). The
     /// events table's `recorded_ms` column is outside the hash chain: whoever holds
     /// the file could move an event in time there without breaking a link, so the
@@ -404,6 +409,16 @@ impl History {
             ),
             _ => format!("round {at} has no event {seq} to correct"),
         }
+    }
+
+    /// The `ROUND:SEQ` of the entries at `indices` (the corrections an
+    /// [`Effective`] or a [`Voided`] names).
+    pub fn event_refs(&self, indices: &[usize]) -> Vec<String> {
+        indices
+            .iter()
+            .filter_map(|&i| self.entries.get(i))
+            .map(Entry::event_ref)
+            .collect()
     }
 
     /// Re-referees an effective log from scratch.

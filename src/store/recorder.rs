@@ -556,7 +556,7 @@ impl<'s> Recorder<'s> {
                 (None, None) => None,
             };
             if let Some(entry) = entry.and_then(|i| history.entries.get(i)) {
-                changed.push(format!("{}:{}", entry.stored.round, entry.stored.seq));
+                changed.push(entry.event_ref());
             }
         }
         // The round may now be over (or no longer over) under the corrected log.

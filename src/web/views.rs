@@ -281,7 +281,7 @@ fn correction_view(
         .iter()
         .filter_map(|e| match &e.kind {
             EntryKind::Correction(c) => Some(json!({
-                "event": format!("{}:{}", e.stored.round, e.stored.seq),
+                "event": e.event_ref(),
                 "target": format!("{}:{}", c.target, c.seq),
             })),
             EntryKind::Table(_) => None,
@@ -359,7 +359,7 @@ fn correction_view(
         }
     }
     Ok(json!({
-        "event": format!("{}:{}", entry.stored.round, entry.stored.seq),
+        "event": entry.event_ref(),
         "round": entry.stored.round.to_string(),
         "seq": entry.stored.seq,
         "at": entry.recorded_at().shown,
@@ -517,12 +517,7 @@ pub fn build(
                 "right": Value::Null,
                 "was": announced.get("right"),
                 "void": true,
-                "voided_by": void
-                    .corrected_by
-                    .iter()
-                    .filter_map(|&i| history.entries.get(i))
-                    .map(|e| format!("{}:{}", e.stored.round, e.stored.seq))
-                    .collect::<Vec<_>>(),
+                "voided_by": history.event_refs(&void.corrected_by),
                 "text": format!("{} voided: it did not happen", entry.stored.kind),
                 "corrected": true,
                 "changed": true,
