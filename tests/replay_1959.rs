@@ -149,6 +149,9 @@ fn the_dealer_ends_stage_two_only_when_no_wrong_card_fits() {
     players
         .push(r#"{"event":"end_round","by":"players","assent":["Ugo","Lia","Max"]}"#.to_string());
     assert!(refused(&players).reason.contains("only the dealer"));
+    let mut assenting = log[..52].to_vec();
+    assenting.push(r#"{"event":"end_round","assent":["Ugo","Lia","Max"]}"#.to_string());
+    assert!(refused(&assenting).reason.contains("only the dealer"));
 }
 
 #[test]

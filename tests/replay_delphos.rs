@@ -221,6 +221,18 @@ fn god_or_the_unanimous_players_end_the_round() {
         .reason
         .contains("\"Gil\" is not a player"));
 
+    // Assent goes only with the players' ending: God's ending with an assent list
+    // is refused rather than read as God's (the table meant one or the other).
+    let mut god_with_assent = base.clone();
+    god_with_assent.push(r#"{"event":"end_round","assent":["Cy","Ana","Bo"]}"#.into());
+    let err = refused(&god_with_assent);
+    assert_eq!(err.line, 4);
+    assert!(
+        err.reason
+            .contains("\"assent\" goes with \"by\":\"players\""),
+        "{err}"
+    );
+
     // A prediction still waiting when God ends the round is void.
     let mut pending = base.clone();
     pending.push(r#"{"event":"predict","player":"Ana","says":"accepted"}"#.into());

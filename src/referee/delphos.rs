@@ -257,6 +257,7 @@ impl DelphosRound {
                 check_assent(&self.players, &event.assent, "ending the round")?;
                 (None, "the players end the round unanimously")
             }
+            _ if !event.assent.is_empty() => return Err(FlowError::AssentWithoutPlayers.into()),
             _ => (Some(self.god.clone()), "God ends the round"),
         };
         let mut out = self.outcome("end_round", who);

@@ -306,7 +306,8 @@ impl OriginalRound {
 
     /// The dealer declares that no further card can be accepted (stage 2 only).
     pub fn end_round(&mut self, event: &EndRoundEvent) -> Result<Outcome, RefereeError> {
-        if event.by == Some(EndedBy::Players) {
+        // An assent list means the players meant to end it: theirs is not a way here.
+        if event.by == Some(EndedBy::Players) || !event.assent.is_empty() {
             return Err(FlowError::OnlyTheDealerEnds.into());
         }
         if self.stage == Stage::Hands {

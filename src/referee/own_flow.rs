@@ -77,6 +77,8 @@ pub enum FlowError {
     AssentMissing { what: &'static str, missing: String },
     #[error("{0:?} is not a player of this round and cannot assent")]
     UnknownAssent(String),
+    #[error("\"assent\" goes with \"by\":\"players\" (003): God ends the round alone; give \"by\":\"players\" if the players end it, or leave \"assent\" out")]
+    AssentWithoutPlayers,
     #[error("in delphos a hint needs every player's assent (003): give it as a \"hint\" event with \"assent\", not in the round event")]
     HintWithoutAssent,
     #[error(
