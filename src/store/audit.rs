@@ -206,6 +206,15 @@ fn cards_of(event: &LogEvent) -> Vec<Card> {
     }
 }
 
+/// The cards of a table event as it was recorded, for an event the replay does
+/// not account for (voided, or a log that no longer replays); none when the
+/// recorded object is not an event.
+fn recorded_cards(object: &Map<String, Value>) -> Vec<Card> {
+    LogEvent::parse_line(&Value::Object(object.clone()).to_string())
+        .map(|event| cards_of(&event))
+        .unwrap_or_default()
+}
+
 fn cards_text(cards: &[Card]) -> String {
     cards
         .iter()
@@ -978,10 +987,7 @@ pub fn audit(
             {
                 // It did not happen: shown as recorded, charged to no one now; what
                 // was announced for it stays on record.
-                if let Ok(event) = LogEvent::parse_line(&Value::Object(object.clone()).to_string())
-                {
-                    audit.cards = cards_of(&event);
-                }
+                audit.cards = recorded_cards(object);
                 audit.verdict = Some("void".into());
                 audit.corrected_by = history.event_refs(&void.corrected_by);
                 if let Some(recorded) = store.verdict(entry.stored.id)? {
@@ -999,10 +1005,7 @@ pub fn audit(
                 }
             } else if let EntryKind::Table(object) = &entry.kind {
                 // The log does not replay: show the event as recorded.
-                if let Ok(event) = LogEvent::parse_line(&Value::Object(object.clone()).to_string())
-                {
-                    audit.cards = cards_of(&event);
-                }
+                audit.cards = recorded_cards(object);
             }
             if let Some(evidence) = entry
                 .payload

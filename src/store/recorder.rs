@@ -723,6 +723,13 @@ mod tests {
             .collect()
     }
 
+    /// A store in a temporary directory, removed when the directory is dropped.
+    fn fresh_store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        (dir, store)
+    }
+
     fn error_of(reply: &Reply) -> &str {
         match reply {
             Reply::Rejected(r) => &r.error,
@@ -732,8 +739,7 @@ mod tests {
 
     #[test]
     fn store_annotations_and_misplaced_evidence_are_refused() {
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let (_dir, store) = fresh_store();
         let mut recorder = Recorder::new_game(&store, standard_referee());
         let replies = recorder
             .record_batch(&lines(&[
@@ -777,8 +783,7 @@ mod tests {
         // to Bo, whose turn it then was, as a wrong play with a penalty. Correcting
         // its player is refused by the turn order; voiding it says it never
         // happened.
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let (_dir, store) = fresh_store();
         let mut recorder = Recorder::new_game(&store, standard_referee());
         let replies = recorder
             .record_batch(&lines(&[
@@ -845,8 +850,7 @@ mod tests {
         // prophet stays); it was "right": God contradicts, the prophet falls there,
         // and the call recorded on 4H after it must go. Either correction alone
         // leaves the log illegal.
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let (_dir, store) = fresh_store();
         let mut recorder = Recorder::new_game(&store, standard_referee());
         let log = [
             r#"{"event":"round","god":"G","players":["A","B","C","D"],"rule":"red","starter":"AH"}"#,
@@ -960,8 +964,7 @@ mod tests {
 
     #[test]
     fn an_unknown_event_is_told_the_store_takes_corrections_too() {
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let (_dir, store) = fresh_store();
         let mut recorder = Recorder::new_game(&store, standard_referee());
         let replies = recorder
             .record_batch(&lines(&[r#"{"event":"frobnicate"}"#]))
@@ -980,8 +983,7 @@ mod tests {
         // is revealed. Corrected to a wrong card she would hold penalty cards and
         // play on, with the rule public: refused. Corrected to another red card
         // the round stays over: taken.
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let (_dir, store) = fresh_store();
         let mut recorder = Recorder::new_game(&store, standard_referee());
         let replies = recorder
             .record_batch(&lines(&[
@@ -1019,8 +1021,7 @@ mod tests {
         // Bo and Ana play on. Corrected to the right 2D, Cy would have stayed in,
         // and the third play after it would be Cy's: the correction is refused
         // rather than charging Ana's play to him.
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let (_dir, store) = fresh_store();
         let mut recorder = Recorder::new_game(&store, standard_referee());
         let mut log = vec![
             r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo","Cy"],"rule":"red","starter":"AH","hand_size":20}"#.to_string(),
@@ -1074,8 +1075,7 @@ mod tests {
         // 002-diagram: 8H is wrong after the red 3H. Corrected to the right 4H, it
         // joins the main line, so the wrong JH's sideline hangs one card further
         // along; JH is still wrong with the same penalty, so it is not "changed".
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let (_dir, store) = fresh_store();
         let mut recorder = Recorder::new_game(&store, standard_referee());
         let log = include_str!("../../tests/data/logs/002-diagram.jsonl");
         let mut texts: Vec<&str> = log.lines().take(5).collect();
@@ -1092,8 +1092,7 @@ mod tests {
         // Ana's 8H (wrong after the red 3H) corrected to the right 5S makes the last
         // card black: Carlos's 2D KD then fails at 2D instead of KD. Still wrong,
         // still the same penalty and a sideline: not a changed decision.
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let (_dir, store) = fresh_store();
         let mut recorder = Recorder::new_game(&store, standard_referee());
         let log = include_str!("../../tests/data/logs/002-diagram.jsonl");
         let mut texts: Vec<&str> = log.lines().take(2).collect();
@@ -1108,8 +1107,7 @@ mod tests {
 
     #[test]
     fn no_correction_is_taken_once_the_game_has_ended() {
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let (_dir, store) = fresh_store();
         let mut recorder = Recorder::new_game(&store, standard_referee());
         let replies = recorder
             .record_batch(&lines(&[
@@ -1129,8 +1127,7 @@ mod tests {
 
     #[test]
     fn a_resumed_recorder_continues_the_same_referee_state() {
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("r.db")).expect("open");
+        let (_dir, store) = fresh_store();
         let mut first = Recorder::new_game(&store, standard_referee());
         first
             .record_batch(&lines(&[ROUND, r#"{"event":"play","cards":["2H"]}"#]))
