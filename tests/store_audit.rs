@@ -453,6 +453,47 @@ fn a_swapped_frame_or_rule_is_reported() {
 }
 
 #[test]
+fn an_edited_announced_verdict_is_reported_when_no_correction_explains_it() {
+    // The verdicts table is outside the hash chain: what was announced at the
+    // table may differ from the decision now only after a correction.
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("v.db");
+    record(&db, &lines(SHORT_GAME), &[]);
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    let n = conn
+        .execute(
+            "UPDATE verdicts SET outcome = replace(outcome, '\"right\":true', '\"right\":false')
+             WHERE event_id = (SELECT e.id FROM events e JOIN rounds r ON r.id = e.round_id
+                               WHERE r.number = 1 AND e.seq = 2)",
+            [],
+        )
+        .expect("tamper");
+    assert_eq!(n, 1);
+    drop(conn);
+    let (report, code) = audit_json(&db, "1.1", &[]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["chain"]["ok"], true, "the log itself is intact");
+    let play = &report["rounds"][0]["events"][1];
+    assert_eq!(
+        (play["changed"].clone(), play["unexplained"].clone()),
+        (Value::Bool(true), Value::Bool(true)),
+        "{play}"
+    );
+    assert!(
+        report["problems"].to_string().contains(
+            "round 1.1 event 2: the verdict recorded as announced differs from the referee's and no correction made after it explains that"
+        ),
+        "{report}"
+    );
+    let text = eleusis(&["audit", "1.1", "--db", db.to_str().expect("p")], "");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("CHANGED with no correction to explain it; announced at the table: wrong"),
+        "{text}"
+    );
+}
+
+#[test]
 fn score_sheets_show_rounds_bonus_and_totals() {
     let dir = tempfile::tempdir().expect("dir");
     let db = dir.path().join("sheet.db");

@@ -159,6 +159,10 @@ pub struct EventAudit {
     pub correction: Option<Value>,
     /// The decision now differs from the one announced when it was recorded.
     pub changed: bool,
+    /// It differs with no later correction of it or of an earlier event to
+    /// explain it (the audit's problems say so too).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unexplained: bool,
     /// What was announced when recorded, when it differs: the verdict, the
     /// penalties, then every other part of the decision that differs now.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -845,6 +849,18 @@ pub fn audit(
     let voided: HashMap<usize, &Voided> = voided.iter().map(|v| (v.entry, v)).collect();
 
     let trails = trails(&history);
+    // Where each correction stands and what it reaches back to: a decision may
+    // differ from the one announced only after a correction of it or of an
+    // earlier event (the verdicts table is outside the hash chain).
+    let corrections: Vec<(usize, u32, u64)> = history
+        .entries
+        .iter()
+        .enumerate()
+        .filter_map(|(index, entry)| match &entry.kind {
+            EntryKind::Correction(c) => Some((index, c.target.number, c.seq)),
+            EntryKind::Table(_) => None,
+        })
+        .collect();
     let position_of: HashMap<usize, usize> = effective
         .iter()
         .enumerate()
@@ -914,6 +930,7 @@ pub fn audit(
                 recorded: Vec::new(),
                 correction: None,
                 changed: false,
+                unexplained: false,
                 announced: None,
                 announced_parts: Vec::new(),
                 hash: entry.stored.hash.clone(),
@@ -971,6 +988,18 @@ pub fn audit(
                         Ok(recorded) => {
                             let recorded = decision(&recorded);
                             if recorded != now {
+                                let round = entry.stored.round.number;
+                                let seq = entry.stored.seq;
+                                let explained = corrections.iter().any(|&(at, r, s)| {
+                                    at > index && (r < round || (r == round && s <= seq))
+                                });
+                                if !explained {
+                                    audit.unexplained = true;
+                                    problems.push(format!(
+                                        "round {} event {seq}: the verdict recorded as announced differs from the referee's and no correction made after it explains that: the verdicts table was edited, or this version of eleusis decides the play otherwise",
+                                        info.round
+                                    ));
+                                }
                                 let (said, parts) = announced(&recorded, &now, &seating);
                                 audit.changed = true;
                                 audit.announced = Some(said);
@@ -1202,7 +1231,12 @@ impl AuditReport {
                 }
                 if e.changed {
                     line(format!(
-                        "      CHANGED by a correction; announced at the table: {}",
+                        "      CHANGED {}; announced at the table: {}",
+                        if e.unexplained {
+                            "with no correction to explain it"
+                        } else {
+                            "by a correction"
+                        },
                         e.announced.as_deref().unwrap_or("?")
                     ));
                 }
@@ -1266,6 +1300,7 @@ mod tests {
                     recorded: Vec::new(),
                     correction: None,
                     changed: false,
+                    unexplained: false,
                     announced: None,
                     announced_parts: Vec::new(),
                     hash: "cd".into(),
