@@ -407,6 +407,28 @@ fn tampering_with_a_stored_card_is_reported_at_that_event() {
         text.contains("chain: BROKEN at round 1.1 event 3"),
         "{text}"
     );
+    // Nothing is exported from altered events: a score sheet or log made from
+    // them would look as good as a true one.
+    let out = dir.path().join("frames");
+    let out = out.to_str().expect("p");
+    for args in [
+        &["export", "1", "--scores", "csv"][..],
+        &["export", "1", "--scores", "html"],
+        &["export", "1.1", "--log", "--god"],
+        &["export", "1", "--frames", out],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--db", db.to_str().expect("p")]);
+        let output = eleusis(&args, "");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr.contains("game 1's hash chain is broken at round 1.1 event 3")
+                && stderr.contains("run `eleusis audit 1`"),
+            "{args:?}: {stderr}"
+        );
+    }
 
     // Deleting an event is found too.
     let conn = rusqlite::Connection::open(&db).expect("raw");

@@ -180,6 +180,13 @@ pub fn export_frames(db: &Path, target: Target, dir: &Path) -> Result<String> {
     let store = Store::open_read_only(db)?;
     let report = audit(&store, &standard_referee(), target, false)
         .with_context(|| format!("reading the plays of {target}"))?;
+    // Labels from altered events would teach a check set the wrong cards.
+    if let Some(broken) = &report.chain.broken_at {
+        anyhow::bail!(
+            "game {}'s hash chain is broken at round {} event {}: {}: the stored events were altered after they were recorded, so no frames are exported with their labels; run `eleusis audit {}` to see where",
+            report.game, broken.round, broken.seq, broken.reason, report.game
+        );
+    }
     let round = match target {
         Target::Round(r) => Some(r.to_string()),
         Target::Game(_) => None,

@@ -23,7 +23,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::log::StoredEvent;
+use super::chain::Break;
+use super::log::{ChainStatus, StoredEvent};
 use super::{format_utc, GameId, RoundRef, Store, StoreError};
 use crate::referee::{Game, LogEvent, Outcome, RefereeError};
 
@@ -140,6 +141,22 @@ pub enum HistoryError {
     },
     #[error("correction: {0}")]
     BadCorrection(String),
+    #[error("game {game}'s hash chain is broken at {broken}: the stored events were altered after they were recorded, so nothing is exported from them; run `eleusis audit {game}` to see where")]
+    BrokenChain { game: GameId, broken: Break },
+}
+
+/// Refuses a game (up to round `through`) whose hash chain no longer holds: an
+/// export or score sheet made from altered events would look as good as a true
+/// one, and only `eleusis audit` would have said otherwise.
+pub fn require_intact_chain(
+    store: &Store,
+    game: GameId,
+    through: Option<u32>,
+) -> Result<(), HistoryError> {
+    match store.verify_game(game, through)? {
+        ChainStatus::Intact { .. } => Ok(()),
+        ChainStatus::Broken(broken) => Err(HistoryError::BrokenChain { game, broken }),
+    }
 }
 
 /// A correction to apply: the entry it is stored at (`None` for one not yet
@@ -513,6 +530,7 @@ pub fn export_log(
             return Err(StoreError::Sealed(info.round).into());
         }
     }
+    require_intact_chain(store, game, through)?;
     let history = History::load(store, game, true)?;
     let effective = history.effective(&[])?;
     Ok(effective

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::history::{History, HistoryError, RefereeFactory};
+use super::history::{require_intact_chain, History, HistoryError, RefereeFactory};
 use super::printable::printable;
 use super::GameId;
 use super::Store;
@@ -42,6 +42,7 @@ impl ScoreSheet {
         factory: &RefereeFactory,
         game: GameId,
     ) -> Result<ScoreSheet, HistoryError> {
+        require_intact_chain(store, game, None)?;
         let history = History::load(store, game, true)?;
         let effective = history.effective(&[])?;
         let (referee, outcomes) = history.replay(factory, &effective)?;
