@@ -270,6 +270,14 @@ pub enum CardParseError {
     /// Words, or several cards in one item: what a tired hand types.
     #[error("card {token:?}: {hint}")]
     NotOneCard { token: String, hint: String },
+    /// A whole card with a stray character after it (a pasted NUL, a period):
+    /// the suit is not what is wrong.
+    #[error("card {token:?}: {card} followed by {extra}, which is not part of a card")]
+    Trailing {
+        token: String,
+        card: Card,
+        extra: String,
+    },
 }
 
 /// The card a phrase like `queen of hearts` or `10 of spades` names, if any.
@@ -354,6 +362,18 @@ impl FromStr for Card {
                     token: token.to_string(),
                 });
             }
+            if let Ok(card) = rank_text.parse::<Card>() {
+                let extra = if last.is_control() || last.is_whitespace() {
+                    format!("U+{:04X}", u32::from(last))
+                } else {
+                    format!("{last:?} (U+{:04X})", u32::from(last))
+                };
+                return Err(CardParseError::Trailing {
+                    token: token.to_string(),
+                    card,
+                    extra,
+                });
+            }
             return Err(CardParseError::BadSuit {
                 token: token.to_string(),
                 suit: last,
@@ -429,6 +449,25 @@ impl<'de> Deserialize<'de> for Card {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stray_character_after_a_whole_card_is_named_not_blamed_on_the_suit() {
+        let err = "3H\u{0}".parse::<Card>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "card \"3H\\0\": 3H followed by U+0000, which is not part of a card"
+        );
+        let err = "QS.".parse::<Card>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "card \"QS.\": QS followed by '.' (U+002E), which is not part of a card"
+        );
+        // A wrong suit is still a wrong suit.
+        assert!(matches!(
+            "3X".parse::<Card>(),
+            Err(CardParseError::BadSuit { suit: 'X', .. })
+        ));
+    }
 
     #[test]
     fn words_and_several_cards_in_one_item_are_told_how_to_write_a_card() {

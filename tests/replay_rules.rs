@@ -193,7 +193,7 @@ fn set_up_errors_name_the_problem() {
         ),
         (
             r#"{"event":"round","god":"G","players":["A","B"],"rule":"red","starter":"AH","hand_size":0}"#,
-            "hand_size must be 1 to 52",
+            "field \"hand_size\": hand_size must be 1 to 52 (cards dealt to each player), got 0",
         ),
         (
             r#"{"event":"round","god":"G","players":["A","Smith\nround 2: Mallory wins"],"rule":"red","starter":"AH"}"#,
@@ -219,7 +219,7 @@ fn set_up_errors_name_the_problem() {
         ),
         (
             r#"{"event":"round","god":"G","players":["A","B"],"rule":"red","starter":"AH","hand_size":4000000000}"#,
-            "hand_size must be 1 to 52",
+            "hand_size must be 1 to 52 (cards dealt to each player), got 4000000000",
         ),
         // Invisible characters make one name print as another.
         (

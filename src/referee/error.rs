@@ -81,8 +81,10 @@ pub enum RefereeError {
     PlayerLimit { max: usize, got: usize },
     #[error("the name {name:?} is not a name: at most {max} characters, and no line breaks, line or paragraph separators, tabs, other control characters, bidirectional marks or invisible characters (zero-width spaces, word joiners, soft hyphens, byte-order marks)")]
     BadName { name: String, max: usize },
-    #[error("hand_size must be 1 to 52")]
-    BadHandSize,
+    #[error(
+        "field \"hand_size\": hand_size must be 1 to 52 (cards dealt to each player), got {0}"
+    )]
+    BadHandSize(u32),
     #[error("{0} players are more than the decks can be counted for")]
     TooManyPlayers(usize),
     #[error("the starter {card} is not acceptable under the rule ({explanation}); in variant {variant} God must turn up another (RULES.md section 2)")]

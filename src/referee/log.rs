@@ -219,6 +219,12 @@ impl LogEvent {
             event.normalise_names();
             return Ok(event);
         }
+        // Files joined with `cat` carry each one's byte-order mark into the middle.
+        if line.starts_with(super::BOM) {
+            return Err(LogError {
+                reason: "the line starts with a byte-order mark (U+FEFF, invisible): only the first line of a log may carry one; remove it (files joined together each bring theirs)".to_string(),
+            });
+        }
         let value = json_input::parse_value(line).map_err(|e| LogError {
             reason: match e {
                 JsonInputError::Syntax {
@@ -331,6 +337,11 @@ impl LogEvent {
             LogEvent::NoPlay(n) if n.hand.is_empty() => {
                 bad("\"hand\" is empty: a no_play shows the player's whole hand")
             }
+            LogEvent::NoPlay(n) if n.hand.len() > super::round::MAX_SHOWN_HAND => bad(&format!(
+                "\"hand\" shows {} cards: more than any hand at a table holds (at most {})",
+                n.hand.len(),
+                super::round::MAX_SHOWN_HAND
+            )),
             LogEvent::Round(r) if r.players.is_empty() => bad("\"players\" is empty"),
             LogEvent::Hint(h) if h.text.trim().is_empty() => bad("\"text\" of the hint is empty"),
             _ => Ok(()),
@@ -412,6 +423,10 @@ mod tests {
 
     #[test]
     fn malformed_lines_are_rejected_with_a_reason() {
+        let huge_hand = format!(
+            r#"{{"event":"no_play","hand":[{}]}}"#,
+            vec!["\"3S\""; 1001].join(",")
+        );
         let cases = [
             ("not json", "not a JSON object"),
             ("[1,2]", "expected a JSON object"),
@@ -433,6 +448,10 @@ mod tests {
                 r#"field "prophet_says": unknown value "maybe""#,
             ),
             (r#"{"event":"no_play","hand":[]}"#, "\"hand\" is empty"),
+            (
+                &huge_hand,
+                "\"hand\" shows 1001 cards: more than any hand at a table holds (at most 1000)",
+            ),
             (
                 r#"{"event":"end_game","extra":1}"#,
                 r#"unknown field "extra""#,

@@ -131,7 +131,11 @@ mod tests {
         // Only at the start of the log: elsewhere it is a character the JSON refuses.
         let err = replay_state([ROUND, with_bom.as_str()]).unwrap_err();
         assert_eq!(err.line, 2);
-        assert!(err.reason.starts_with("not a JSON object"), "{err}");
+        assert!(
+            err.reason
+                .starts_with("the line starts with a byte-order mark (U+FEFF, invisible)"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -204,7 +204,7 @@ impl OwnFlowRound {
 fn check_seating(event: &RoundEvent) -> Result<(), RefereeError> {
     check_seats(event)?;
     if event.hand_size == Some(0) {
-        return Err(RefereeError::BadHandSize);
+        return Err(RefereeError::BadHandSize(0));
     }
     Ok(())
 }

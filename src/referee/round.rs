@@ -38,6 +38,11 @@ pub const MAX_NAME_CHARS: usize = 60;
 /// Largest `hand_size` a round accepts (a whole deck).
 pub const MAX_HAND_SIZE: u32 = 52;
 
+/// Most cards a `no_play` may show. The referee trusts a shown hand and adds decks
+/// to match it, so without a bound one absurd line (two million cards) would add
+/// tens of thousands of decks; no hand at a real table comes near this.
+pub const MAX_SHOWN_HAND: usize = 1000;
+
 /// The end of the warning that God kept a starter the rule does not accept: it
 /// says something of the rule, so the players' view leaves it out until the reveal.
 /// RULES.md lets God turn up another before the round starts (`refused_starters`);
@@ -280,7 +285,7 @@ impl Round {
         check_seats(event)?;
         let hand_size = event.hand_size.unwrap_or(params.hand_size);
         if hand_size == 0 || hand_size > MAX_HAND_SIZE {
-            return Err(RefereeError::BadHandSize);
+            return Err(RefereeError::BadHandSize(hand_size));
         }
         let empty = Context::default();
         let mut out = Outcome {
