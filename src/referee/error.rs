@@ -65,7 +65,7 @@ pub enum RefereeError {
     RoundInProgress { round: u32 },
     #[error("the game has ended (\"end_game\"); nothing may follow it")]
     GameOver,
-    #[error("the rule does not parse: {0}")]
+    #[error("the rule is not valid: {0}")]
     BadRule(String),
     #[error("a round needs at least {min} players besides God, got {got}")]
     TooFewPlayers { min: usize, got: usize },

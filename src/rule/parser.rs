@@ -22,6 +22,58 @@ pub(crate) const MAX_HEIGHT: u32 = 200;
 const KNOWN_NAMES: &str = "card, last, prev, main, side, wrong, it, red, black, spades, hearts, \
 diamonds, clubs, odd, even, face, prime, true, false, A, J, Q, K, len, abs, min, max, count, sum";
 
+/// The known name a typo most likely meant (`blak` → `black`): one edit away, or
+/// two for longer words, ignoring capitals; none when no name or several are that
+/// close.
+fn nearest_name(word: &str) -> Option<&'static str> {
+    let word = word.to_lowercase();
+    let reach = if word.chars().count() >= 5 { 2 } else { 1 };
+    let mut best: Option<(usize, &'static str)> = None;
+    let mut tied = false;
+    for name in KNOWN_NAMES.split(", ") {
+        let distance = edit_distance(&word, &name.to_lowercase());
+        if distance > reach {
+            continue;
+        }
+        match best {
+            Some((d, _)) if d < distance => {}
+            Some((d, _)) if d == distance => tied = true,
+            _ => {
+                best = Some((distance, name));
+                tied = false;
+            }
+        }
+    }
+    best.filter(|_| !tied).map(|(_, name)| name)
+}
+
+/// Edit distance in characters, a swap of two neighbours counting as one edit
+/// (`rde` is one from `red`): insertions, deletions, substitutions, transpositions.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 pub(crate) struct Parser<'s> {
     source: &'s str,
     tokens: Vec<Token>,
@@ -557,8 +609,9 @@ impl<'s> Parser<'s> {
                     "'{word}' is an attribute: write it after a card, like card.{word} or last.{word}"
                 ),
                 _ => format!(
-                    "unknown name '{}' (known names: {KNOWN_NAMES})",
-                    super::lexer::shorten(&self.source[span.start..span.end])
+                    "unknown name '{}' ({}known names: {KNOWN_NAMES})",
+                    super::lexer::shorten(&self.source[span.start..span.end]),
+                    nearest_name(&word).map_or(String::new(), |n| format!("did you mean '{n}'? "))
                 ),
             };
             return Err(self.error_at(span, message));
@@ -656,6 +709,31 @@ mod tests {
     fn parse(source: &str) -> Expr {
         let tokens = tokenize(source).expect("tokens");
         Parser::new(source, tokens).parse_rule().expect("parses")
+    }
+
+    #[test]
+    fn an_unknown_name_suggests_the_name_a_typo_meant() {
+        let error = |source: &str| {
+            let tokens = tokenize(source).expect("tokens");
+            Parser::new(source, tokens)
+                .parse_rule()
+                .expect_err("unknown name")
+                .message
+        };
+        assert!(
+            error("blak")
+                .starts_with("unknown name 'blak' (did you mean 'black'? known names: card,"),
+            "{}",
+            error("blak")
+        );
+        assert!(error("card.rank == evn").contains("did you mean 'even'?"));
+        assert!(error("if last.odd then black else rde").contains("did you mean 'red'?"));
+        // Nothing near, or several alike near: no guess.
+        assert!(!error("banana").contains("did you mean"));
+        assert!(
+            !error("x").contains("did you mean"),
+            "A, J, Q, K are all one away"
+        );
     }
 
     #[test]
