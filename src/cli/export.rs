@@ -121,7 +121,7 @@ fn export(args: &ExportArgs) -> Result<Option<String>> {
 /// What of the database `output` names, if anything: the database file itself (the
 /// same file under any name, links included) or one of the files SQLite keeps beside
 /// it. Writing an export there would destroy the archive it was read from.
-fn clobbers_database(db: &Path, output: &Path) -> Option<&'static str> {
+pub(crate) fn clobbers_database(db: &Path, output: &Path) -> Option<&'static str> {
     if same_file(db, output) {
         return Some("the database being exported");
     }

@@ -16,6 +16,7 @@ pub mod record;
 pub mod replay;
 pub mod rule;
 pub mod rule_check;
+pub mod season;
 pub mod serve;
 
 /// Referee for the card game Eleusis.
@@ -38,6 +39,8 @@ pub enum Command {
     /// Export a round's table log, a game's score sheet, or the plays' frames as a
     /// labelled check set.
     Export(export::ExportArgs),
+    /// The season sheet: every game side by side, with games played, wins and totals.
+    Season(season::SeasonArgs),
     /// Copy the database into a new file, consistently, even while `serve` runs.
     Backup(backup::BackupArgs),
     /// Work with a secret rule: check it before sealing, judge cards against it.
@@ -87,6 +90,7 @@ pub fn main() -> ExitCode {
         Command::Record(args) => record::run(&args),
         Command::Audit(args) => audit::run(&args),
         Command::Export(args) => export::run(&args),
+        Command::Season(args) => season::run(&args),
         Command::Backup(args) => backup::run(&args),
         Command::Rule(args) => rule::run(&args),
         Command::Recognize(args) => recognize::run(&args),

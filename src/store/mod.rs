@@ -24,6 +24,7 @@ pub mod printable;
 pub mod recorder;
 mod schema;
 pub mod scoresheet;
+pub mod season;
 pub mod seal;
 
 use std::path::{Path, PathBuf};

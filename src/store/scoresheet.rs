@@ -236,7 +236,7 @@ const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 /// spreadsheets show as text (OWASP's advice for CSV injection). Control characters
 /// are written as escapes ([`printable`]) so a name cannot split a row, and the cell
 /// is quoted when it holds a comma or a quote.
-fn csv_text(text: &str) -> String {
+pub(crate) fn csv_text(text: &str) -> String {
     let text = printable(text);
     let text = if text.starts_with(FORMULA_STARTS) {
         format!("'{text}")
@@ -250,7 +250,7 @@ fn csv_text(text: &str) -> String {
     }
 }
 
-fn html(text: &str) -> String {
+pub(crate) fn html(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

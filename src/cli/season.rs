@@ -1,0 +1,93 @@
+//! `eleusis season`: the season sheet of a club's database — every game (or those
+//! started within `--since`/`--until`) side by side, with each participant's games
+//! played, games won and season total ([`crate::store::season`]).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+
+use super::export::{clobbers_database, SheetFormat};
+use crate::store::history::standard_referee;
+use crate::store::season::{parse_day, SeasonSheet};
+use crate::store::{Store, DEFAULT_DB};
+
+/// Arguments of `eleusis season`.
+#[derive(Debug, Args)]
+pub struct SeasonArgs {
+    /// The sheet's format.
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: SheetFormat,
+    /// Only games whose first round started on this day or later (YYYY-MM-DD, UTC).
+    #[arg(long, value_parser = parse_day)]
+    pub since: Option<String>,
+    /// Only games whose first round started on this day or earlier (YYYY-MM-DD, UTC).
+    #[arg(long, value_parser = parse_day)]
+    pub until: Option<String>,
+    /// The database file.
+    #[arg(long, default_value = DEFAULT_DB)]
+    pub db: PathBuf,
+    /// Write to this file instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+/// Runs the subcommand.
+pub fn run(args: &SeasonArgs) -> ExitCode {
+    match season(args) {
+        Ok(Some(text)) => match super::print_stdout(&text) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(status) => status,
+        },
+        Ok(None) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Builds the sheet: what to print on standard output, if anything.
+fn season(args: &SeasonArgs) -> Result<Option<String>> {
+    if let (Some(since), Some(until)) = (&args.since, &args.until) {
+        if since > until {
+            bail!("--since {since} is after --until {until}: no game can be in between");
+        }
+    }
+    if let Some(output) = &args.output {
+        if let Some(what) = clobbers_database(&args.db, output) {
+            bail!(
+                "refusing to write the sheet to {}: it is {what}; choose another file",
+                output.display()
+            );
+        }
+    }
+    let store = Store::open_read_only(&args.db)?;
+    let sheet = SeasonSheet::build(
+        &store,
+        &standard_referee(),
+        args.since.as_deref(),
+        args.until.as_deref(),
+    )
+    .context("building the season sheet")?;
+    let text = match args.format {
+        SheetFormat::Csv => sheet.to_csv(),
+        SheetFormat::Html => {
+            let span = match (&args.since, &args.until) {
+                (None, None) => "(every game)".to_string(),
+                (Some(s), None) => format!("from {s}"),
+                (None, Some(u)) => format!("to {u}"),
+                (Some(s), Some(u)) => format!("{s} to {u}"),
+            };
+            sheet.to_html(&span)
+        }
+    };
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            Ok(None)
+        }
+        None => Ok(Some(text)),
+    }
+}
