@@ -134,8 +134,21 @@ fn strict<'de, R: serde_json::de::Read<'de>>(
 pub fn without_position(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
-    text.strip_suffix(&suffix).unwrap_or(&text).to_string()
+    let message = text.strip_suffix(&suffix).unwrap_or(&text);
+    // serde_json says these of a `\uD800`–`\uDFFF` escape without its pair, which
+    // is no character at all: "end of hex escape" sends one looking for a typo in
+    // the digits.
+    match message {
+        "unexpected end of hex escape" | "lone leading surrogate in hex escape" => {
+            LONE_SURROGATE.to_string()
+        }
+        other => other.to_string(),
+    }
 }
+
+/// What is wrong with a string holding half of a UTF-16 surrogate pair.
+pub const LONE_SURROGATE: &str = "a lone UTF-16 surrogate (an escape from \\ud800 to \\udfff \
+     without its other half) is not valid text";
 
 /// A syntax error in a text of one line (a table log line, a `--batch` request),
 /// said once: `EOF while parsing an object (column 30)`.
@@ -285,9 +298,39 @@ fn from_value_at<T: DeserializeOwned>(value: &Value, prefix: &JsonPath) -> Resul
         {
             path.0.pop();
         }
-        let found = lookup(value, &path.0[prefix.0.len()..]);
+        let steps = &path.0[prefix.0.len()..];
+        let found = lookup(value, steps);
+        // serde reads a closed list of values from a string, or from an object
+        // of one key, and says of any other object only "expected map with a
+        // single key": ask the type for its values instead.
+        let message = match message.strip_suffix(", expected map with a single key") {
+            Some(head) => match values_of::<T>(value, steps) {
+                Some(values) => format!("{head}, expected {values}"),
+                None => message,
+            },
+            None => message,
+        };
         explain(path, &message, found)
     })
+}
+
+/// The values of the closed list read at `steps` in `value` (`"right" or
+/// "wrong"`), as serde names them when given a string that is none of them.
+fn values_of<T: DeserializeOwned>(value: &Value, steps: &[Step]) -> Option<String> {
+    let mut probe = value.clone();
+    let slot = steps
+        .iter()
+        .try_fold(&mut probe, |value, step| match step {
+            Step::Key(key) => value.get_mut(key.as_str()),
+            Step::Index(index) => value.get_mut(*index),
+        })?;
+    // No value of a closed list is a lone NUL.
+    *slot = Value::String("\0".to_string());
+    let message = serde_json::from_value::<T>(probe).err()?.to_string();
+    let (_, values) = message
+        .strip_prefix("unknown variant `\0`")?
+        .split_once(", expected ")?;
+    Some(values.replace('`', "\""))
 }
 
 fn lookup<'v>(value: &'v Value, steps: &[Step]) -> Option<&'v Value> {
@@ -414,6 +457,35 @@ fn in_words(expected: &str) -> String {
     words.to_string()
 }
 
+/// A `T` read only from a JSON object. serde reads a struct from a list of its
+/// fields' values too (`["f.jpg", "cam/1", []]` for `{frame, frame_ref, reads}`),
+/// which nobody writes on purpose and which passes by every check made on the
+/// object's fields by name: wrap a type in this where the input must name them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ObjectOnly<T>(pub T);
+
+impl<'de, T: de::Deserialize<'de>> de::Deserialize<'de> for ObjectOnly<T> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields<T>(std::marker::PhantomData<T>);
+
+        impl<'de, T: de::Deserialize<'de>> Visitor<'de> for Fields<T> {
+            type Value = T;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map))
+            }
+        }
+
+        deserializer
+            .deserialize_map(Fields(std::marker::PhantomData))
+            .map(ObjectOnly)
+    }
+}
+
 /// Most characters of a text from the input (a name, a value) an error message
 /// quotes: enough to recognise it, and a megabyte of it is no help in the answer.
 pub const QUOTED_CHARS: usize = 60;
@@ -486,6 +558,87 @@ pub fn describe(value: &Value) -> String {
         Value::Array(items) => format!("a list of {} items", items.len()),
         Value::Object(_) => "an object".to_string(),
     }
+}
+
+/// A value of the input as an error message quotes it: a string in double quotes
+/// cut to [`QUOTED_CHARS`] characters, a number as JSON writes it (`1e+308`, never
+/// 309 digits), a short list or object as written, a longer one described (`a
+/// list of 3 items`). Every message that echoes a value goes through this or
+/// [`shown_text`], so that a megabyte sent is never a megabyte answered.
+pub fn shown(value: &Value) -> String {
+    match value {
+        Value::String(text) => shown_text(text),
+        Value::Array(_) | Value::Object(_) => {
+            let mut written = Capped(Vec::new());
+            match serde_json::to_writer(&mut written, value) {
+                Ok(()) => cut_quotes(&String::from_utf8_lossy(&written.0)),
+                Err(_) => describe(value),
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+/// A text of the input (a query parameter, a path, a field's name) as an error
+/// message quotes it: in double quotes, cut to [`QUOTED_CHARS`] characters.
+pub fn shown_text(text: &str) -> String {
+    cut_quotes(&quoted(text))
+}
+
+/// A number for a message: as written when it is of a plain size, in exponent
+/// form when huge or tiny (`1e308`, not 309 digits).
+pub fn shown_number(x: f64) -> String {
+    if x == 0.0 || (1e-6..1e6).contains(&x.abs()) || !x.is_finite() {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// Collects a value's JSON text up to a few lines' worth, and fails past it.
+struct Capped(Vec<u8>);
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.0.len() + buf.len() > 2 * QUOTED_CHARS {
+            return Err(std::io::Error::other("longer than a message quotes"));
+        }
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The most characters of a message built from someone else's words (the
+/// recorder's refusal of a line) that an answer carries: quoted values are cut
+/// already; this bounds a value echoed without quotes.
+pub const MESSAGE_CHARS: usize = 2000;
+
+/// `message` with every quoted text in it cut ([`QUOTED_CHARS`]) and the whole
+/// bounded by [`MESSAGE_CHARS`], for a message whose echoes this program did not
+/// write itself.
+pub fn cut_message(message: &str) -> String {
+    let cut = cut_quotes(message);
+    match cut.char_indices().nth(MESSAGE_CHARS) {
+        None => cut,
+        Some((end, _)) => format!("{}…", &cut[..end]),
+    }
+}
+
+/// `message` with `text`, which it echoes (as written or in Rust's quotes), cut
+/// to [`QUOTED_CHARS`] characters, then as [`cut_message`] leaves it: for the
+/// message of a parser that echoes its input whole.
+pub fn cut_echo(message: &str, text: &str) -> String {
+    let short = shortened(text);
+    let message = if short.len() < text.len() {
+        message.replace(text, &short)
+    } else {
+        message.to_string()
+    };
+    cut_message(&message)
 }
 
 /// `text` in double quotes, escaped as JSON writes it (as it stands in the log).
@@ -687,6 +840,116 @@ mod tests {
                 assert!(!r.contains(rust), "{text}: {r}");
             }
         }
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "snake_case")]
+    enum Call {
+        Right,
+        Wrong,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Said {
+        says: Call,
+    }
+
+    #[test]
+    fn a_closed_list_given_an_object_names_its_values() {
+        for text in [r#"{"says":{}}"#, r#"{"says":{"a":1,"b":2}}"#] {
+            let value = parse_value(text).expect("JSON");
+            assert_eq!(
+                from_value::<Said>(&value).expect_err(text).reason,
+                r#"field "says": expected "right" or "wrong", got an object"#
+            );
+        }
+        let value = parse_value(r#"{"says":"wrong"}"#).expect("JSON");
+        assert_eq!(
+            from_value::<Said>(&value).expect("a value").says,
+            Call::Wrong
+        );
+    }
+
+    #[test]
+    fn a_lone_surrogate_is_said_to_be_one() {
+        for text in [
+            r#"{"a":"\ud800"}"#,
+            r#"{"a":"\udc00"}"#,
+            r#"{"a":"\ud800\u0041"}"#,
+            r#"{"a":"\ud800\n"}"#,
+        ] {
+            match parse_value(text) {
+                Err(JsonInputError::Syntax { message, .. }) => {
+                    assert_eq!(message, LONE_SURROGATE, "{text}")
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        // A pair is one character.
+        assert_eq!(
+            parse_value(r#""\ud83c\udca1""#).expect("a pair"),
+            Value::String("🂡".into())
+        );
+    }
+
+    #[test]
+    fn values_are_shown_short() {
+        let long = "x".repeat(1000);
+        let cut = format!("\"{}…\"", "x".repeat(QUOTED_CHARS));
+        assert_eq!(shown(&Value::String(long.clone())), cut);
+        assert_eq!(shown(&serde_json::json!("ok")), r#""ok""#);
+        assert_eq!(shown(&serde_json::json!(1e308)), "1e+308");
+        assert_eq!(shown(&serde_json::json!([1, "a"])), r#"[1,"a"]"#);
+        assert_eq!(shown(&serde_json::json!([long])), "a list of 1 item");
+        assert_eq!(
+            shown(&serde_json::json!(vec![0; 1000])),
+            "a list of 1000 items"
+        );
+        assert_eq!(shown(&serde_json::json!({ "a": long })), "an object");
+        assert_eq!(shown(&Value::Null), "null");
+        assert_eq!(shown_text(&long), cut);
+        assert_eq!(shown_number(1e308), "1e308");
+        assert_eq!(shown_number(-1e-320), "-1e-320");
+        assert_eq!(shown_number(0.75), "0.75");
+        assert_eq!(shown_number(-40.0), "-40");
+        assert_eq!(shown_number(0.0), "0");
+        assert_eq!(
+            cut_echo(&format!("{long:?} is not four numbers"), &long),
+            format!("{cut} is not four numbers")
+        );
+        assert_eq!(
+            cut_echo(&format!("{long} is not a zone"), &long),
+            format!("{}… is not a zone", "x".repeat(QUOTED_CHARS))
+        );
+        let unquoted = format!("got [{}]", vec!["1"; 5000].join(","));
+        assert_eq!(cut_message(&unquoted).chars().count(), MESSAGE_CHARS + 1);
+        assert_eq!(cut_message("short"), "short");
+    }
+
+    #[test]
+    fn an_object_only_type_refuses_a_list_of_its_values() {
+        let value = parse_value(r#"{"r":["2S",0.5]}"#).expect("JSON");
+        let object = value.as_object().expect("object");
+        let err = check_field::<ObjectOnly<Inner>>(object, "r").unwrap_err();
+        assert_eq!(
+            err.reason,
+            r#"field "r": expected an object, got a list of 2 items"#
+        );
+        // serde alone reads it.
+        assert!(check_field::<Inner>(object, "r").is_ok());
+        let value = parse_value(r#"{"r":{"read":"2S","confidence":0.5,"x":1}}"#).expect("JSON");
+        let object = value.as_object().expect("object");
+        let err = check_field::<ObjectOnly<Inner>>(object, "r").unwrap_err();
+        assert!(
+            err.reason.starts_with(r#"field "r": unknown field "x""#),
+            "{}",
+            err.reason
+        );
+        let value = parse_value(r#"{"read":"2S","confidence":0.5}"#).expect("JSON");
+        let read = from_value::<ObjectOnly<Inner>>(&value).expect("an object");
+        assert_eq!(read.0.confidence, 0.5);
     }
 
     #[test]

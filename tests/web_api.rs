@@ -1138,3 +1138,55 @@ fn a_play_entered_by_mistake_is_voided_and_the_round_goes_on() {
     );
     server.stop();
 }
+
+#[test]
+fn the_rule_checker_says_whether_a_starter_fits_as_the_referee_would_judge_it() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("table.db"));
+    let check = |body: Value| server.post("/api/rule/check", &body.to_string());
+
+    // The first card of the main line: nothing before it.
+    let refused = check(json!({"rule": "black", "starter": "3H"})).expect(200);
+    assert_eq!(refused["ok"], true, "{refused}");
+    assert!(refused["report"].is_object(), "{refused}");
+    assert_eq!(refused["starter"]["card"], "3H");
+    assert_eq!(refused["starter"]["fits"], false);
+    assert_eq!(refused["starter"]["explanation"], "3♥ is red → rejected");
+    let fits = check(json!({"rule": "black", "starter": "Q♠", "analyse": false})).expect(200);
+    assert_eq!(
+        fits,
+        json!({"ok": true, "starter": {"card": "QS", "fits": true, "explanation": "Q♠ is black → accepted"}})
+    );
+    // The referee's own words for the same starter, when the round starts with it.
+    let round = json!({"variant": "gardner", "god": "G", "players": ["A", "B", "C", "D"],
+                       "rule": "black", "starter": "3H"});
+    let refused_round = server.post("/api/rounds", &round.to_string()).expect(422);
+    let said = refused_round["error"].as_str().expect("error");
+    assert!(
+        said.contains("the starter 3H is not acceptable under the rule (3♥ is red → rejected)"),
+        "{said}"
+    );
+
+    // Without a starter the answer is as it was; a rule that does not parse has
+    // no starter to judge.
+    let plain = check(json!({"rule": "black", "analyse": false})).expect(200);
+    assert_eq!(plain, json!({"ok": true}));
+    let broken = check(json!({"rule": "if last.odd then black", "starter": "3H"})).expect(200);
+    assert_eq!(broken["ok"], false);
+    assert!(broken.get("starter").is_none(), "{broken}");
+
+    // A bad card is refused naming the field, as every card field is.
+    for (starter, said) in [
+        (json!("1X"), "unknown suit 'X'"),
+        (json!(3), "expected a string, got the number 3"),
+        (json!(["3H"]), "expected a string, got a list of 1 item"),
+    ] {
+        let bad = check(json!({"rule": "black", "starter": starter})).expect(400);
+        let error = bad["error"].as_str().expect("error");
+        assert!(
+            error.starts_with(r#"field "starter": "#) && error.contains(said),
+            "{starter}: {bad}"
+        );
+        assert_eq!(bad["where"], r#"POST /api/rule/check: field "starter""#);
+    }
+}

@@ -12,7 +12,9 @@
 //! `frame` is a JPEG file (read and stored in the database, addressed by its
 //! SHA-256); `frame_ref` is a reference kept as text when frames are archived
 //! elsewhere; `reads` has one entry per card of the play (or of the shown hand of a
-//! `no_play`), in the same order. Every field is optional. A read may also carry the
+//! `no_play`), in the same order (an empty list is a wrong count, not "no reads":
+//! leave `reads` out for that). Every field is optional; `evidence` and each read
+//! are objects, never lists of their values. A read may also carry the
 //! card's `corners` in the frame (`[[x, y]; 4]`: top-left, top-right, bottom-right,
 //! bottom-left of the portrait card, as the recognizer reported them), so that an
 //! audit can show the card as it was read. A read of `null` is a
@@ -29,6 +31,7 @@ use thiserror::Error;
 
 use super::{now_ms, Store, StoreError};
 use crate::cards::Card;
+use crate::json_input::{shown_number as shown, ObjectOnly};
 
 /// Evidence that could not be taken as given.
 #[derive(Debug, Error)]
@@ -44,11 +47,11 @@ pub enum EvidenceError {
     },
     #[error("evidence frame {path}: not a JPEG image (it must start with FF D8 FF)")]
     NotJpeg { path: String },
-    #[error("evidence: {} for {} (give one read per card, in order)", counted(*reads, "card read"), counted(*cards, "card"))]
+    #[error("evidence: {} for {} (give one read per card, in order, or leave \"reads\" out)", counted(*reads, "card read"), counted(*cards, "card"))]
     ReadCount { reads: usize, cards: usize },
     #[error("evidence: read {position} has a corner at [{}, {}], expected numbers within {limit} pixels of the frame's origin (frames are at most {max_side} pixels a side)", shown(*x), shown(*y), limit = CORNER_LIMIT, max_side = MAX_FRAME_SIDE)]
     Corner { position: usize, x: f64, y: f64 },
-    #[error("evidence: read {position} has confidence {value}, expected a number from 0 to 1")]
+    #[error("evidence: read {position} has confidence {}, expected a number from 0 to 1", shown(*value))]
     Confidence { position: usize, value: f64 },
     #[error("evidence frame {path:?}: must be a relative path inside the frames directory (no leading /, no ..)")]
     FrameOutside { path: String },
@@ -61,16 +64,6 @@ const MAX_FRAME_SIDE: f64 = 8192.0;
 /// How far from the frame's origin a read's corner may lie: a card cut by the
 /// frame's edge has corners outside it, but not a whole frame away.
 const CORNER_LIMIT: f64 = 2.0 * MAX_FRAME_SIDE;
-
-/// A coordinate for a message: as written when it is a plain size, in exponent form
-/// when it is huge (`1e308`, not 309 digits).
-fn shown(x: f64) -> String {
-    if x.abs() < 1e6 {
-        format!("{x}")
-    } else {
-        format!("{x:e}")
-    }
-}
 
 /// `n` and `noun`, plural when `n` is not 1: `1 card`, `2 card reads`.
 pub(crate) fn counted(n: usize, noun: &str) -> String {
@@ -105,8 +98,20 @@ pub struct EvidenceInput {
     pub frame: Option<String>,
     #[serde(default)]
     pub frame_ref: Option<String>,
-    #[serde(default)]
-    pub reads: Vec<CardRead>,
+    /// `None` when not given. Given, it holds one read per card: an empty list
+    /// says "no card was read" of a play whose cards were laid, and is refused as
+    /// any other wrong count is, rather than taken for "no reads".
+    #[serde(default, deserialize_with = "read_objects")]
+    pub reads: Option<Vec<CardRead>>,
+}
+
+/// The reads of a line, each an object (a read given as a list of its values
+/// would pass by the checks made on its fields by name).
+fn read_objects<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<CardRead>>, D::Error> {
+    let reads = Vec::<ObjectOnly<CardRead>>::deserialize(deserializer)?;
+    Ok(Some(reads.into_iter().map(|read| read.0).collect()))
 }
 
 /// Evidence as stored (inside the chained event payload): the frame is named by
@@ -170,8 +175,16 @@ impl Frame {
 impl EvidenceInput {
     /// Parses the `evidence` field of a line.
     pub fn from_json(value: serde_json::Value) -> Result<EvidenceInput, EvidenceError> {
+        EvidenceInput::parse(&value)
+    }
+
+    /// Parses the `evidence` field of a line (or of an API body), which must be
+    /// an object: serde would read the struct from a list of its values too, and
+    /// a frame given so is not the field `frame` the callers check.
+    pub fn parse(value: &serde_json::Value) -> Result<EvidenceInput, EvidenceError> {
         // The error names the field that does not fit, in the log's words.
-        crate::json_input::from_field_value(&value, "evidence")
+        crate::json_input::from_field_value::<ObjectOnly<EvidenceInput>>(value, "evidence")
+            .map(|input| input.0)
             .map_err(|e| EvidenceError::Malformed(e.reason))
     }
 
@@ -182,13 +195,15 @@ impl EvidenceInput {
         cards: &[Card],
         base: &Path,
     ) -> Result<(Evidence, Option<Frame>), EvidenceError> {
-        if !self.reads.is_empty() && self.reads.len() != cards.len() {
+        let given = self.reads.is_some();
+        let reads = self.reads.unwrap_or_default();
+        if given && reads.len() != cards.len() {
             return Err(EvidenceError::ReadCount {
-                reads: self.reads.len(),
+                reads: reads.len(),
                 cards: cards.len(),
             });
         }
-        for (i, read) in self.reads.iter().enumerate() {
+        for (i, read) in reads.iter().enumerate() {
             if !(0.0..=1.0).contains(&read.confidence) {
                 return Err(EvidenceError::Confidence {
                     position: i + 1,
@@ -230,7 +245,7 @@ impl EvidenceInput {
             frame_sha256: frame.as_ref().map(|f| f.sha256.clone()),
             frame_name: self.frame,
             frame_ref: self.frame_ref,
-            reads: self.reads,
+            reads,
         };
         Ok((evidence, frame))
     }
@@ -410,6 +425,78 @@ mod tests {
     }
 
     #[test]
+    fn evidence_and_its_reads_are_objects_not_lists_of_their_values() {
+        let err = input(r#"["f.jpg","cam/1",[{"read":"7H","confidence":0.9}]]"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"field "evidence": expected an object, got a list of 3 items"#
+        );
+        for list in ["[]", "[null]"] {
+            let err = input(list).unwrap_err();
+            assert!(
+                err.to_string()
+                    .starts_with(r#"field "evidence": expected an object, got a list"#),
+                "{list}: {err}"
+            );
+        }
+        let err = input(r#"{"reads":[["7H",0.9]]}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"field "evidence.reads", item 1: expected an object, got a list of 2 items"#
+        );
+        // What an object holds is still checked field by field.
+        let err = input(r#"{"reads":[{"read":"7H","confidence":0.9,"x":1}]}"#).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(r#"field "evidence.reads", item 1: unknown field "x""#),
+            "{err}"
+        );
+        let err = input(r#"{"frame":7}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"field "evidence.frame": expected a string, got the number 7"#
+        );
+    }
+
+    #[test]
+    fn an_empty_list_of_reads_is_a_wrong_count_not_no_reads() {
+        let dir = tempfile::tempdir().expect("dir");
+        let err = input(r#"{"reads":[]}"#)
+            .expect("input")
+            .resolve(&cards("7H"), dir.path())
+            .unwrap_err();
+        assert!(
+            matches!(err, EvidenceError::ReadCount { reads: 0, cards: 1 }),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .starts_with("evidence: 0 card reads for 1 card (give one read per card"),
+            "{err}"
+        );
+        // Left out, there are no reads to count.
+        let (ev, _) = input(r#"{"frame_ref":"cam/1"}"#)
+            .expect("input")
+            .resolve(&cards("7H"), dir.path())
+            .expect("no reads");
+        assert!(ev.reads.is_empty());
+        assert!(input(r#"{"reads":null}"#).is_err());
+    }
+
+    #[test]
+    fn a_huge_confidence_is_said_in_a_few_characters() {
+        let dir = tempfile::tempdir().expect("dir");
+        let err = input(r#"{"reads":[{"read":"8D","confidence":1e308}]}"#)
+            .expect("input")
+            .resolve(&cards("8D"), dir.path())
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "evidence: read 1 has confidence 1e308, expected a number from 0 to 1"
+        );
+    }
+
+    #[test]
     fn bad_evidence_is_explained() {
         let dir = tempfile::tempdir().expect("dir");
         let err = input(r#"{"reads":[{"read":"8D","confidence":1.5}]}"#)
@@ -472,7 +559,7 @@ mod tests {
         )
         .expect("four corners");
         assert_eq!(
-            read.reads[0].corners,
+            read.reads.expect("reads")[0].corners,
             Some([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.5]])
         );
     }

@@ -19,9 +19,10 @@ use indicatif::ProgressBar;
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 
+use crate::cards::Card;
 use crate::json_input;
 use crate::rule::analyse::{self, CheckOptions};
-use crate::rule::Rule;
+use crate::rule::{Context, Rule};
 use crate::store::audit::audit;
 use crate::store::evidence::EvidenceInput;
 use crate::store::history::export_log;
@@ -115,14 +116,25 @@ async fn state(State(state): Shared, headers: HeaderMap, RawQuery(query): RawQue
 }
 
 /// Turns an API `evidence.frame` (a frame id) into the spool file name the
-/// recorder reads, checking the id. The evidence's shape is checked here first, so
-/// that a wrong one is answered with the field it is in (e.g. `field
-/// "evidence.reads", item 1, field "confidence"` for a read's confidence).
+/// recorder reads, checking the id. The evidence's shape is checked here first, as
+/// the recorder checks it, so that a wrong one is answered with the field it is in
+/// (e.g. `field "evidence.reads", item 1, field "confidence"` for a read's
+/// confidence), and so that evidence given as a list of its values (which serde
+/// would read as the object) never reaches the recorder with a frame this check
+/// did not see.
 fn spool_evidence(object: &mut Map<String, Value>, at: &str) -> Result<Option<String>, ApiError> {
-    json_input::check_field::<EvidenceInput>(object, "evidence")
-        .map_err(|e| ApiError::bad(e.reason, at))?;
-    let Some(Value::Object(evidence)) = object.get_mut("evidence") else {
+    let Some(value) = object.get_mut("evidence") else {
         return Ok(None);
+    };
+    EvidenceInput::parse(value).map_err(|e| ApiError::bad(e.to_string(), at))?;
+    let Value::Object(evidence) = value else {
+        return Err(ApiError::bad(
+            format!(
+                "field \"evidence\": expected an object, got {}",
+                json_input::describe(value)
+            ),
+            at,
+        ));
     };
     match evidence.get("frame") {
         None => Ok(None),
@@ -133,7 +145,8 @@ fn spool_evidence(object: &mut Map<String, Value>, at: &str) -> Result<Option<St
         }
         Some(other) => Err(ApiError::bad(
             format!(
-                "evidence.frame must be a frame id returned by POST /api/frames (64 hex digits), got {other}"
+                "evidence.frame must be a frame id returned by POST /api/frames (64 hex digits), got {}",
+                json_input::shown(other)
             ),
             at,
         )),
@@ -152,7 +165,10 @@ async fn record(
         Some(Value::Bool(true)) => true,
         Some(other) => {
             return Err(ApiError::bad(
-                format!("\"new_game\" must be true or false, got {other}"),
+                format!(
+                    "\"new_game\" must be true or false, got {}",
+                    json_input::shown(&other)
+                ),
                 at,
             ))
         }
@@ -225,7 +241,10 @@ fn god_event(
     if let Some(given) = object.get("event") {
         if given.as_str() != Some(event) {
             return Err(ApiError::bad(
-                format!("this route records {event:?} events; got \"event\": {given}"),
+                format!(
+                    "this route records {event:?} events; got \"event\": {}",
+                    json_input::shown(given)
+                ),
                 at,
             ));
         }
@@ -299,7 +318,7 @@ async fn table_event(State(state): Shared, body: Bytes) -> Result<Response, ApiE
         other => Err(ApiError::Unauthorized {
             at: format!(
                 "{at}: event {} needs God (the table may post only {})",
-                other.map_or("(none)".to_string(), |n| format!("{n:?}")),
+                other.map_or("(none)".to_string(), json_input::shown_text),
                 TABLE_EVENTS.join(", ")
             ),
         }),
@@ -317,7 +336,7 @@ async fn rule_check(
     let at = "POST /api/rule/check";
     require_god(&state, &headers, query.as_deref(), at)?;
     let object = parse_object(&body, at)?;
-    only_fields(&object, &["rule", "analyse"], at)?;
+    only_fields(&object, &["rule", "analyse", "starter"], at)?;
     let Some(text) = object
         .get("rule")
         .and_then(Value::as_str)
@@ -329,6 +348,13 @@ async fn rule_check(
         ));
     };
     let analyse_it = bool_field(&object, "analyse", at)?.unwrap_or(true);
+    let starter = match object.get("starter") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(
+            json_input::from_field_value::<Card>(value, "starter")
+                .map_err(|e| ApiError::bad(e.reason, format!("{at}: field \"starter\"")))?,
+        ),
+    };
     // The console checks as God types: an analysis, whose time grows with the
     // rule's length, must not pile up on each keystroke of a pasted page.
     if analyse_it && text.len() > MAX_ANALYSED_RULE_BYTES {
@@ -347,30 +373,53 @@ async fn rule_check(
             "ok": false,
             "error": {"line": e.line, "column": e.column, "message": e.message, "text": e.to_string()},
         }),
-        Ok(_) if !analyse_it => json!({"ok": true}),
         Ok(rule) => {
-            let reads = rule.footprint();
-            let report = analyse::check(
-                &rule,
-                reads,
-                &CheckOptions::default(),
-                &ProgressBar::hidden(),
-            );
-            json!({"ok": true, "report": report})
+            let mut answer = json!({"ok": true});
+            if analyse_it {
+                let reads = rule.footprint();
+                let report = analyse::check(
+                    &rule,
+                    reads,
+                    &CheckOptions::default(),
+                    &ProgressBar::hidden(),
+                );
+                answer["report"] = json!(report);
+            }
+            if let Some(card) = starter {
+                answer["starter"] = starter_verdict(&rule, card);
+            }
+            answer
         }
     })
     .await?;
     Ok(Json(answer).into_response())
 }
 
+/// Whether `card` is accepted by `rule` as the starter, judged as the referee
+/// judges it when a round starts (the first card of the main line, nothing before
+/// it), with the rule's explanation: God learns before sealing a rule that the
+/// starter turned up would be refused (or, in variants that need it, stop the
+/// round from starting).
+fn starter_verdict(rule: &Rule, card: Card) -> Value {
+    let judgment = rule.judge(&Context::default(), card);
+    json!({
+        "card": card.to_string(),
+        "fits": judgment.accepted,
+        "explanation": judgment.explanation,
+    })
+}
+
 /// Refuses a body holding a field other than `known` (a misspelt one would
 /// otherwise be taken for its default), naming it.
 fn only_fields(object: &Map<String, Value>, known: &[&str], at: &str) -> Result<(), ApiError> {
     match object.keys().find(|k| !known.contains(&k.as_str())) {
-        Some(other) => Err(ApiError::bad(
-            format!("unknown field {other:?}: the fields are {known:?}"),
-            format!("{at}: field {other:?}"),
-        )),
+        Some(other) => {
+            let name = json_input::shown_text(other);
+            Err(ApiError::bad(
+                format!("unknown field {name}: the fields are {known:?}"),
+                format!("{at}: field {name}"),
+            ))
+        }
         None => Ok(()),
     }
 }
@@ -386,7 +435,7 @@ fn bool_field(
         None => Ok(None),
         Some(Value::Bool(on)) => Ok(Some(*on)),
         Some(other) => Err(ApiError::bad(
-            format!("give true or false, not {other}"),
+            format!("give true or false, not {}", json_input::shown(other)),
             format!("{at}: field {field:?}"),
         )),
     }
@@ -477,7 +526,7 @@ async fn watch_frame(
 
 /// `GET /api/frames/ID`: a frame as JPEG (stored evidence, or still in the spool).
 async fn frame(State(state): Shared, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let at = format!("GET /api/frames/{id}");
+    let at = format!("GET /api/frames/{}", json_input::shortened(&id));
     let bytes = frame_jpeg(&state, &id, &at).await?;
     Ok(([(header::CONTENT_TYPE, "image/jpeg")], bytes).into_response())
 }
@@ -490,7 +539,7 @@ async fn frame_card(
     Path(id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
-    let at = format!("GET /api/frames/{id}/card");
+    let at = format!("GET /api/frames/{}/card", json_input::shortened(&id));
     let jpeg = frame_jpeg(&state, &id, &at).await?;
     let worker_at = at.clone();
     let png = off_workers("card cutter", &at, move || {
@@ -555,7 +604,7 @@ async fn rounds(State(state): Shared) -> Result<Response, ApiError> {
 
 fn target(id: &str, at: &str) -> Result<Target, ApiError> {
     id.parse::<Target>()
-        .map_err(|e| ApiError::bad(e.to_string(), at))
+        .map_err(|e| ApiError::bad(json_input::cut_echo(&e.to_string(), id), at))
 }
 
 /// `GET /api/audit/ID`: the audit of a round (`GAME.ROUND`) or game (`GAME`).
@@ -565,7 +614,7 @@ async fn audit_report(
     RawQuery(query): RawQuery,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let at = format!("GET /api/audit/{id}");
+    let at = format!("GET /api/audit/{}", json_input::shortened(&id));
     let target = target(&id, &at)?;
     let for_god = auth::is_god(&headers, query.as_deref(), &state.god_token);
     let report = state
@@ -589,7 +638,7 @@ async fn export(
     RawQuery(query): RawQuery,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let at = format!("GET /api/export/{id}/log");
+    let at = format!("GET /api/export/{}/log", json_input::shortened(&id));
     let target = target(&id, &at)?;
     let for_god = auth::is_god(&headers, query.as_deref(), &state.god_token);
     let lines = state
@@ -622,10 +671,13 @@ async fn scores(
     RawQuery(query): RawQuery,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let at = format!("GET /api/export/{id}/scores");
+    let at = format!("GET /api/export/{}/scores", json_input::shortened(&id));
     let game: GameId = id.parse().map_err(|e: crate::store::ids::IdError| {
         ApiError::bad(
-            format!("{e} (a score sheet is for a whole game)"),
+            format!(
+                "{} (a score sheet is for a whole game)",
+                json_input::cut_echo(&e.to_string(), &id)
+            ),
             at.clone(),
         )
     })?;
@@ -633,7 +685,10 @@ async fn scores(
         .map_or_else(|| "html".to_string(), |f| f.into_owned());
     if format != "csv" && format != "html" {
         return Err(ApiError::bad(
-            format!("format must be csv or html, got {format:?}"),
+            format!(
+                "format must be csv or html, got {}",
+                json_input::shown_text(&format)
+            ),
             at,
         ));
     }

@@ -5,9 +5,15 @@
 
 use std::borrow::Cow;
 
+use axum::extract::Request;
 use axum::http::HeaderMap;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, NON_ALPHANUMERIC};
 use rand::RngCore;
+
+use super::error::ApiError;
+use crate::json_input;
 
 /// A fresh token: 128 bits from the operating system, in hex.
 pub fn fresh_token() -> String {
@@ -62,11 +68,75 @@ pub fn presented<'a>(headers: &'a HeaderMap, query: Option<&'a str>) -> Option<C
     header.or_else(|| query_param(query, "token"))
 }
 
+/// The first query parameter given more than once, by its decoded name
+/// (`restart` in `restart=1&restart=2`).
+pub fn repeated_param(query: Option<&str>) -> Option<String> {
+    let mut seen = std::collections::HashSet::new();
+    param_names(query).find(|name| !seen.insert(name.clone()))
+}
+
+/// The decoded names of a query string's parameters, in order.
+fn param_names(query: Option<&str>) -> impl Iterator<Item = String> + '_ {
+    query
+        .unwrap_or_default()
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let name = pair.split_once('=').map_or(pair, |(name, _)| name);
+            percent_decode_str(name).decode_utf8_lossy().into_owned()
+        })
+}
+
+/// Whether the request carries the `Authorization` header more than once.
+pub fn repeated_authorization(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(axum::http::header::AUTHORIZATION)
+        .iter()
+        .nth(1)
+        .is_some()
+}
+
+/// Refuses (400, naming it) an API request or WebSocket that gives a query
+/// parameter or the `Authorization` header twice. Reading either would otherwise
+/// take the first and drop the other unseen: `?restart=1&restart=2` would restart
+/// though the request also says something else, and of two tokens one may be
+/// God's while a proxy or a log judged the request by the other. Pages are left
+/// to [`is_god`], which refuses God's view to such a request.
+pub async fn refuse_repeats(request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    if path.starts_with("/api/") || path == "/ws" {
+        let at = format!("{} {}", request.method(), json_input::shortened(path));
+        if let Some(name) = repeated_param(request.uri().query()) {
+            return ApiError::bad(
+                format!(
+                    "query parameter {} given twice: give each parameter once",
+                    json_input::shown_text(&name)
+                ),
+                at,
+            )
+            .into_response();
+        }
+        if repeated_authorization(request.headers()) {
+            return ApiError::bad(
+                "header \"Authorization\" given twice: give the token once",
+                at,
+            )
+            .into_response();
+        }
+    }
+    next.run(request).await
+}
+
 /// Whether the request is God's: it carries the token as it is, or
 /// percent-encoded. A browser cannot put a token such as `café ♠` in a header
 /// (headers are ISO-8859-1), so the console sends such a token encoded; a token
-/// that looks encoded (`%41`) is still taken as written first.
+/// that looks encoded (`%41`) is still taken as written first. A request that
+/// gives the token twice (two `Authorization` headers, or `token` twice in the
+/// query) is not God's, whichever of them is right.
 pub fn is_god(headers: &HeaderMap, query: Option<&str>, token: &str) -> bool {
+    if repeated_authorization(headers) || param_names(query).filter(|n| n == "token").count() > 1 {
+        return false;
+    }
     presented(headers, query).is_some_and(|t| {
         same(&t, token)
             || percent_decode_str(&t)
@@ -132,6 +202,54 @@ mod tests {
             query_param(Some("zone=%FF%FE"), "zone").as_deref(),
             Some("%FF%FE")
         );
+    }
+
+    #[test]
+    fn a_token_given_twice_is_nobodys() {
+        let token = "tok";
+        assert!(!is_god(
+            &HeaderMap::new(),
+            Some("token=tok&token=nope"),
+            token
+        ));
+        assert!(!is_god(
+            &HeaderMap::new(),
+            Some("token=nope&token=tok"),
+            token
+        ));
+        assert!(!is_god(
+            &HeaderMap::new(),
+            Some("token=tok&%74oken=tok"),
+            token
+        ));
+        assert!(is_god(&HeaderMap::new(), Some("x=1&token=tok&y=2"), token));
+        let mut two = HeaderMap::new();
+        two.append(
+            axum::http::header::AUTHORIZATION,
+            "Bearer tok".parse().expect("header"),
+        );
+        assert!(is_god(&two, None, token));
+        two.append(
+            axum::http::header::AUTHORIZATION,
+            "Bearer nope".parse().expect("header"),
+        );
+        assert!(repeated_authorization(&two));
+        assert!(!is_god(&two, None, token));
+    }
+
+    #[test]
+    fn a_parameter_given_twice_is_found_by_its_decoded_name() {
+        assert_eq!(
+            repeated_param(Some("restart=1&restart=2")).as_deref(),
+            Some("restart")
+        );
+        assert_eq!(
+            repeated_param(Some("zone=1&re%73tart=1&restart")).as_deref(),
+            Some("restart")
+        );
+        assert_eq!(repeated_param(Some("zone=1,2,3,4&restart=1")), None);
+        assert_eq!(repeated_param(Some("a=1&&b=2&")), None);
+        assert_eq!(repeated_param(None), None);
     }
 
     #[test]

@@ -129,9 +129,10 @@ impl<'s> Desk<'s> {
                 let what = rejection
                     .error
                     .strip_prefix("line 1: ")
-                    .unwrap_or(&rejection.error)
-                    .to_string();
-                Err(ApiError::rejected(what, at))
+                    .unwrap_or(&rejection.error);
+                // The recorder's and the referee's reasons may quote the request's
+                // values; an answer carries at most the first characters of each.
+                Err(ApiError::rejected(crate::json_input::cut_message(what), at))
             }
             None => Err(ApiError::Store {
                 what: "the recorder gave no reply".into(),

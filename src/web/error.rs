@@ -146,7 +146,11 @@ pub async fn json_errors(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let at = format!("{} {}", request.method(), request.uri().path());
+    let at = format!(
+        "{} {}",
+        request.method(),
+        json_input::shortened(request.uri().path())
+    );
     let api = request.uri().path().starts_with("/api/");
     let response = next.run(request).await;
     let status = response.status();

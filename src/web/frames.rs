@@ -13,6 +13,7 @@ use image::RgbImage;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::json_input;
 use crate::vision::rectify::rectify;
 use crate::vision::{decode_frame, exposure_warnings, FrameWarning, Point, Quad, Recognizer};
 
@@ -226,7 +227,12 @@ pub fn parse_corners(
                 .parse::<f64>()
                 .ok()
                 .filter(|n| n.is_finite())
-                .ok_or_else(|| ApiError::bad(format!("corners: {v:?} is not a number"), at))
+                .ok_or_else(|| {
+                    ApiError::bad(
+                        format!("corners: {} is not a number", json_input::shown_text(v)),
+                        at,
+                    )
+                })
         })
         .collect::<Result<_, _>>()?;
     if numbers.len() != 8 {
@@ -247,7 +253,8 @@ pub fn parse_corners(
         return Err(ApiError::bad(
             format!(
                 "corners: ({}, {}) is far outside the {width} × {height} frame",
-                p.x, p.y
+                json_input::shown_number(p.x),
+                json_input::shown_number(p.y)
             ),
             at,
         ));

@@ -115,6 +115,7 @@ impl Service {
         api::routes()
             .merge(assets::routes())
             .layer(DefaultBodyLimit::max(MAX_BODY))
+            .layer(axum::middleware::from_fn(auth::refuse_repeats))
             .layer(axum::middleware::from_fn(error::json_errors))
             .with_state(Arc::clone(&self.state))
     }

@@ -17,6 +17,7 @@ use crate::vision::{
 
 use super::error::ApiError;
 use super::frames::{self, Camera, FrameReply, Read};
+use crate::json_input;
 
 /// The service's one watcher (one camera watches the play zone).
 pub struct ZoneWatch {
@@ -102,7 +103,9 @@ pub fn parse_zone(value: Option<&str>, at: &str) -> Result<Zone, ApiError> {
         return Ok(Zone::WHOLE);
     };
     let value = value.replace("%2C", ",").replace("%2c", ",");
-    Zone::parse(&value).map_err(|e| ApiError::bad(format!("zone: {e}"), at))
+    // The zone's parser echoes what it was given, whole.
+    Zone::parse(&value)
+        .map_err(|e| ApiError::bad(format!("zone: {}", json_input::cut_echo(&e, &value)), at))
 }
 
 /// `?restart=`: `1` forgets the frames seen before (watching switched on), `0`
@@ -113,7 +116,10 @@ pub fn parse_restart(value: Option<&str>, at: &str) -> Result<bool, ApiError> {
         None | Some("" | "0") => Ok(false),
         Some("1") => Ok(true),
         Some(other) => Err(ApiError::bad(
-            format!("restart: {other:?} is neither 1 (forget the frames seen before) nor 0"),
+            format!(
+                "restart: {} is neither 1 (forget the frames seen before) nor 0",
+                json_input::shown_text(other)
+            ),
             at,
         )),
     }
@@ -275,6 +281,18 @@ mod tests {
             assert!(err.to_string().contains(says), "{bad}: {err}");
             assert_eq!(err.status(), axum::http::StatusCode::BAD_REQUEST);
         }
+    }
+
+    #[test]
+    fn a_long_zone_or_restart_is_quoted_cut() {
+        let long = "7".repeat(5000);
+        for bad in [format!("{long}x"), format!("2.{long},0,1,1")] {
+            let err = parse_zone(Some(&bad), "t").unwrap_err();
+            assert!(err.to_string().len() < 300, "{err}");
+            assert!(err.to_string().contains(&"7".repeat(50)), "{err}");
+        }
+        let err = parse_restart(Some(&long), "t").unwrap_err();
+        assert!(err.to_string().len() < 200, "{err}");
     }
 
     #[test]
