@@ -599,3 +599,19 @@ fn a_crashed_writers_log_is_still_read_from_a_write_protected_folder() {
         "{report}"
     );
 }
+
+/// SQLite counts its lock wait in a C `int` of milliseconds; a longer wait given
+/// to the store is held as the longest it can take, where rusqlite would panic.
+#[test]
+fn a_lock_wait_longer_than_sqlite_takes_is_capped_not_a_panic() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("long.db");
+    for wait in [
+        std::time::Duration::from_millis(eleusis::store::MAX_BUSY_TIMEOUT_MS + 1),
+        std::time::Duration::from_millis(u64::MAX),
+        std::time::Duration::MAX,
+    ] {
+        let store = Store::open_with(&db, wait).expect("opened");
+        drop(store);
+    }
+}

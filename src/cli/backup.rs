@@ -12,7 +12,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use crate::store::log::ChainStatus;
-use crate::store::{directory_of, Store, DEFAULT_DB};
+use crate::store::{directory_of, Store, StoreError, DEFAULT_DB};
 
 /// Arguments of `eleusis backup`.
 #[derive(Debug, Args)]
@@ -28,10 +28,10 @@ pub struct BackupArgs {
 /// Runs the subcommand.
 pub fn run(args: &BackupArgs) -> ExitCode {
     match backup(&args.db, &args.out) {
-        Ok(summary) => {
-            println!("{summary}");
-            ExitCode::SUCCESS
-        }
+        Ok(summary) => match super::print_stdout(&format!("{summary}\n")) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(status) => status,
+        },
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -68,7 +68,7 @@ pub fn backup(db: &Path, out: &Path) -> Result<String> {
     let written = source
         .backup_into(&partial)
         .map_err(anyhow::Error::from)
-        .and_then(|()| check(&partial))
+        .and_then(|()| check(&partial).map_err(|e| of_the_source(db, e)))
         .and_then(|summary| {
             std::fs::hard_link(&partial, out)
                 .or_else(|_| {
@@ -92,6 +92,22 @@ pub fn backup(db: &Path, out: &Path) -> Result<String> {
         db.display(),
         out.display()
     ))
+}
+
+/// A failure to read the copy back, said of the database given (`--db`): the copy
+/// is its pages as they are, so what is damaged in the copy is damaged in it,
+/// and the copy's own name is of a file already deleted when this is read.
+fn of_the_source(db: &Path, e: anyhow::Error) -> anyhow::Error {
+    match e.downcast::<StoreError>() {
+        Ok(StoreError::Sqlite { during, cause, .. }) => anyhow::anyhow!(
+            "database {}: {during}, in the copy just taken of it: {cause} (the copy is the database's pages as they are: check the database itself, e.g. with `eleusis audit GAME --db {}`)",
+            db.display(),
+            db.display()
+        ),
+        Ok(other) => anyhow::Error::from(other)
+            .context(format!("checking the copy taken of {}", db.display())),
+        Err(other) => other.context(format!("checking the copy taken of {}", db.display())),
+    }
 }
 
 /// Opens the copy on its own and checks every game's hash chain in it.

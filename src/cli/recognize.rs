@@ -207,8 +207,7 @@ fn card_suffix(card: &crate::vision::CardRead) -> String {
 
 /// Runs the subcommand.
 pub fn run(args: &RecognizeArgs) -> ExitCode {
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = super::stdout();
     match run_to(args, &mut out, &mut io::stderr()) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
@@ -236,8 +235,11 @@ pub fn run(args: &RecognizeArgs) -> ExitCode {
 /// folder that could not be listed with the reason (said in its place, and the
 /// rest go on). Inside a folder only regular files (or links to them) named
 /// `.png`, `.jpg` or `.jpeg` are taken: a pipe or a device there would block or
-/// never end. With `--check`, `.json` files named on the command line are left
-/// out: they are the sidecars a shell glob such as `DIR/01*` also matches.
+/// never end. A file named on the command line that is not a regular file is
+/// refused in its place, for the same reason, unless it is standard input or a
+/// descriptor handed over (`/dev/stdin`, `/dev/fd/N`). With `--check`, `.json`
+/// files named on the command line are left out: they are the sidecars a shell
+/// glob such as `DIR/01*` also matches.
 fn expand(paths: &[PathBuf], check: bool) -> Vec<(PathBuf, Option<String>)> {
     let mut files = Vec::new();
     for p in paths {
@@ -268,6 +270,15 @@ fn expand(paths: &[PathBuf], check: bool) -> Vec<(PathBuf, Option<String>)> {
                 .is_some_and(|e| e.eq_ignore_ascii_case("json"))
         {
             continue;
+        } else if let Some(kind) = super::not_a_regular_file(p) {
+            // Named on the command line but not an image file: a named pipe
+            // would block the read for ever. Said in its place; the rest go on.
+            files.push((
+                p.clone(),
+                Some(format!(
+                    "{kind}, not a regular file: give a PNG or JPEG file"
+                )),
+            ));
         } else {
             files.push((p.clone(), None));
         }

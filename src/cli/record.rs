@@ -23,7 +23,7 @@ use clap::Args;
 
 use crate::store::history::standard_referee;
 use crate::store::recorder::{Recorder, Rejection, Reply};
-use crate::store::{GameId, Store, StoreError, DEFAULT_DB};
+use crate::store::{GameId, Store, StoreError, DEFAULT_DB, MAX_BUSY_TIMEOUT_MS};
 
 /// Lines taken into one commit at most.
 const MAX_BATCH: usize = 256;
@@ -43,13 +43,40 @@ pub struct RecordArgs {
     /// Directory that evidence frame paths are relative to.
     #[arg(long, default_value = ".")]
     pub frames: PathBuf,
-    /// How long to wait for another writer's lock, in milliseconds.
-    #[arg(long, default_value_t = 5000)]
+    /// How long to wait for another writer's lock, in milliseconds (at most
+    /// 2147483647, about 24.8 days).
+    #[arg(long, default_value_t = 5000, value_parser = parse_busy_timeout, value_name = "MS")]
     pub busy_timeout_ms: u64,
+}
+
+/// Parses `--busy-timeout-ms`. SQLite holds the wait in a signed 32-bit count of
+/// milliseconds ([`MAX_BUSY_TIMEOUT_MS`]) and a longer one cannot be given to it
+/// (rusqlite panics): it is refused when the command is given, saying the limit,
+/// before anything is opened.
+fn parse_busy_timeout(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() || !trimmed.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "'{text}' is not a number of milliseconds: give a whole number from 0 to {MAX_BUSY_TIMEOUT_MS}"
+        ));
+    }
+    match trimmed.parse::<u64>() {
+        Ok(ms) if ms <= MAX_BUSY_TIMEOUT_MS => Ok(ms),
+        // All digits, but past the limit (or past any 64-bit number).
+        _ => Err(format!(
+            "'{text}' ms is too long a wait: at most {MAX_BUSY_TIMEOUT_MS} (about 24.8 days)"
+        )),
+    }
 }
 
 /// Runs the subcommand.
 pub fn run(args: &RecordArgs) -> ExitCode {
+    // Each line's answer goes to standard output: with nowhere to say which lines
+    // were stored, none is taken.
+    if let Some(e) = super::stdout_closed() {
+        eprintln!("error: {e}: record answers every line there; nothing was read or stored");
+        return ExitCode::from(2);
+    }
     // `--game` continues a stored game: with no file there is no game to continue,
     // and opening would leave an empty database behind (a typo in `--db` must not
     // litter the folder). A path that cannot be examined is left to the open,
@@ -88,9 +115,8 @@ pub fn run(args: &RecordArgs) -> ExitCode {
     };
     let recorder = recorder.frames_from(args.frames.clone());
     let stdin = io::stdin();
-    let stdout = io::stdout();
     let input = BufReader::with_capacity(1 << 16, stdin.lock());
-    match record(recorder, input, &mut stdout.lock()) {
+    match record(recorder, input, &mut super::stdout()) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(Failure::Store(e)) => {
@@ -169,6 +195,15 @@ fn record<R: Read>(
                 // A log saved by a Windows editor starts with a byte-order mark.
                 if number == 1 && bytes.starts_with("\u{feff}".as_bytes()) {
                     bytes.drain(..3);
+                }
+                // The line without its end (`\n` or `\r\n`), as `replay` reads it:
+                // a line cut short must be said to end where its text ends
+                // (`column 29`), not on the next line (`column 0`).
+                if bytes.ends_with(b"\n") {
+                    bytes.pop();
+                    if bytes.ends_with(b"\r") {
+                        bytes.pop();
+                    }
                 }
                 match String::from_utf8(bytes) {
                     Ok(text) if text.trim().is_empty() => {}

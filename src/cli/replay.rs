@@ -34,8 +34,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = super::stdout();
     match replay_bytes(&text, args.trace, &mut out) {
         Ok(()) => ExitCode::SUCCESS,
         Err(ReplayFailure::Line(e)) => {
@@ -48,6 +47,12 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
             eprintln!("{NO_EVENTS}");
             ExitCode::from(1)
         }
+        // The reader went away (`eleusis replay --trace LOG | head`): nobody is
+        // left to tell, so stop quietly with the status of a program stopped by
+        // SIGPIPE (141), as `audit`, `export` and `recognize` do.
+        Err(ReplayFailure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+            ExitCode::from(141)
+        }
         Err(ReplayFailure::Output(e)) => {
             eprintln!("error: cannot write the output: {e}");
             ExitCode::from(2)
@@ -56,6 +61,12 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
 }
 
 /// The log's bytes; UTF-8 is checked line by line so that an error says which line.
+///
+/// A named file must be a regular file: a named pipe would be waited on until some
+/// program wrote into it (for ever, for a pipe left over), a device might never
+/// end. Standard input is read whatever it is, given as `-` or `/dev/stdin`, and
+/// so is a descriptor handed over as `/dev/fd/N` (`eleusis replay <(zcat
+/// log.gz)`).
 fn read_log(path: &PathBuf) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     if path.as_os_str() == "-" {
@@ -63,6 +74,12 @@ fn read_log(path: &PathBuf) -> Result<Vec<u8>> {
             .read_to_end(&mut bytes)
             .context("reading the table log from standard input")?;
     } else {
+        if let Some(kind) = super::not_a_regular_file(path) {
+            anyhow::bail!(
+                "the table log {} is {kind}, not a regular file: give the log's file, or `-` to read standard input",
+                path.display()
+            );
+        }
         bytes = std::fs::read(path)
             .with_context(|| format!("reading the table log {}", path.display()))?;
     }

@@ -207,8 +207,7 @@ fn run_judge(args: &JudgeArgs) -> anyhow::Result<ExitCode> {
         explanation: &verdict.explanation,
         per_card: (cards.len() > 1).then_some(verdict.per_card.as_slice()),
     };
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = super::stdout();
     serde_json::to_writer(&mut out, &output)?;
     writeln!(out)?;
     out.flush()?;
@@ -248,8 +247,7 @@ struct BatchError {
 fn batch(rule: &Rule, explain: bool) -> anyhow::Result<ExitCode> {
     let stdin = io::stdin();
     let mut input = BufReader::with_capacity(64 * 1024, stdin.lock());
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let mut out = BufWriter::with_capacity(64 * 1024, super::stdout());
     let mut line = Vec::new();
     let mut number = 0usize;
     loop {

@@ -3,15 +3,19 @@
 //! continues the game it was playing (the state is rebuilt from the stored log),
 //! prints the URLs with the God token, and stops cleanly on Ctrl-C or SIGTERM.
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Duration;
 
 use clap::Args;
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+use thiserror::Error;
 use tokio::net::TcpListener;
 
-use crate::store::DEFAULT_DB;
-use crate::web::{Service, ServiceOptions};
+use crate::store::{side_file, DEFAULT_DB, SERVE_LOCK_SUFFIX};
+use crate::web::{Service, ServiceOptions, Urls};
 
 /// Arguments of `eleusis serve`.
 #[derive(Debug, Args)]
@@ -77,7 +81,11 @@ async fn serve(args: &ServeArgs) -> ExitCode {
         say("  court cards:  every one asks God (--confirm-courts; switched at the God console's Camera panel)");
     }
     if addr.ip().is_unspecified() {
-        say("  (from a tablet on the network, use this machine's address instead of localhost)");
+        let network =
+            lan_address(addr.ip()).map(|ip| service.urls(SocketAddr::new(ip, addr.port())));
+        for line in network_lines(network.as_ref()) {
+            say(&line);
+        }
     }
     flush_stdout();
     serve_until_stopped(
@@ -138,10 +146,31 @@ pub(crate) async fn start(
         eprintln!("error: cannot listen on {addr}: {e}");
         ExitCode::from(2)
     })?;
+    // A database refused (damaged, unreadable) leaves no frames folder behind,
+    // like one refused for a bad path: the service makes the folder once the
+    // file opened, before it has read the game in it.
+    let spool = crate::web::desk::spool_dir(&options.db);
+    let spool_was_there = spool.exists();
     let service = Service::open(options).map_err(|e| {
+        if !spool_was_there {
+            // Only an empty folder goes: nothing was put in it yet.
+            let _ = std::fs::remove_dir(&spool);
+        }
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
+    // Once the database is known good: a refused one leaves no lock file. Held
+    // until the process ends (see `HELD`).
+    match ServeLock::take(&options.db) {
+        Ok(lock) => HELD
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(lock),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Err(ExitCode::from(2));
+        }
+    }
     let addr = listener.local_addr().unwrap_or(addr);
     let stop = Box::pin(shutdown_signal());
     let urls = service.urls(addr);
@@ -159,6 +188,120 @@ pub(crate) async fn start(
     Ok((service, listener, addr, stop))
 }
 
+/// The start lines for the tablets on the network, for a service listening on
+/// every network: the pages at this machine's own address when it was found
+/// (`tablet:` as on the first lines, so that a script reading the first
+/// `tablet:` line still finds `localhost`), else the advice to use it.
+fn network_lines(urls: Option<&Urls>) -> Vec<String> {
+    match urls {
+        Some(urls) => vec![
+            "  from a tablet or phone on the network, this machine's address:".to_string(),
+            format!("  tablet:       {}", urls.tablet),
+            format!("  God console:  {}", urls.god),
+        ],
+        None => vec![
+            "  (from a tablet on the network, use this machine's address instead of localhost)"
+                .to_string(),
+        ],
+    }
+}
+
+/// This machine's address on the network its default route leads to (the one a
+/// tablet on the same Wi-Fi reaches it by), for a service listening on every
+/// network; `None` when there is none (no network) or only a loopback one.
+/// Connecting a UDP socket sends nothing: the system only picks the interface it
+/// would send from, whose address the socket then has. The peer is an address
+/// reserved for documentation (RFC 5737, RFC 3849), never a real host. An IPv4
+/// address is tried first, even for `[::]`, which takes IPv4 too on most systems
+/// and is easier to type on a tablet.
+fn lan_address(listening: IpAddr) -> Option<IpAddr> {
+    let mut probes: Vec<(SocketAddr, SocketAddr)> = vec![(
+        SocketAddr::from(([0, 0, 0, 0], 0)),
+        SocketAddr::from(([192, 0, 2, 1], 9)),
+    )];
+    if listening.is_ipv6() {
+        probes.push((
+            SocketAddr::from((std::net::Ipv6Addr::UNSPECIFIED, 0)),
+            SocketAddr::from((std::net::Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1), 9)),
+        ));
+    }
+    probes.into_iter().find_map(|(local, peer)| {
+        let socket = std::net::UdpSocket::bind(local).ok()?;
+        socket.connect(peer).ok()?;
+        let ip = socket.local_addr().ok()?.ip();
+        (!ip.is_unspecified() && !ip.is_loopback()).then_some(ip)
+    })
+}
+
+/// The locks of the databases this process serves, kept until it ends: the
+/// operating system lets them go when it does, however it ends (a crash, a
+/// kill, a power cut), so a lock is never left behind to refuse the next start.
+static HELD: Mutex<Vec<ServeLock>> = Mutex::new(Vec::new());
+
+/// A running service's hold on its database: an exclusive SQLite lock on the file
+/// `DB.serve.lock` beside it ([`SERVE_LOCK_SUFFIX`]), kept for as long as the
+/// value lives. SQLite's lock, not one on the database itself, because `record`,
+/// `audit`, `export` and `backup` must go on working beside the service; and not
+/// a file whose mere presence means "taken", which a killed service would leave
+/// behind.
+pub(crate) struct ServeLock {
+    /// Inside a transaction that is never ended: the lock it holds.
+    _conn: Connection,
+}
+
+/// Why a service cannot take its database.
+#[derive(Debug, Error)]
+pub(crate) enum ServeLockError {
+    #[error("database {db} is already served by another `eleusis serve` (or `eleusis demo`), which holds {lock} locked: two services on one database would each start games of their own, and the game would fork; stop the other one first, or give another --db (`eleusis record`, `audit`, `export` and `backup` work beside it)")]
+    Held { db: PathBuf, lock: PathBuf },
+    #[error("database {db}: cannot take the lock file {lock} that keeps a second service off it: {cause}")]
+    Lock {
+        db: PathBuf,
+        lock: PathBuf,
+        cause: rusqlite::Error,
+    },
+}
+
+impl ServeLock {
+    /// Takes the hold on `db`, or says which service has it. Never waits: a
+    /// second service is refused at once.
+    pub(crate) fn take(db: &Path) -> Result<ServeLock, ServeLockError> {
+        let lock = side_file(db, SERVE_LOCK_SUFFIX);
+        let failed = |cause: rusqlite::Error| {
+            let busy = matches!(
+                cause.sqlite_error_code(),
+                Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+            );
+            if busy {
+                ServeLockError::Held {
+                    db: db.to_path_buf(),
+                    lock: lock.clone(),
+                }
+            } else {
+                ServeLockError::Lock {
+                    db: db.to_path_buf(),
+                    lock: lock.clone(),
+                    cause,
+                }
+            }
+        };
+        let conn = Connection::open_with_flags(
+            &lock,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(failed)?;
+        conn.busy_timeout(Duration::ZERO).map_err(failed)?;
+        // No journal: the lock file stays empty, and a service killed while it
+        // holds the lock leaves no journal beside it.
+        conn.query_row("PRAGMA journal_mode=OFF", [], |row| row.get::<_, String>(0))
+            .map_err(failed)?;
+        conn.execute_batch("BEGIN EXCLUSIVE").map_err(failed)?;
+        Ok(ServeLock { _conn: conn })
+    }
+}
+
 /// Reads `--addr`: an IP address and port, a host name and port (`localhost:8080`,
 /// as the printed URLs say), or a port alone, on every network (`8080`).
 pub(crate) fn parse_addr(text: &str) -> Result<SocketAddr, String> {
@@ -171,6 +314,13 @@ pub(crate) fn parse_addr(text: &str) -> Result<SocketAddr, String> {
         return Ok(addr);
     }
     let expected = "expected HOST:PORT (0.0.0.0:8080 for every network, localhost:8080 for this machine only) or a port alone (8080)";
+    // Digits alone are a port, however many: `70000` is a port too large, not
+    // a host without one.
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "{text:?} is not a port: give one from 0 to 65535; {expected}"
+        ));
+    }
     if !text.contains(':') {
         return Err(format!("{text:?} has no port: {expected}"));
     }
@@ -299,6 +449,60 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_database_is_held_by_one_service_at_a_time() {
+        let dir = tempfile::tempdir().expect("dir");
+        let db = dir.path().join("club.db");
+        let first = ServeLock::take(&db).expect("first");
+        let second = ServeLock::take(&db).err().expect("second refused");
+        assert!(matches!(second, ServeLockError::Held { .. }), "{second}");
+        let said = second.to_string();
+        assert!(said.contains(&db.display().to_string()), "{said}");
+        assert!(said.contains("club.db.serve.lock"), "{said}");
+        // Let go (as when the process ends): the next service takes it.
+        drop(first);
+        let _again = ServeLock::take(&db).expect("taken again");
+        // Only the lock file beside it, empty: no journal, no database made.
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["club.db.serve.lock"]);
+    }
+
+    #[test]
+    fn a_service_on_every_network_prints_its_address_for_the_tablets() {
+        let urls = Urls {
+            tablet: "http://192.168.1.23:8080/".into(),
+            god: "http://192.168.1.23:8080/god?token=t".into(),
+            audit: "http://192.168.1.23:8080/audit".into(),
+        };
+        let lines = network_lines(Some(&urls));
+        assert!(
+            lines.contains(&"  tablet:       http://192.168.1.23:8080/".to_string()),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.ends_with("/god?token=t")),
+            "{lines:?}"
+        );
+        // Not found (no network): the advice of before.
+        let lines = network_lines(None);
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].contains("use this machine's address"), "{lines:?}");
+        // Whatever the machine's network, never an address a tablet cannot reach.
+        for listening in [
+            IpAddr::from([0, 0, 0, 0]),
+            IpAddr::from(std::net::Ipv6Addr::UNSPECIFIED),
+        ] {
+            if let Some(ip) = lan_address(listening) {
+                assert!(!ip.is_loopback() && !ip.is_unspecified(), "{ip}");
+            }
+        }
+    }
+
+    #[test]
     fn an_address_may_be_a_host_name_or_a_port_alone() {
         assert_eq!(
             parse_addr("8080"),
@@ -316,6 +520,10 @@ mod tests {
             parse_addr("[::1]:8080"),
             Ok("[::1]:8080".parse::<SocketAddr>().expect("v6"))
         );
+        for too_large in ["65536", "70000", "18446744073709551616"] {
+            let said = parse_addr(too_large).expect_err("too large");
+            assert!(said.contains("from 0 to 65535"), "{said}");
+        }
         let no_port = parse_addr("localhost").expect_err("no port");
         assert!(no_port.contains("has no port"), "{no_port}");
         let bad = parse_addr("localhost:http-alt").expect_err("bad port");

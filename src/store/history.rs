@@ -227,7 +227,12 @@ pub fn parse_correction(
                 number,
             }
         }
-        Some(other) => return Err(format!("\"round\" must be a number, got {other}")),
+        Some(other) => {
+            return Err(format!(
+                "\"round\" must be a number, got {}",
+                crate::json_input::shown(other)
+            ))
+        }
     };
     let fields: Map<String, Value> = object
         .iter()
@@ -240,7 +245,8 @@ pub fn parse_correction(
     if let Some(void) = fields.get(VOID) {
         if !matches!(void, Value::Bool(true) | Value::Null) {
             return Err(format!(
-                "\"void\" must be true (the event did not happen) or null (it did after all), got {void}"
+                "\"void\" must be true (the event did not happen) or null (it did after all), got {}",
+                crate::json_input::shown(void)
             ));
         }
         if void.is_boolean()

@@ -24,8 +24,8 @@ pub mod printable;
 pub mod recorder;
 mod schema;
 pub mod scoresheet;
-pub mod season;
 pub mod seal;
+pub mod season;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -42,14 +42,22 @@ pub const DEFAULT_DB: &str = "eleusis.db";
 /// How long a write waits for another process's lock before giving up.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The longest lock wait SQLite can be given, in milliseconds: it counts them in
+/// a C `int`, and rusqlite panics on a longer one.
+pub const MAX_BUSY_TIMEOUT_MS: u64 = i32::MAX as u64;
+
 /// Everything that can go wrong in the store. Each message says which file and what
 /// to do; none of them leaves a half-written transaction behind (SQLite rolls back).
 #[derive(Debug, Error)]
 pub enum StoreError {
-    #[error("database {path}: cannot open it: {source}")]
+    // The cause is said in the message and is not also given as the error's
+    // source: a report that prints the whole chain (`{:#}`) would say it two or
+    // three times over (`file is not a database: file is not a database: Error
+    // code 26: …`).
+    #[error("database {path}: cannot open it: {cause}")]
     Open {
         path: PathBuf,
-        source: rusqlite::Error,
+        cause: rusqlite::Error,
     },
     #[error("database {path} is a directory; give the database file (e.g. {path}/eleusis.db)")]
     Directory { path: PathBuf },
@@ -105,11 +113,12 @@ pub enum StoreError {
         wal: PathBuf,
         reason: String,
     },
-    #[error("database {path}: {during}: {source}")]
+    /// Said once, like [`StoreError::Open`]: the cause is no `source`.
+    #[error("database {path}: {during}: {cause}")]
     Sqlite {
         path: PathBuf,
         during: String,
-        source: rusqlite::Error,
+        cause: rusqlite::Error,
     },
     #[error("no game {0} in this database")]
     UnknownGame(GameId),
@@ -178,6 +187,37 @@ fn file_id(_meta: &std::fs::Metadata) -> Option<FileId> {
     None
 }
 
+/// What a path that is not a regular file is, in words (`a named pipe (FIFO)`),
+/// or `None` for a regular file. Reading a named pipe blocks until some other
+/// program opens it for writing, and a device may never end, so the commands
+/// that read a file given by name say this instead of waiting for ever.
+pub fn special_file_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return None;
+    }
+    if kind.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return Some("a named pipe (FIFO)");
+        }
+        if kind.is_char_device() {
+            return Some("a character device");
+        }
+        if kind.is_block_device() {
+            return Some("a block device");
+        }
+        if kind.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("a special file")
+}
+
 /// Whether two paths name one existing file, under any name (hard and symbolic
 /// links included); where the platform gives no file identity, by their canonical
 /// paths.
@@ -228,8 +268,11 @@ impl Store {
         Store::open_with(path, DEFAULT_BUSY_TIMEOUT)
     }
 
-    /// [`Store::open`] with a chosen lock wait.
+    /// [`Store::open`] with a chosen lock wait; one longer than SQLite can take
+    /// ([`MAX_BUSY_TIMEOUT_MS`], about 24.8 days) waits that long, as good as for
+    /// ever, instead of failing.
     pub fn open_with(path: &Path, busy_timeout: Duration) -> Result<Store, StoreError> {
+        let busy_timeout = busy_timeout.min(Duration::from_millis(MAX_BUSY_TIMEOUT_MS));
         if path.is_dir() {
             return Err(StoreError::Directory {
                 path: path.to_path_buf(),
@@ -590,7 +633,7 @@ impl Store {
             _ => StoreError::Sqlite {
                 path: self.path.clone(),
                 during: during.to_string(),
-                source,
+                cause: source,
             },
         }
     }
@@ -604,7 +647,7 @@ fn open_error(path: &Path, source: rusqlite::Error) -> StoreError {
         },
         _ => StoreError::Open {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         },
     }
 }
@@ -624,9 +667,16 @@ pub(crate) fn directory_of(path: &Path) -> PathBuf {
     }
 }
 
-/// The suffixes of the files SQLite keeps beside a database (write-ahead log,
-/// its shared-memory index, a rollback journal).
-pub const SIDE_FILE_SUFFIXES: [&str; 3] = ["-wal", "-shm", "-journal"];
+/// The suffixes of the files kept beside a database: SQLite's (write-ahead log,
+/// its shared-memory index, a rollback journal) and the one a running service
+/// holds locked ([`SERVE_LOCK_SUFFIX`]).
+pub const SIDE_FILE_SUFFIXES: [&str; 4] = ["-wal", "-shm", "-journal", SERVE_LOCK_SUFFIX];
+
+/// The suffix of the file beside a database that a running `eleusis serve` (or
+/// `demo`) holds locked for as long as it runs (`eleusis.db.serve.lock`), so
+/// that a second service on the same database is refused: two would each judge
+/// with a referee of their own, and the game would fork.
+pub const SERVE_LOCK_SUFFIX: &str = ".serve.lock";
 
 /// `path` with `suffix` appended to its file name, as SQLite names its `-wal`
 /// and `-shm` files.
@@ -661,8 +711,8 @@ fn write_protected(path: &Path) -> bool {
 fn needs_write_access(error: &StoreError) -> bool {
     match error {
         StoreError::ReadOnly { .. } => true,
-        StoreError::Open { source, .. } | StoreError::Sqlite { source, .. } => matches!(
-            source.sqlite_error_code(),
+        StoreError::Open { cause, .. } | StoreError::Sqlite { cause, .. } => matches!(
+            cause.sqlite_error_code(),
             Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied)
         ),
         _ => false,

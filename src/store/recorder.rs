@@ -105,6 +105,28 @@ fn reject(line: usize, error: impl std::fmt::Display) -> Reply {
     })
 }
 
+/// A line as read outside the write transaction (see [`Recorder::record_batch`]).
+enum Prepared {
+    /// Refused whatever the game's position: its reply.
+    Refused(Box<Reply>),
+    /// A correction: judged against the stored log, inside the transaction.
+    Correction(Map<String, Value>),
+    /// An event to referee, with its evidence checked and its frame loaded.
+    Event(Box<PreparedEvent>),
+}
+
+impl Prepared {
+    fn refused(reply: Reply) -> Prepared {
+        Prepared::Refused(Box::new(reply))
+    }
+}
+
+/// An event ready for the referee.
+struct PreparedEvent {
+    event: LogEvent,
+    evidence: Option<(Evidence, Option<super::evidence::Frame>)>,
+}
+
 impl<'s> Recorder<'s> {
     /// A recorder for a new game; the game is created by its first `round` line.
     pub fn new_game(store: &'s Store, factory: RefereeFactory) -> Recorder<'s> {
@@ -226,14 +248,24 @@ impl<'s> Recorder<'s> {
     /// Records a batch of `(line number, text)` in one transaction. The replies
     /// are valid only once this returns `Ok` (the commit is done). On `Err`
     /// nothing of the batch is stored and the recorder is back where it was.
+    ///
+    /// Each line is read, and its evidence frame loaded, before the write
+    /// transaction begins: a slow read (a file on a stalled network share, a
+    /// large frame) must not hold the database's write lock, which the live
+    /// service and every other writer wait on meanwhile. The frames of a batch
+    /// are held in memory until its commit.
     pub fn record_batch(&mut self, lines: &[(usize, String)]) -> Result<Vec<Reply>, StoreError> {
+        let prepared: Vec<(usize, Prepared)> = lines
+            .iter()
+            .map(|(number, text)| (*number, self.prepare_line(*number, text)))
+            .collect();
         let saved = self.at.clone();
         let store = self.store;
         let result = store.write(|_| {
             self.catch_up()?;
-            lines
-                .iter()
-                .map(|(number, text)| self.record_line(*number, text))
+            prepared
+                .into_iter()
+                .map(|(number, line)| self.record_line(number, line))
                 .collect::<Result<Vec<_>, _>>()
         });
         if result.is_err() {
@@ -242,37 +274,38 @@ impl<'s> Recorder<'s> {
         result
     }
 
-    /// One line inside the open transaction. `Ok(Rejected)` leaves the store and the
-    /// referee untouched; `Err` is a storage failure that aborts the batch.
-    fn record_line(&mut self, line: usize, text: &str) -> Result<Reply, StoreError> {
+    /// What can be known of a line without the store: its syntax, its shape and
+    /// its evidence (the frame file read). Nothing here depends on the game's
+    /// position, so it is done outside the write transaction.
+    fn prepare_line(&self, line: usize, text: &str) -> Prepared {
         // Strictly: a key given twice would otherwise be read as its last value,
         // and the line stored would say one thing and be judged as another.
         let mut object = match crate::json_input::parse_value(text) {
             Ok(Value::Object(object)) => object,
             Ok(_) => {
-                return Ok(reject(
+                return Prepared::refused(reject(
                     line,
                     "expected a JSON object like {\"event\":\"play\",…}",
                 ))
             }
             Err(e @ crate::json_input::JsonInputError::Duplicate { .. }) => {
-                return Ok(reject(line, e))
+                return Prepared::refused(reject(line, e))
             }
             Err(crate::json_input::JsonInputError::Syntax {
                 message, column, ..
             }) => {
-                return Ok(reject(
+                return Prepared::refused(reject(
                     line,
                     format!("not a JSON object: {message} (column {column})"),
                 ))
             }
         };
         if object.get("event").and_then(Value::as_str) == Some("correct") {
-            return self.record_correction(line, object);
+            return Prepared::Correction(object);
         }
         for key in ["at", "commitment"] {
             if object.contains_key(key) {
-                return Ok(reject(
+                return Prepared::refused(reject(
                     line,
                     format!("field {key:?} is written by the store, not given"),
                 ));
@@ -281,7 +314,7 @@ impl<'s> Recorder<'s> {
         let evidence = match object.remove("evidence") {
             Some(value) => match EvidenceInput::from_json(value) {
                 Ok(e) => Some(e),
-                Err(e) => return Ok(reject(line, e)),
+                Err(e) => return Prepared::refused(reject(line, e)),
             },
             None => None,
         };
@@ -308,7 +341,7 @@ impl<'s> Recorder<'s> {
                     e.reason
                         .push_str(", or correct: a correction of an earlier event)");
                 }
-                return Ok(reject(line, e.reason));
+                return Prepared::refused(reject(line, e.reason));
             }
         };
         let cards: &[Card] = match &event {
@@ -319,17 +352,60 @@ impl<'s> Recorder<'s> {
         let evidence = match evidence {
             None => None,
             Some(_) if cards.is_empty() => {
-                return Ok(reject(
+                return Prepared::refused(reject(
                     line,
                     super::evidence::EvidenceError::WrongEvent {
                         kind: event.name().into(),
                     },
                 ))
             }
-            Some(input) => match input.resolve(cards, &self.frames_dir) {
-                Ok(resolved) => Some(resolved),
-                Err(e) => return Ok(reject(line, e)),
-            },
+            Some(input) => {
+                if let Some(e) = self.special_frame(&input) {
+                    return Prepared::refused(reject(line, e));
+                }
+                match input.resolve(cards, &self.frames_dir) {
+                    Ok(resolved) => Some(resolved),
+                    Err(e) => return Prepared::refused(reject(line, e)),
+                }
+            }
+        };
+        Prepared::Event(Box::new(PreparedEvent { event, evidence }))
+    }
+
+    /// The error for an evidence frame that names something other than a regular
+    /// file inside the frames directory: a named pipe would block its read until
+    /// some writer came (for ever, most likely), a device might never end. Paths
+    /// outside the directory and missing files are left to
+    /// [`EvidenceInput::resolve`], which says why.
+    fn special_frame(&self, input: &EvidenceInput) -> Option<super::evidence::EvidenceError> {
+        let name = input.frame.as_deref()?;
+        let path = std::path::Path::new(name);
+        let inside = !name.is_empty()
+            && path
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside {
+            return None;
+        }
+        let meta = std::fs::metadata(self.frames_dir.join(path)).ok()?;
+        let kind = super::special_file_kind(&meta)?;
+        Some(super::evidence::EvidenceError::FrameFile {
+            path: name.to_string(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("it is {kind}, not a regular file; give a JPEG file"),
+            ),
+        })
+    }
+
+    /// One prepared line inside the open transaction. `Ok(Rejected)` leaves the
+    /// store and the referee untouched; `Err` is a storage failure that aborts the
+    /// batch.
+    fn record_line(&mut self, line: usize, prepared: Prepared) -> Result<Reply, StoreError> {
+        let PreparedEvent { event, evidence } = match prepared {
+            Prepared::Refused(reply) => return Ok(*reply),
+            Prepared::Correction(object) => return self.record_correction(line, object),
+            Prepared::Event(prepared) => *prepared,
         };
         let outcome = match self.at.referee.apply(&event) {
             Ok(outcome) => outcome,
