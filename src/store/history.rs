@@ -465,11 +465,15 @@ impl History {
                         },
                         0,
                     ));
-                HistoryError::Rejected {
-                    round,
-                    seq,
-                    reason: e.to_string(),
-                }
+                // A stored log only meets a finished round mid-way when a
+                // correction moved the round's end: say how to get there.
+                let reason = match e {
+                    RefereeError::RoundOver { .. } => format!(
+                        "{e} (a correction that ends the round earlier needs the events after that point voided first, newest first: {{\"event\":\"correct\",\"seq\":N,\"void\":true}})"
+                    ),
+                    other => other.to_string(),
+                };
+                HistoryError::Rejected { round, seq, reason }
             })?;
             outcomes.push(outcome);
         }

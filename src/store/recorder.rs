@@ -1092,6 +1092,50 @@ mod tests {
     }
 
     #[test]
+    fn a_correction_that_ends_the_round_earlier_says_to_void_what_follows() {
+        // Ana's wrong 6S, corrected to 6H, empties her hand of three: the round would
+        // end there, before Bo's 7H. Voiding the 7H first, the correction is taken.
+        let (_dir, store) = fresh_store();
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let replies = recorder
+            .record_batch(&lines(&[
+                ROUND,
+                r#"{"event":"play","cards":["2H"]}"#,
+                r#"{"event":"play","cards":["3H"]}"#,
+                r#"{"event":"play","cards":["4H"]}"#,
+                r#"{"event":"play","cards":["5S"]}"#,
+                r#"{"event":"play","cards":["6S"]}"#,
+                r#"{"event":"play","cards":["7H"]}"#,
+            ]))
+            .expect("batch");
+        assert!(
+            replies.iter().all(|r| matches!(r, Reply::Stored(_))),
+            "{replies:?}"
+        );
+        let replies = recorder
+            .record_batch(&lines(&[
+                r#"{"event":"correct","seq":6,"cards":["6H"]}"#,
+                r#"{"event":"correct","seq":7,"void":true}"#,
+                r#"{"event":"correct","seq":6,"cards":["6H"]}"#,
+            ]))
+            .expect("batch");
+        let error = error_of(&replies[0]);
+        assert!(
+            error.contains("round 1 has ended")
+                && error.contains("a correction that ends the round earlier needs the events after that point voided first, newest first"),
+            "{error}"
+        );
+        assert!(matches!(replies[1], Reply::Stored(_)), "{replies:?}");
+        let Reply::Stored(last) = &replies[2] else {
+            panic!("{replies:?}")
+        };
+        assert!(
+            last.reveal.is_some(),
+            "the round ends at the corrected play: {replies:?}"
+        );
+    }
+
+    #[test]
     fn a_correction_cannot_hand_later_plays_to_other_players() {
         // Sudden death from 30 cards laid: Cy's wrong 2S eliminates him, and Ana,
         // Bo and Ana play on. Corrected to the right 2D, Cy would have stayed in,
