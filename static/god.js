@@ -54,6 +54,7 @@
         return;
       }
       const rep = r.report, acc = rep.acceptance;
+      checked.warnings = rep.warnings;
       box.append(E.el("div", { class: "ok", id: "rule-ok" }, "✓ the rule parses"));
       box.append(E.el("div", {}, "acceptance rate " + (acc.mean * 100).toFixed(1) + "% (5–95%: " +
         (acc.p5 * 100).toFixed(0) + "–" + (acc.p95 * 100).toFixed(0) + "%)"));
@@ -76,16 +77,68 @@
   // second copy says "its verdict stands" and hides the one reversed). While an
   // action is on its way to the service the others are not sent.
   // A play the watcher laid meanwhile is taken up once the action is answered.
+  // The action's buttons are disabled meanwhile, and until the live view shows
+  // what the action did (at most VIEW_WAIT_MS): a second press made before then
+  // would be made on the form as it was, and sent again (a play with the cards
+  // field emptied, a prophet declared twice) — a false refusal.
   let acting = false, afterActing = null;
+  const VIEW_WAIT_MS = 3000;
+  let recorded = 0, viewCame = null; // the version the last answer gave; its view's waiter
   async function oneAtATime(work) {
     if (acting) return;
     acting = true;
     document.body.classList.add("acting");
-    try { await work(); } finally {
+    syncButtons();
+    try {
+      recorded = 0;
+      await work();
+      if (recorded && (!view || view.version < recorded)) {
+        await new Promise((done) => { viewCame = done; setTimeout(done, VIEW_WAIT_MS); });
+        viewCame = null;
+      }
+    } finally {
       acting = false; document.body.classList.remove("acting");
+      // The view the press's recorded action ended on: a second press on it is the
+      // same press. A refused action leaves none (God mends the form and presses again).
+      lastPress.version = recorded && view ? view.version : null;
+      lastPress.form = formNow();
+      syncButtons();
       const next = afterActing; afterActing = null;
       if (next) next();
     }
+  }
+  // The version an answer says the action made: the action ends once the view has it.
+  function answered(reply) { if (reply && reply.version) recorded = Math.max(recorded, reply.version); return reply; }
+  // A double press: the same button pressed again within DOUBLE_PRESS_MS of the
+  // press before, whose action was answered and shown in that time (a request on a
+  // local network takes a few milliseconds), with nothing else shown since. It is
+  // not sent a second time. A press after another device's event is God's own.
+  const DOUBLE_PRESS_MS = 600;
+  let lastPress = { id: null, at: -Infinity, version: null, form: null };
+  // What a press of `id` would send: a press with other cards typed is another.
+  const formNow = () => [$("cards").value, $("pick").value, $("call").value, prophetCandidate()].join("\n");
+  function pressedTwice(id) {
+    const now = performance.now(), version = view ? view.version : null;
+    const twice = lastPress.id === id && now - lastPress.at < DOUBLE_PRESS_MS &&
+      (acting || (version === lastPress.version && formNow() === lastPress.form));
+    lastPress = twice ? Object.assign(lastPress, { at: now }) : { id, at: now, version: null, form: null };
+    return twice;
+  }
+  // The Play panel's and the start form's buttons: disabled while an action is on
+  // its way; Declare prophet also while no one has played yet in the round (the
+  // Prophet declares himself right after a play of his own).
+  const ACTION_BUTTONS = ["play", "noplay", "prophet", "end-round", "send-raw"];
+  function syncButtons() {
+    for (const id of ACTION_BUTTONS) $(id).disabled = acting;
+    const who = prophetCandidate();
+    if (!who) $("prophet").disabled = true;
+    $("prophet").title = who ? "declare " + who + ", who played last, the Prophet" : "no one has played yet in this round";
+    showStart();
+  }
+  // Who would be declared the Prophet: whoever made the round's last play.
+  function prophetCandidate() {
+    const last = view && view.round && !(view.state || {}).ended && view.last;
+    return last && last.player && last.event === "play" ? last.player : "";
   }
 
   // --- starting a round ---
@@ -139,6 +192,58 @@
       ? "Round " + view.round + " is in play: the next round can be started once it ends."
       : startSent ? "Round started: the console is waiting for the table to show it." : "";
   }
+  // What to ask God before a round starts: the starter that does not fit the rule
+  // (the new-eleusis family keeps it, and the round cannot be taken back; RULES.md 2
+  // lets God turn up another card), and the rule checker's grave warnings when its
+  // analysis of this rule was not on screen yet (Start pressed as the rule was
+  // typed). null: the rule does not parse (said in the form, nothing sent).
+  let startConfirmed = null; // the form Start anyway was pressed for
+  // The checker's warnings that say the round itself would go wrong (no card can
+  // start it, a dead end, a deck run out, next to nothing accepted), not advice.
+  const GRAVE = ["no-starter", "dead-end", "deck-runs-out", "accepts-nearly-nothing"];
+  async function beforeStart(body) {
+    const out = [];
+    if (!checked || checked.rule !== body.rule) {
+      clearTimeout(checkTimer);
+      await checkRule();
+      if (checked && checked.rule === body.rule) {
+        if (checked.error) { $("start-error").textContent = "rule: " + checked.error; $("rule").focus(); return null; }
+        for (const w of checked.warnings || []) {
+          if (GRAVE.includes(w.id)) out.push({ what: "rule", text: "the rule checker warns: " + w.text });
+        }
+      }
+    }
+    try {
+      const r = await E.api("POST", "/api/rule/check", { rule: body.rule, starter: body.starter, analyse: false });
+      const fit = r && r.ok && r.starter;
+      if (fit && fit.fits === false) {
+        out.unshift({ what: "starter", text: fit.card + " does not fit your rule (" + fit.explanation + "). " +
+          "RULES.md lets God turn up another card as the starter." });
+      }
+    } catch (e) { /* the service judges the starter when the round is sent */ }
+    return out;
+  }
+  // The question under Start (null: none): what does not fit, Start anyway, or
+  // change the starter (the rule, when only the rule is in question).
+  function askStart(asked, key) {
+    const box = $("start-confirm");
+    box.replaceChildren();
+    box.hidden = !asked;
+    if (!asked) return;
+    const starter = asked.some((a) => a.what === "starter");
+    box.append(...asked.map((a) => E.el("div", { class: "ask" }, "⚠ " + a.text)),
+      E.el("div", { class: "row" },
+        E.el("button", { id: "start-anyway", class: "danger", onclick: () => { startConfirmed = key; oneAtATime(startRound); } }, "Start anyway"),
+        E.el("button", { id: "start-change", class: "secondary", onclick: () => {
+          askStart(null);
+          const field = $(starter ? "starter" : "rule");
+          field.focus(); if (field.select) field.select();
+        } }, starter ? "Change the starter" : "Change the rule")));
+    $("start-anyway").focus();
+  }
+  // The question is about the form as it was: a change to it takes the question away.
+  for (const id of ["rule", "starter", "variant"]) $(id).addEventListener("input", () => { startConfirmed = null; askStart(null); });
+  $("variant").addEventListener("change", () => { startConfirmed = null; askStart(null); });
   async function startRound() {
     if (roundInPlay(view) || startSent) { showStart(); return; }
     $("start-error").textContent = "";
@@ -157,6 +262,15 @@
     }
     if (handSize) body.hand_size = Number(handSize);
     if ($("new-game").checked) body.new_game = true;
+    // A started round cannot be undone: what God would want to know first is asked
+    // here, before it is sent.
+    const key = JSON.stringify([body.variant, body.rule, body.starter]);
+    if (startConfirmed !== key) {
+      const asked = await beforeStart(body);
+      if (asked === null) return;
+      if (asked.length) { askStart(asked, key); return; }
+    }
+    startConfirmed = null; askStart(null);
     try {
       const reply = await E.api("POST", "/api/rounds", body);
       // The view of the new round may have come before this answer.
@@ -244,14 +358,86 @@
     if (holdWhenFresh && v.version >= awaitVersion) holdTyped();
     showHeld();
   }
+  // The event the result box tells of ({round, seq, right, cards, void}), so that
+  // a correction made since (on any console) is followed there: the box shows the
+  // event as the live view has it, and says it was changed. `fromLog`: the box was
+  // filled from the view (a console opened or reloaded mid-round), not by an action.
+  let resultShown = null;
+  const cardsKey = (p) => (Array.isArray(p.cards) ? p.cards : []).join(" ");
+  const judged = (p) => p.right === true || p.right === false ? p.right : null;
+  function trackResult(round, p, fromLog) {
+    resultShown = p && p.seq !== undefined && p.seq !== null
+      ? { round, seq: p.seq, right: judged(p), cards: cardsKey(p), void: !!p.void, fromLog: !!fromLog } : null;
+    $("result").classList.toggle("from-log", !!fromLog);
+  }
+  // An event's words in the result box: a prophet's declaration in words that fit
+  // whoever reads them (the referee's own line is about the player himself).
+  function eventText(p) {
+    const o = p.outcome || {};
+    if (p.event === "prophet" && p.player) {
+      const marker = o.prophet_declared && o.prophet_declared[1];
+      return p.player + " is the Prophet" + (marker ? " (marker on laid card " + marker + ")" : "");
+    }
+    return p.text || "";
+  }
+  // Draws the result box from an event of the view (its verdict as it now stands).
+  function drawEvent(p, note) {
+    const box = $("result");
+    box.replaceChildren(); box.classList.remove("stale");
+    if (p.void) box.append(E.el("div", { class: "verdict void" }, "VOID"));
+    else if (p.right === true || p.right === false) {
+      box.append(E.el("div", { class: "verdict " + (p.right ? "right" : "wrong") }, p.right ? "RIGHT" : "WRONG"));
+    }
+    if (note) box.append(note);
+    box.append(E.el("div", { class: "explain" }, eventText(p)));
+  }
+  // Called with each view: a console opened mid-round shows the round's last event;
+  // an event shown whose verdict, cards or void a correction changed is shown again
+  // as it now stands, saying so.
+  function followResult(v) {
+    const box = $("result"), round = v.round;
+    const shownLast = !resultShown && !box.childElementCount;
+    if (shownLast || (resultShown && resultShown.fromLog)) {
+      const last = v.last;
+      const fits = last && round && ["play", "no_play", "prophet"].includes(last.event) && !(v.state || {}).ended;
+      if (!fits) { if (resultShown) { box.replaceChildren(); trackResult(round, null); } return; }
+      if (!resultShown || resultShown.seq !== last.seq || resultShown.round !== round || resultShown.right !== judged(last) ||
+          resultShown.cards !== cardsKey(last) || resultShown.void !== !!last.void) {
+        // One line: the log below tells the rest.
+        const right = judged(last);
+        const what = last.event === "prophet" ? eventText(last)
+          : last.player + (last.event === "no_play" ? " shows a hand of " + (last.cards || []).length : " plays " + cardsKey(last));
+        box.replaceChildren(E.el("div", { id: "result-from-log" }, E.el("span", { class: "muted" }, "last event: "),
+          right === null ? "" : E.el("span", { class: "verdict inline " + (right ? "right" : "wrong") }, right ? "RIGHT" : "WRONG"),
+          " " + what));
+        box.classList.remove("stale");
+        trackResult(round, last, true);
+      }
+      return;
+    }
+    const t = resultShown;
+    if (!t || t.round !== round) return;
+    const p = (v.plays || []).find((q) => q.seq === t.seq);
+    if (!p || (judged(p) === t.right && cardsKey(p) === t.cards && !!p.void === t.void)) return;
+    const was = [];
+    if (!!p.void !== t.void) was.push(p.void ? "voided" : "its void taken back");
+    if (judged(p) !== t.right && !p.void) was.push("was " + (t.right === true ? "RIGHT" : t.right === false ? "WRONG" : "not judged"));
+    if (cardsKey(p) !== t.cards && t.cards) was.push("cards were " + t.cards);
+    drawEvent(p, E.el("div", { class: "flag", id: "result-changed" },
+      "⚠ event " + round + ":" + p.seq + " changed by a correction" + (was.length ? ": " + was.join(", ") : "")));
+    trackResult(round, p);
+  }
   function showResult(reply) {
     const box = $("result");
     box.replaceChildren(); box.classList.remove("stale");
+    trackResult(null, null);
     // A correction's result is the corrected event's verdict, not the newest play's.
     const fix = reply.correction && reply.correction.target;
     const fields = (reply.correction && reply.correction.fields) || {};
+    const fixRound = fix && typeof fix.event === "string" ? fix.event.split(":")[0] : null;
     if (fix && fix.seq !== undefined && "void" in fields) {
       showVoidResult(reply.correction, fields.void === true);
+      trackResult(fixRound, { seq: fix.seq, right: fix.right, cards: fix.cards, void: fields.void === true });
       return;
     }
     if (fix && fix.seq !== undefined) {
@@ -265,6 +451,7 @@
       const verdict = fix.right === null || fix.right === undefined ? ""
         : fix.right === fix.was ? " (its verdict stands)" : " (was " + word(fix.was) + ")";
       box.append(E.el("div", { class: "explain", id: "fix-result" }, "event " + fix.event + " corrected: " + what + verdict));
+      trackResult(fixRound, { seq: fix.seq, right: fix.right, cards: fix.cards });
       if (reply.ack && reply.ack.changed && reply.ack.changed.length) {
         box.append(E.el("div", { class: "flag" }, "verdicts changed by this correction: " + reply.ack.changed.join(", ")));
       }
@@ -275,7 +462,8 @@
     if (last.right !== null && last.right !== undefined) {
       box.append(E.el("div", { class: "verdict " + (last.right ? "right" : "wrong") }, last.right ? "RIGHT" : "WRONG"));
     }
-    box.append(E.el("div", { class: "explain" }, last.text || ""));
+    box.append(E.el("div", { class: "explain" }, eventText(last)));
+    trackResult(reply.ack && reply.ack.round, last);
     if (reply.ack && reply.ack.changed && reply.ack.changed.length) {
       box.append(E.el("div", { class: "flag" }, "verdicts changed by this correction: " + reply.ack.changed.join(", ")));
     }
@@ -362,7 +550,7 @@
     // way fills the form again, and is not wiped by this one's answer.
     const sentCards = $("cards").value, sentEvidence = evidence, sentChoice = chosen;
     try {
-      const reply = await E.api("POST", path, body);
+      const reply = answered(await E.api("POST", path, body));
       showResult(reply);
       if ($("cards").value === sentCards) $("cards").value = "";
       $("pick").value = ""; $("call").value = "";
@@ -386,15 +574,19 @@
         "empty the cards field; to play them for " + turn + ", choose " + turn + "." : ""), REFUSED[path]);
     }
   }
-  $("play").addEventListener("click", () => send("/api/plays", baseEvent({ cards: words($("cards").value) })));
+  function playNow() { return send("/api/plays", baseEvent({ cards: words($("cards").value) })); }
+  $("play").addEventListener("click", () => { if (!pressedTwice("play")) playNow(); });
   $("noplay").addEventListener("click", () => {
+    if (pressedTwice("noplay")) return;
     const body = baseEvent({ hand: words($("cards").value) });
     if ($("pick").value.trim()) body.pick = $("pick").value.trim();
     send("/api/no-plays", body);
   });
   $("prophet").addEventListener("click", () => {
-    const last = view && view.last;
-    const player = (last && last.player) || $("player").value;
+    if (pressedTwice("prophet")) return;
+    const player = prophetCandidate();
+    // No play yet in this round (the button is disabled then): nothing to send.
+    if (!player) { $("play-error").textContent = "No one has played yet in this round: the Prophet is declared right after a play of his own."; return; }
     send("/api/prophet", { player });
   });
   // Delphos: God ends the round; 1959: the dealer declares, in stage 2, that no
@@ -408,7 +600,7 @@
     let event;
     try { event = JSON.parse($("raw").value); }
     catch (e) { refuse("not JSON: " + e.message, "event"); return; }
-    try { showResult(await E.api("POST", "/api/events", event)); $("raw").value = ""; }
+    try { showResult(answered(await E.api("POST", "/api/events", event))); $("raw").value = ""; }
     catch (e) { refuse(e.message, "event"); }
   }));
   $("end").addEventListener("click", () => oneAtATime(async () => {
@@ -500,7 +692,7 @@
   }
   async function sendFix(f, body) {
     try {
-      const reply = await E.api("POST", "/api/corrections", body);
+      const reply = answered(await E.api("POST", "/api/corrections", body));
       const closed = fixing === f;
       if (closed) fixing = null;
       showResult(reply);
@@ -643,7 +835,20 @@
     return state === "stopped" ? "⚠ the camera stopped (unplugged, or taken by another program?): press Use webcam again"
       : "⚠ no new picture from the camera for " + Math.round((performance.now() - lastFrameAt) / 1000) + " s: waiting for it";
   }
+  // A browser gives a page the camera only in a secure context: an https:// page,
+  // or one of this machine's own (localhost). A console opened from another device
+  // over plain http has no navigator.mediaDevices at all.
+  function noCameraHere() {
+    if (window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia) return "";
+    const own = "http://localhost:" + (location.port || "80") + "/god…";
+    return "webcam: the browser allows the camera only on an https:// page or on the page of the machine the webcam " +
+      "is plugged into (" + own + "); this console is at " + location.protocol + "//" + location.host + ". " +
+      "Open the console on the machine with the webcam, or send frames another way: a photo with the file button " +
+      "beside, or POST /api/frames from that machine (README, “The pages”, Camera).";
+  }
   $("cam-on").addEventListener("click", async () => {
+    const none = noCameraHere();
+    if (none) { $("frame-error").textContent = none; return; }
     try {
       const next = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 1920 }, height: { ideal: 1080 } } });
       if (stream) stream.getTracks().forEach((t) => t.stop());
@@ -775,7 +980,7 @@
     if ($("auto-judge").checked && live && sure && !unread && n >= 1 && n <= 4 && !prophetInOffice()) {
       // Another action on its way: this play is taken up when it is answered.
       if (acting) afterActing = () => takeLaid(laid);
-      else $("play").click();
+      else playNow();
     } else {
       // God sends it: for the player whose turn it is now, held as typed cards are.
       holdTyped();
@@ -1174,6 +1379,9 @@
     showStart();
     drawScores(v);
     showVariantControls(s);
+    syncButtons();
+    followResult(v);
+    if (viewCame && v.version >= recorded) viewCame();
     E.drawLayout(v, $("layout"));
     const log = $("log");
     // The editor is drawn again with the log: keep the focus where God was typing,

@@ -116,7 +116,7 @@ fn a_season_sheet_sums_each_games_own_totals() {
     let (page, _, code) = run(&db, &["--format", "html"]);
     assert_eq!(code, Some(0));
     assert!(
-        page.contains("Not counted (no round finished): game 3."),
+        page.contains("Not counted (no round finished yet): game 3."),
         "{page}"
     );
 

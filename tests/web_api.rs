@@ -494,6 +494,38 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     assert_eq!(csv.status, 200);
     assert!(csv.text().contains("not-God bonus"), "{}", csv.text());
     server.get("/api/export/1.1/scores").expect(400);
+    // The season sheet: game 1's totals are its own sheet's.
+    let season = server.get("/api/export/season?format=csv");
+    assert_eq!(season.status, 200);
+    let total_row = |text: &str, label: &str| {
+        text.lines()
+            .find(|l| l.starts_with(label))
+            .map(|l| {
+                l.split(',')
+                    .filter(|c| !c.is_empty())
+                    .skip(1)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_else(|| panic!("{label} in {text}"))
+    };
+    assert_eq!(
+        total_row(&season.text(), "total,"),
+        total_row(&csv.text(), "total,")
+    );
+    let page = server.get("/api/export/season?since=2000-01-01");
+    assert_eq!(page.status, 200);
+    assert!(
+        page.text().contains("Eleusis — season from 2000-01-01"),
+        "{}",
+        page.text()
+    );
+    let bad = server.get("/api/export/season?since=yesterday").expect(400);
+    assert_eq!(
+        bad["error"],
+        "\"yesterday\" is not a day: write it as YYYY-MM-DD, like 2026-09-01"
+    );
+    assert_eq!(bad["where"], "GET /api/export/season: since");
     let rounds = server.get("/api/rounds").expect(200);
     assert_eq!(rounds["rounds"][0]["round"], "1.1");
     assert!(rounds["rounds"][0]["revealed"].is_string());

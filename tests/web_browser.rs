@@ -174,9 +174,11 @@ fn the_tablet_shows_a_posted_play_pushed_over_the_websocket() {
         .collect();
     assert_eq!(cards.len(), labelled, "{cards:?}");
     driver.eval("document.getElementById('play').click(); return true;");
+    // The verdict of this play, not the round's last event shown as the console opened.
     driver.wait_for(
         "the verdict on the camera's play",
-        "return document.getElementById('result').innerText;",
+        "const r = document.getElementById('result'); \
+         return r.classList.contains('from-log') ? '' : r.innerText;",
         |v| {
             v.as_str()
                 .is_some_and(|t| t.contains("RIGHT") || t.contains("WRONG"))
@@ -914,4 +916,65 @@ fn the_tablet_says_why_a_shown_hand_moved_the_counts() {
         ["note: Ana showed 2 cards but the referee counted 5; the shown hand is trusted"],
         "{shown}"
     );
+}
+
+/// A round of 12 players on a portrait tablet (800 × 1280): the stock banner says
+/// the four decks were needed to deal (the stock never ran out), the Prophet is
+/// named as such (not "declares himself", whoever reads it), and the white
+/// marker on a sideline card leaves the laid number of the card above it clear.
+#[test]
+fn a_portrait_tablet_says_why_decks_were_added_and_keeps_laid_numbers_clear() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (server, driver) = live_tablet(dir.path(), "portrait.db", Some((800, 1280)));
+    let players: Vec<String> = (1..=12).map(|i| format!("P{i}")).collect();
+    let round = json!({"god": "Gil", "players": players, "rule": "red", "starter": "AH"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    let state = server.get("/api/state").expect(200);
+    assert_eq!(state["state"]["decks"], 4, "{state}");
+    // Laid 2 to 8 right, then a wrong sequence laid 9 and 10: the white marker
+    // of laid card 10 on the sequence's second card, under laid card 9.
+    for card in ["2H", "3H", "4H", "5H", "6H", "7H", "8H"] {
+        server
+            .post("/api/plays", &json!({ "cards": [card] }).to_string())
+            .expect(200);
+    }
+    server
+        .post("/api/plays", r#"{"cards":["2S","3C"]}"#)
+        .expect(200);
+    let answer = server.post("/api/plays", r#"{"cards":["9H"]}"#).expect(200);
+    let prophet = answer["last"]["player"]
+        .as_str()
+        .expect("player")
+        .to_string();
+    server
+        .post("/api/prophet", &json!({ "player": prophet }).to_string())
+        .expect(200);
+    let seen = driver.wait_for(
+        "the marked sideline",
+        "const laid = Array.from(document.querySelectorAll('#layout .card .laid')); \
+         const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; \
+         const badges = Array.from(document.querySelectorAll('#layout .side-entry .marker.white, #layout .side-entry .marker.black')); \
+         return {badges: badges.map(m => m.textContent), \
+                 covered: badges.flatMap(m => laid.filter(l => l.parentElement !== m.parentElement && \
+                   overlaps(m.getBoundingClientRect(), l.getBoundingClientRect())).map(l => l.textContent)), \
+                 banner: (document.getElementById('stock-banner') || {}).textContent || '', \
+                 verdict: (document.getElementById('last') || {}).innerText || ''};",
+        |v| v["badges"] == json!(["10"]) && v["verdict"].as_str().is_some_and(|t| t.contains("PROPHET")),
+    );
+    assert_eq!(
+        seen["covered"],
+        json!([]),
+        "a badge covers a laid number: {seen}"
+    );
+    assert_eq!(
+        seen["banner"], "4 decks in play (12 hands of 14 and the starter needed 169 cards)",
+        "{seen}"
+    );
+    assert!(
+        seen["verdict"]
+            .as_str()
+            .is_some_and(|t| t.contains(&format!("{prophet} is the Prophet"))),
+        "{seen}"
+    );
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("tablet-portrait.png"));
 }

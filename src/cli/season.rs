@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::export::{clobbers_database, SheetFormat};
 use crate::store::history::standard_referee;
-use crate::store::season::{parse_day, SeasonSheet};
+use crate::store::season::{parse_day, span_words, SeasonSheet};
 use crate::store::{Store, DEFAULT_DB};
 
 /// Arguments of `eleusis season`.
@@ -74,13 +74,7 @@ fn season(args: &SeasonArgs) -> Result<Option<String>> {
     let text = match args.format {
         SheetFormat::Csv => sheet.to_csv(),
         SheetFormat::Html => {
-            let span = match (&args.since, &args.until) {
-                (None, None) => "(every game)".to_string(),
-                (Some(s), None) => format!("from {s}"),
-                (None, Some(u)) => format!("to {u}"),
-                (Some(s), Some(u)) => format!("{s} to {u}"),
-            };
-            sheet.to_html(&span)
+            sheet.to_html(&span_words(args.since.as_deref(), args.until.as_deref()))
         }
     };
     match &args.output {

@@ -318,7 +318,7 @@ impl fmt::Display for Outcome {
                 };
                 parts.push(format!("{who} declares no play: {verdict}"));
             }
-            "prophet" => parts.push(format!("{who} declares himself Prophet")),
+            "prophet" => parts.push(format!("{who} becomes the Prophet")),
             "round" => parts.push("the round starts".to_string()),
             "end_game" => parts.push("the game ends".to_string()),
             "predict" => parts.push(format!("{who} makes a prediction")),

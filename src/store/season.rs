@@ -31,7 +31,7 @@ pub struct SeasonGame {
 pub struct SeasonSheet {
     /// Column order: first seen, game by game.
     pub participants: Vec<String>,
-    /// Games with at least one finished round, oldest first.
+    /// Games with a finished round or ended (`end_game`), oldest first.
     pub games: Vec<SeasonGame>,
     /// Games each participant played (of those listed).
     pub played: Vec<u32>,
@@ -40,7 +40,7 @@ pub struct SeasonSheet {
     pub wins: Vec<u32>,
     /// The sum of each participant's game totals.
     pub totals: Vec<i64>,
-    /// Games left out because no round of theirs has ended yet.
+    /// Games left out because no round of theirs has ended yet and they go on.
     pub unfinished: Vec<String>,
 }
 
@@ -61,6 +61,16 @@ pub fn parse_day(text: &str) -> Result<String, String> {
         _ => Err(format!(
             "{text:?} is not a day: write it as YYYY-MM-DD, like 2026-09-01"
         )),
+    }
+}
+
+/// The span of days a sheet covers, in words, for its title.
+pub fn span_words(since: Option<&str>, until: Option<&str>) -> String {
+    match (since, until) {
+        (None, None) => "(every game)".to_string(),
+        (Some(s), None) => format!("from {s}"),
+        (None, Some(u)) => format!("to {u}"),
+        (Some(s), Some(u)) => format!("{s} to {u}"),
     }
 }
 
@@ -102,7 +112,9 @@ impl SeasonSheet {
                 .iter()
                 .filter(|r| r.scores.is_some())
                 .count();
-            if finished == 0 {
+            // A game still in its first round has no score yet; one ended during
+            // it has its final totals (the not-God bonus).
+            if finished == 0 && !game_sheet.ended {
                 sheet.unfinished.push(game.to_string());
                 continue;
             }
@@ -257,7 +269,7 @@ impl SeasonSheet {
             String::new()
         } else {
             format!(
-                "<p>Not counted (no round finished): game {}.</p>\n",
+                "<p>Not counted (no round finished yet): game {}.</p>\n",
                 html(&self.unfinished.join(", "))
             )
         };
@@ -389,7 +401,7 @@ mod tests {
         );
         assert!(page.contains("<td class=\"n\">3</td><td>Cy</td>"));
         assert!(page.contains("2 (not ended)"));
-        assert!(page.contains("Not counted (no round finished): game 3."));
+        assert!(page.contains("Not counted (no round finished yet): game 3."));
         assert!(!page.contains("<script") && !page.contains("<link"));
     }
 }

@@ -27,6 +27,7 @@ use crate::store::audit::audit;
 use crate::store::evidence::EvidenceInput;
 use crate::store::history::export_log;
 use crate::store::scoresheet::ScoreSheet;
+use crate::store::season::{parse_day, span_words, SeasonSheet};
 use crate::store::{format_utc, GameId, Target};
 
 use super::desk::Desk;
@@ -66,6 +67,7 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/api/audit/:id", get(audit_report))
         .route("/api/export/:id/log", get(export))
         .route("/api/export/:id/scores", get(scores))
+        .route("/api/export/season", get(season))
         .route("/api/variants", get(variants))
         .route("/ws", get(ws))
 }
@@ -709,6 +711,68 @@ async fn scores(
         (
             [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
             sheet.to_html(),
+        )
+            .into_response()
+    })
+}
+
+/// `GET /api/export/season?format=csv|html&since=DAY&until=DAY`: the season sheet
+/// of every game in the database (`eleusis season`).
+async fn season(State(state): Shared, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
+    let at = "GET /api/export/season".to_string();
+    let query = query.as_deref();
+    let format =
+        auth::query_param(query, "format").map_or_else(|| "html".to_string(), |f| f.into_owned());
+    if format != "csv" && format != "html" {
+        return Err(ApiError::bad(
+            format!(
+                "format must be csv or html, got {}",
+                json_input::shown_text(&format)
+            ),
+            at,
+        ));
+    }
+    let day = |name: &str| -> Result<Option<String>, ApiError> {
+        auth::query_param(query, name)
+            .map(|text| {
+                parse_day(&text).map_err(|e| {
+                    ApiError::bad(json_input::cut_echo(&e, &text), format!("{at}: {name}"))
+                })
+            })
+            .transpose()
+    };
+    let (since, until) = (day("since")?, day("until")?);
+    if let (Some(s), Some(u)) = (&since, &until) {
+        if s > u {
+            return Err(ApiError::bad(
+                format!("since {s} is after until {u}: no game can be in between"),
+                at,
+            ));
+        }
+    }
+    let span = span_words(since.as_deref(), until.as_deref());
+    let sheet = state
+        .table
+        .run(move |desk: &mut Desk<'_>| {
+            SeasonSheet::build(
+                desk.store(),
+                desk.factory(),
+                since.as_deref(),
+                until.as_deref(),
+            )
+            .map_err(|e| ApiError::history(e, at))
+        })
+        .await??;
+    Ok(if format == "csv" {
+        (
+            [(header::CONTENT_TYPE, "text/csv; charset=utf-8")],
+            sheet.to_csv(),
+        )
+            .into_response()
+    } else {
+        (
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            sheet.to_html(&span),
         )
             .into_response()
     })

@@ -205,7 +205,7 @@ fn summary(event: &LogEvent) -> String {
             n.hand.len(),
             said(n.prophet_says)
         ),
-        LogEvent::Prophet(p) => format!("{} declares himself Prophet", p.player),
+        LogEvent::Prophet(p) => format!("{} becomes the Prophet", p.player),
         other => other.name().to_string(),
     }
 }
