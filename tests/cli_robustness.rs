@@ -492,4 +492,27 @@ fn a_second_service_on_one_database_is_refused_and_record_goes_on_beside_it() {
         "{:?}",
         next.lines
     );
+    assert!(
+        !next.lines.iter().any(|l| l.contains("warning:")),
+        "{:?}",
+        next.lines
+    );
+
+    // Events altered while it was stopped: the start lines say so at once.
+    drop(next);
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute_batch(
+        "DROP TRIGGER events_append_only_update;
+         UPDATE events SET payload = replace(payload, '\"4H\"', '\"4S\"') WHERE seq = 2;",
+    )
+    .expect("tamper");
+    drop(conn);
+    let altered = serve(&db);
+    assert!(
+        altered.lines.iter().any(|l| l
+            .starts_with("  warning:      game 1's hash chain is broken at round 1.1 event 2")
+            && l.contains("run `eleusis audit 1`")),
+        "{:?}",
+        altered.lines
+    );
 }

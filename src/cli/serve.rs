@@ -185,7 +185,29 @@ pub(crate) async fn start(
         "  game:         {}",
         where_the_game_stands(&service.state.table.views().borrow().public)
     ));
+    for line in broken_chains(&options.db) {
+        say(&line);
+    }
     Ok((service, listener, addr, stop))
+}
+
+/// A start line for each game of `db` whose hash chain no longer holds: events
+/// altered after they were recorded. The service still runs (the table may need
+/// to play on), but the organiser should know before a sheet is asked for.
+fn broken_chains(db: &std::path::Path) -> Vec<String> {
+    let Ok(store) = crate::store::Store::open_read_only(db) else {
+        return Vec::new();
+    };
+    let games = store.games().unwrap_or_default();
+    games
+        .into_iter()
+        .filter_map(|game| match store.verify_game(game, None) {
+            Ok(crate::store::log::ChainStatus::Broken(broken)) => Some(format!(
+                "  warning:      game {game}'s hash chain is broken at {broken}: its stored events were altered; run `eleusis audit {game}` (its exports are refused)"
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The start lines for the tablets on the network, for a service listening on
