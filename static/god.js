@@ -221,6 +221,19 @@
           "RULES.md lets God turn up another card as the starter." });
       }
     } catch (e) { /* the service judges the starter when the round is sent */ }
+    // Newcomers join the game in play unless "new game" is ticked: at its end each
+    // gets the not-God bonus beside players of every round, so say who they are.
+    const game = view && view.state && view.state.game;
+    const known = game && !view.game_over ? Object.keys(game.standings || game.totals || {}) : [];
+    if (!body.new_game && known.length) {
+      const key = (n) => n.normalize("NFC").trim().toLowerCase();
+      const seen = new Set(known.map(key));
+      const fresh = [body.god].concat(body.players).filter((n) => !seen.has(key(n)));
+      if (fresh.length) {
+        out.push({ what: "players", text: fresh.join(", ") + (fresh.length === 1 ? " is" : " are") +
+          " new to game " + view.game + ": this round joins that game (at its end everyone who has not been God gets 10 more, newcomers too). For a game of their own, end game " + view.game + " first (End the game) and tick \"new game\"." });
+      }
+    }
     return out;
   }
   // The question under Start (null: none): what does not fit, Start anyway, or
@@ -231,18 +244,20 @@
     box.hidden = !asked;
     if (!asked) return;
     const starter = asked.some((a) => a.what === "starter");
+    const newcomers = !starter && asked.some((a) => a.what === "players");
     box.append(...asked.map((a) => E.el("div", { class: "ask" }, "⚠ " + a.text)),
       E.el("div", { class: "row" },
         E.el("button", { id: "start-anyway", class: "danger", onclick: () => { startConfirmed = key; oneAtATime(startRound); } }, "Start anyway"),
         E.el("button", { id: "start-change", class: "secondary", onclick: () => {
           askStart(null);
-          const field = $(starter ? "starter" : "rule");
+          const field = $(starter ? "starter" : newcomers ? "players" : "rule");
           field.focus(); if (field.select) field.select();
-        } }, starter ? "Change the starter" : "Change the rule")));
+        } }, starter ? "Change the starter" : newcomers ? "Change the players" : "Change the rule")));
     $("start-anyway").focus();
   }
   // The question is about the form as it was: a change to it takes the question away.
-  for (const id of ["rule", "starter", "variant"]) $(id).addEventListener("input", () => { startConfirmed = null; askStart(null); });
+  for (const id of ["rule", "starter", "variant", "god", "players"]) $(id).addEventListener("input", () => { startConfirmed = null; askStart(null); });
+  $("new-game").addEventListener("change", () => { startConfirmed = null; askStart(null); });
   $("variant").addEventListener("change", () => { startConfirmed = null; askStart(null); });
   async function startRound() {
     if (roundInPlay(view) || startSent) { showStart(); return; }
@@ -264,7 +279,7 @@
     if ($("new-game").checked) body.new_game = true;
     // A started round cannot be undone: what God would want to know first is asked
     // here, before it is sent.
-    const key = JSON.stringify([body.variant, body.rule, body.starter]);
+    const key = JSON.stringify([body.variant, body.rule, body.starter, body.god, body.players, !!body.new_game]);
     if (startConfirmed !== key) {
       const asked = await beforeStart(body);
       if (asked === null) return;

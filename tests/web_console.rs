@@ -621,6 +621,41 @@ fn the_player_field_follows_the_turn_and_the_form_refills_after_a_round() {
         |v| v[0] != "Pierre",
     );
     assert_eq!(form, json!(["Alain", "François, Jacques, Pierre"]));
+
+    // A newcomer is asked about: this round would join game 1 (and the +10 at its
+    // end). Started anyway, the round is game 1's.
+    driver.eval(&format!(
+        "document.getElementById('players').value = 'François, Jacques, Pierre, Zoé'; \
+         const r = document.getElementById('rule'); r.value = '{RULE}'; \
+         r.dispatchEvent(new Event('input')); \
+         document.getElementById('starter').value = '3H'; \
+         document.getElementById('start').click(); return true;"
+    ));
+    let asked = driver.wait_for(
+        "the question about the newcomer",
+        "const q = document.getElementById('start-confirm'); return q.hidden ? '' : q.innerText;",
+        |v| v.as_str().is_some_and(|t| !t.is_empty()),
+    );
+    assert!(
+        asked
+            .as_str()
+            .is_some_and(|t| t.contains("Zoé is new to game 1")
+                && t.contains("end game 1 first")
+                && t.contains("Change the players")),
+        "{asked}"
+    );
+    assert_eq!(
+        server.get("/api/state").expect(200)["round"],
+        "1.1",
+        "nothing sent yet"
+    );
+    driver.eval("document.getElementById('start-anyway').click(); return true;");
+    driver.wait_for(
+        "the round joining game 1",
+        "return document.getElementById('now').textContent;",
+        |v| v.as_str().is_some_and(|t| t.contains("Turn")),
+    );
+    assert_eq!(server.get("/api/state").expect(200)["round"], "1.2");
     drop(driver);
     server.stop();
 }
