@@ -7,7 +7,11 @@
   const $ = (id) => document.getElementById(id);
   let latest = 0;
 
-  const verdictWord = (right) => right === true ? "RIGHT ✓" : right === false ? "WRONG ✗" : "no verdict";
+  // A verdict in the words of the round's variant: Delphos's God accepts or
+  // rejects a proposal (its plugin's `words`), the hand games' plays are right or wrong.
+  const WORDS = { right: "RIGHT ✓", wrong: "WRONG ✗", plays: "plays" };
+  let words = WORDS;
+  const verdictWord = (right) => right === true ? words.right : right === false ? words.wrong : "no verdict";
   // "1 card", "3 cards": a count with its noun, singular for one.
   const counted = (n, one, many) => n + " " + (n === 1 ? one : many);
 
@@ -123,10 +127,9 @@
     const who = last.player || "";
     if (last.event === "play" || last.event === "no_play") {
       const right = last.right === true;
-      box.append(E.el("div", { class: "verdict " + (right ? "right" : "wrong"), id: "verdict" },
-        right ? "RIGHT ✓" : "WRONG ✗"));
+      box.append(E.el("div", { class: "verdict " + (right ? "right" : "wrong"), id: "verdict" }, verdictWord(right)));
       const what = last.event === "no_play" ? who + " declares no play" :
-        who + " plays " + ((last.cards || []).length > 1 ? "a sequence" : "");
+        who + " " + words.plays + ((last.cards || []).length > 1 ? " a sequence" : "");
       box.append(E.el("div", { id: "last-text" }, what));
       if (last.event === "play") box.append(E.el("div", { id: "last-cards" }, (last.cards || []).map((c) => E.card(c, "small"))));
     } else if (last.event === "prophet") {
@@ -252,6 +255,7 @@
     if (view.game_over) banners.append(E.el("div", { class: "banner over" }, "The game has ended"));
 
     const plugin = E.variants[s.variant];
+    words = Object.assign({}, WORDS, (plugin && plugin.words) || {});
     let drawn = false;
     $("variant-panel").replaceChildren();
     if (plugin && plugin.render) {

@@ -78,6 +78,12 @@
     return false;
   }
 
-  // Delphos has no hands, markers, prophet or stock (RULES.md section 7).
-  E.register("delphos", { render, hides: ["markers-white", "markers-black", "prophet", "stock", "players-panel"] });
+  // Delphos has no hands, markers, prophet or stock (RULES.md section 7). A turn is
+  // a proposal, which God accepts or rejects: the last play is told in those words
+  // ("ACCEPTED ✓", "Bo proposes"), as the rest of the page tells it.
+  E.register("delphos", {
+    render,
+    hides: ["markers-white", "markers-black", "prophet", "stock", "players-panel"],
+    words: { right: "ACCEPTED ✓", wrong: "REJECTED ✗", plays: "proposes" },
+  });
 })();

@@ -63,7 +63,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let source = read_source(&args.file)?;
     let rule = Rule::parse(&source).map_err(|err| {
         anyhow::anyhow!(
-            "{}: the rule does not parse: {err}{}",
+            "{}: {err}{}",
             source_name(&args.file),
             super::rule::caret(&source, &err)
         )
