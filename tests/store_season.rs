@@ -68,29 +68,29 @@ fn a_season_sheet_sums_each_games_own_totals() {
     let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
     assert_eq!(
         rows[0],
-        ["game", "date", "rounds", "status", "Ana", "Bo", "Gil", "Cy"]
+        ["game", "date", "rounds", "variant", "status", "Ana", "Bo", "Gil", "Cy"]
     );
     assert_eq!(
         rows.len(),
         6,
         "games 1 and 2, then games, wins, total: {csv}"
     );
-    assert_eq!(rows[1][..4], ["1", rows[1][1], "1", "ended"]);
-    assert_eq!(rows[2][..4], ["2", rows[2][1], "1", "not ended"]);
+    assert_eq!(rows[1][..5], ["1", rows[1][1], "1", "basic", "ended"]);
+    assert_eq!(rows[2][..5], ["2", rows[2][1], "1", "basic", "not ended"]);
     let (ana, bo, gil) = (total(&a, "Ana"), total(&a, "Bo"), total(&a, "Gil"));
     let (ana_b, bo_b, cy_b) = (total(&b, "Ana"), total(&b, "Bo"), total(&b, "Cy"));
     let cell = |v: i64| v.to_string();
     assert_eq!(
-        rows[1][4..],
+        rows[1][5..],
         [cell(ana), cell(bo), cell(gil), String::new()]
     );
     assert_eq!(
-        rows[2][4..],
+        rows[2][5..],
         [cell(ana_b), cell(bo_b), String::new(), cell(cy_b)]
     );
-    assert_eq!(rows[3], ["games", "", "", "", "2", "2", "1", "1"]);
+    assert_eq!(rows[3], ["games", "", "", "", "", "2", "2", "1", "1"]);
     assert_eq!(
-        rows[5][4..],
+        rows[5][5..],
         [cell(ana + ana_b), cell(bo + bo_b), cell(gil), cell(cy_b)]
     );
     // A win is the highest total of a game.
@@ -110,13 +110,13 @@ fn a_season_sheet_sums_each_games_own_totals() {
         expected[i] += 1;
     }
     let expected: Vec<String> = expected.iter().map(u32::to_string).collect();
-    assert_eq!(rows[4][4..], expected[..]);
+    assert_eq!(rows[4][5..], expected[..]);
 
     // The page lists the unfinished game as not counted.
     let (page, _, code) = run(&db, &["--format", "html"]);
     assert_eq!(code, Some(0));
     assert!(
-        page.contains("Not counted (no round finished yet): game 3."),
+        page.contains("Not counted (no round finished): game 3."),
         "{page}"
     );
 

@@ -494,29 +494,21 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
     assert_eq!(csv.status, 200);
     assert!(csv.text().contains("not-God bonus"), "{}", csv.text());
     server.get("/api/export/1.1/scores").expect(400);
-    // The season sheet: game 1's totals are its own sheet's.
+    // The season sheet: game 1 was ended during its first round, so it scored
+    // nothing to compare (the not-God bonus alone): named, not counted.
     let season = server.get("/api/export/season?format=csv");
     assert_eq!(season.status, 200);
-    let total_row = |text: &str, label: &str| {
-        text.lines()
-            .find(|l| l.starts_with(label))
-            .map(|l| {
-                l.split(',')
-                    .filter(|c| !c.is_empty())
-                    .skip(1)
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-            .unwrap_or_else(|| panic!("{label} in {text}"))
-    };
     assert_eq!(
-        total_row(&season.text(), "total,"),
-        total_row(&csv.text(), "total,")
+        season.text(),
+        "game,date,rounds,variant,status\ngames,,,,\nwins,,,,\ntotal,,,,\n"
     );
     let page = server.get("/api/export/season?since=2000-01-01");
     assert_eq!(page.status, 200);
     assert!(
-        page.text().contains("Eleusis — season from 2000-01-01"),
+        page.text().contains("Eleusis — season from 2000-01-01")
+            && page
+                .text()
+                .contains("Not counted (no round finished): game 1."),
         "{}",
         page.text()
     );

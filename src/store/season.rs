@@ -20,6 +20,10 @@ pub struct SeasonGame {
     pub date: String,
     /// Rounds that ended.
     pub finished_rounds: usize,
+    /// The variants its rounds were played in, in order of first use: scores of
+    /// different variants are on different scales (a Delphos round gives a few
+    /// points, a New Eleusis round dozens).
+    pub variants: Vec<String>,
     /// Whether the game was ended (`end_game`: the not-God bonus is in).
     pub ended: bool,
     /// Each participant's game total; `None` for one who did not play in it.
@@ -31,7 +35,7 @@ pub struct SeasonGame {
 pub struct SeasonSheet {
     /// Column order: first seen, game by game.
     pub participants: Vec<String>,
-    /// Games with a finished round or ended (`end_game`), oldest first.
+    /// Games with at least one finished round, oldest first.
     pub games: Vec<SeasonGame>,
     /// Games each participant played (of those listed).
     pub played: Vec<u32>,
@@ -40,7 +44,7 @@ pub struct SeasonSheet {
     pub wins: Vec<u32>,
     /// The sum of each participant's game totals.
     pub totals: Vec<i64>,
-    /// Games left out because no round of theirs has ended yet and they go on.
+    /// Games left out because no round of theirs has ended.
     pub unfinished: Vec<String>,
 }
 
@@ -97,6 +101,12 @@ impl SeasonSheet {
             let Some(first) = rounds.first() else {
                 continue;
             };
+            let mut variants: Vec<String> = Vec::new();
+            for info in &rounds {
+                if !variants.contains(&info.variant) {
+                    variants.push(info.variant.clone());
+                }
+            }
             let date = first
                 .started
                 .get(..10)
@@ -112,9 +122,10 @@ impl SeasonSheet {
                 .iter()
                 .filter(|r| r.scores.is_some())
                 .count();
-            // A game still in its first round has no score yet; one ended during
-            // it has its final totals (the not-God bonus).
-            if finished == 0 && !game_sheet.ended {
+            // No round scored: nothing to compare (a game ended during its first
+            // round has only the not-God bonus, which would make everyone but
+            // God its winner).
+            if finished == 0 {
                 sheet.unfinished.push(game.to_string());
                 continue;
             }
@@ -123,13 +134,13 @@ impl SeasonSheet {
                     sheet.participants.push(name.clone());
                 }
             }
-            per_game.push((date, finished, game_sheet));
+            per_game.push((date, finished, variants, game_sheet));
         }
         let n = sheet.participants.len();
         sheet.played = vec![0; n];
         sheet.wins = vec![0; n];
         sheet.totals = vec![0; n];
-        for (date, finished, game_sheet) in per_game {
+        for (date, finished, variants, game_sheet) in per_game {
             let totals: Vec<Option<i64>> = sheet
                 .participants
                 .iter()
@@ -155,6 +166,7 @@ impl SeasonSheet {
                 game: game_sheet.game,
                 date,
                 finished_rounds: finished,
+                variants,
                 ended: game_sheet.ended,
                 totals,
             });
@@ -185,7 +197,7 @@ impl SeasonSheet {
             out.push_str(&cells.join(","));
             out.push('\n');
         };
-        let mut header: Vec<String> = ["game", "date", "rounds", "status"]
+        let mut header: Vec<String> = ["game", "date", "rounds", "variant", "status"]
             .iter()
             .map(|s| s.to_string())
             .collect();
@@ -196,6 +208,7 @@ impl SeasonSheet {
                 g.game.clone(),
                 g.date.clone(),
                 g.finished_rounds.to_string(),
+                g.variants.join("+"),
                 status(g.ended).to_string(),
             ];
             cells.extend(
@@ -211,12 +224,8 @@ impl SeasonSheet {
             ("total", self.totals.clone()),
         ] as [(&str, Vec<i64>); 3]
         {
-            let mut cells = vec![
-                label.to_string(),
-                String::new(),
-                String::new(),
-                String::new(),
-            ];
+            let mut cells = vec![label.to_string()];
+            cells.resize(5, String::new());
             cells.extend(values.iter().map(i64::to_string));
             row(cells);
         }
@@ -244,18 +253,20 @@ impl SeasonSheet {
                 self.played[i]
             ));
         }
-        let mut games = String::from("<tr><th>Game</th><th>Date</th><th>Rounds</th>");
+        let mut games =
+            String::from("<tr><th>Game</th><th>Date</th><th>Rounds</th><th>Variant</th>");
         for p in &self.participants {
             games.push_str(&format!("<th>{}</th>", html(p)));
         }
         games.push_str("</tr>\n");
         for g in &self.games {
             games.push_str(&format!(
-                "<tr><td>{}{}</td><td>{}</td><td class=\"n\">{}</td>",
+                "<tr><td>{}{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>",
                 html(&g.game),
                 if g.ended { "" } else { " (not ended)" },
                 html(&g.date),
-                g.finished_rounds
+                g.finished_rounds,
+                html(&g.variants.join(" + "))
             ));
             for t in &g.totals {
                 games.push_str(&format!(
@@ -269,7 +280,7 @@ impl SeasonSheet {
             String::new()
         } else {
             format!(
-                "<p>Not counted (no round finished yet): game {}.</p>\n",
+                "<p>Not counted (no round finished): game {}.</p>\n",
                 html(&self.unfinished.join(", "))
             )
         };
@@ -298,7 +309,7 @@ impl SeasonSheet {
 </head>
 <body>
 <h1>Eleusis — season {span}</h1>
-<p>{count} game(s). A game's total includes the not-God bonus once the game was ended; a win is the highest total of a game (tied players each win).</p>
+<p>{count} game(s). A game's total includes the not-God bonus once the game was ended; a win is the highest total of a game (tied players each win). Variants score on different scales: compare games of one variant.</p>
 <h2>Standings</h2>
 <table>
 {standings}</table>
@@ -334,6 +345,7 @@ mod tests {
                     game: "1".into(),
                     date: "2026-09-04".into(),
                     finished_rounds: 3,
+                    variants: vec!["new-eleusis".into()],
                     ended: true,
                     totals: vec![Some(30), Some(12), None],
                 },
@@ -341,6 +353,7 @@ mod tests {
                     game: "2".into(),
                     date: "2026-09-11".into(),
                     finished_rounds: 1,
+                    variants: vec!["gardner".into(), "basic".into()],
                     ended: false,
                     totals: vec![Some(5), None, Some(9)],
                 },
@@ -373,12 +386,12 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "game,date,rounds,status,Ana,'=Bo,Cy",
-                "1,2026-09-04,3,ended,30,12,",
-                "2,2026-09-11,1,not ended,5,,9",
-                "games,,,,2,1,1",
-                "wins,,,,1,0,1",
-                "total,,,,35,12,9",
+                "game,date,rounds,variant,status,Ana,'=Bo,Cy",
+                "1,2026-09-04,3,new-eleusis,ended,30,12,",
+                "2,2026-09-11,1,gardner+basic,not ended,5,,9",
+                "games,,,,,2,1,1",
+                "wins,,,,,1,0,1",
+                "total,,,,,35,12,9",
             ]
         );
     }
@@ -401,7 +414,7 @@ mod tests {
         );
         assert!(page.contains("<td class=\"n\">3</td><td>Cy</td>"));
         assert!(page.contains("2 (not ended)"));
-        assert!(page.contains("Not counted (no round finished yet): game 3."));
+        assert!(page.contains("Not counted (no round finished): game 3."));
         assert!(!page.contains("<script") && !page.contains("<link"));
     }
 }
