@@ -579,6 +579,7 @@
         holdTyped();
       }
       if (evidence === sentEvidence) clearEvidence();
+      else noteEvidence();
     } catch (e) {
       // Cards entered for a player whose turn has passed: said plainly, with what
       // to do, under the service's own words.
@@ -1107,9 +1108,10 @@
     // A hand spread out can bring a dozen unsure reads: once God has looked at the
     // cuts, one tap confirms them all (a read God corrects by typing is settled anyway).
     const unsure = reply.reads.filter((r) => r.needs_confirmation).length;
+    // No rows (no card found, or no recognizer): there are no cards to use.
     box.append(E.el("div", { class: "row" },
       unsure > 1 ? E.el("button", { id: "confirm-all", class: "secondary", onclick: confirmAll }, "Confirm all " + unsure + " unsure reads") : "",
-      E.el("button", { id: "use-reads", class: "secondary", onclick: () => { useReads(); holdTyped(); } }, "Use these cards (left to right)")));
+      rows.length ? E.el("button", { id: "use-reads", class: "secondary", onclick: () => { useReads(); holdTyped(); } }, "Use these cards (left to right)") : ""));
     const size = cardSize(reply.reads);
     if (size) box.append(E.el("div", { id: "card-size", class: "muted" }, size));
     evidence = { frame: reply.frame, reads: [] };
@@ -1175,11 +1177,14 @@
   }
   // Says what goes with the next play: the frame, and its reads while they pair
   // with the cards in the field (`asRows`).
+  // With no cards in the field there is no play to attach it to (a play or a
+  // no-play sent so goes without it): the frame waits for the cards God types.
   function noteEvidence() {
     if (!evidence) return;
-    const reads = evidence.reads.length;
-    $("evidence-note").textContent = "frame attached as evidence" +
-      (!reads ? "" : asRows(words($("cards").value)) ? ", with its " + reads + " read(s)"
+    const reads = evidence.reads.length, cards = words($("cards").value);
+    $("evidence-note").textContent = !cards.length ? "frame kept: it goes with the play as evidence once its cards are typed"
+      : "frame attached as evidence" +
+      (!reads ? "" : asRows(cards) ? ", with its " + reads + " read(s)"
         : " (not its reads: the cards differ from the rows; Use these cards to attach them)");
   }
   $("cards").addEventListener("input", noteEvidence);

@@ -206,12 +206,41 @@
     else if (card.top < box.top) wrap.scrollTop -= box.top - card.top + 12;
   }
 
+  // On a landscape screen the side column is one box of the screen's height: the
+  // players' hand counts stay whole in it. A long last play (a correction, the
+  // referee's notes) is bounded and scrolls in its own box, its verdict on top,
+  // rather than pushing the players below the screen; it keeps at least its
+  // verdict and a line under it in sight. Where even that leaves the players out
+  // of sight (the scores above them once the round is over), the side column
+  // scrolls as a whole instead.
+  function fitSide() {
+    const aside = document.querySelector("aside"), last = $("last-panel"), players = $("players-panel");
+    last.style.maxHeight = "";
+    last.classList.remove("bounded");
+    const box = aside.getBoundingClientRect();
+    // On a phone the side column is no box of its own (it has no height).
+    if (!box.height || players.hidden) return;
+    const end = players.getBoundingClientRect().bottom - box.top + aside.scrollTop;
+    const over = end - aside.clientHeight;
+    if (over <= 0) return;
+    const rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+    const height = last.getBoundingClientRect().height;
+    const bounded = height - over;
+    if (bounded < 8.5 * rem) return;
+    last.style.maxHeight = Math.floor(bounded) + "px";
+    last.classList.add("bounded");
+    last.scrollTop = 0;
+  }
+  window.addEventListener("resize", fitSide);
+
   // Once the round (or the game) is over, its scores come before the last play and
   // the players (the page's style), and the side column is scrolled to show them,
   // once, when it ends: read from across the table, nobody scrolls.
   let overShown = null;
   function showScores(over, round) {
     document.body.classList.toggle("round-over", over);
+    // The side column in its order of now, before it is scrolled.
+    fitSide();
     if (!over) { overShown = null; return; }
     if (overShown === round) return;
     overShown = round;

@@ -739,10 +739,47 @@ fn the_tablet_keeps_the_game_standings_up_during_the_next_round() {
     }
 }
 
+/// Each player's row of the tablet's Players panel, and the last play's verdict:
+/// whether it is in sight, inside both the screen and the side column's box (a
+/// row scrolled out of that box is out of sight too).
+const PLAYERS_IN_SIGHT: &str = r#"const aside = document.querySelector('aside').getBoundingClientRect();
+const top = Math.max(0, aside.top), bottom = Math.min(window.innerHeight, aside.bottom);
+const seen = (e) => { if (!e) return false; const r = e.getBoundingClientRect();
+  return r.height > 0 && r.top >= top - 0.5 && r.bottom <= bottom + 0.5; };
+const rows = Array.from(document.querySelectorAll('#players tr')).slice(1);
+return {width: window.innerWidth, height: window.innerHeight, rows: rows.length,
+  out: rows.filter(r => !seen(r)).map(r => r.cells[0].textContent),
+  verdict: seen(document.getElementById('verdict')),
+  last: document.getElementById('last').innerText};"#;
+
+/// On a landscape tablet (1024 × 768, the viewport the tablet is open at, then
+/// 1280 × 800) every player's hand count is in sight beside a long last play, and
+/// so is its verdict.
+fn assert_every_player_in_sight(driver: &Driver, players: usize, shot: &str) {
+    for (width, height) in [(1024, 768), (1280, 800)] {
+        driver.viewport(width, height);
+        let seen = driver.wait_for(
+            &format!("every player's row in sight at {width} × {height}"),
+            PLAYERS_IN_SIGHT,
+            |v| {
+                v["width"] == width
+                    && v["height"] == height
+                    && v["rows"] == players
+                    && v["out"] == json!([])
+            },
+        );
+        assert_eq!(seen["verdict"], true, "the verdict is out of sight: {seen}");
+        driver.screenshot(
+            &Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{shot}-{width}.png")),
+        );
+    }
+}
+
 #[test]
 fn a_correction_tells_the_table_whose_hands_change_and_keeps_the_last_play_in_sight() {
     let dir = tempfile::tempdir().expect("dir");
     let (server, driver) = live_tablet(dir.path(), "hands.db", None);
+    driver.viewport(1024, 768);
     let round = json!({"god": "Pierre", "players": ["Alain", "François", "Jacques", "Philippe"],
                        "rule": RULE, "starter": "3H"});
     server.post("/api/rounds", &round.to_string()).expect(200);
@@ -793,6 +830,8 @@ fn a_correction_tells_the_table_whose_hands_change_and_keeps_the_last_play_in_si
     );
     assert_eq!(shown["hands"], json!(expected), "{shown}");
     assert_eq!(shown["last"], "last play: Alain 9S — RIGHT ✓", "{shown}");
+    // The hands it changed are in sight on a landscape tablet.
+    assert_every_player_in_sight(&driver, 4, "tablet-correction-hands");
 }
 
 /// A long round with sidelines and a prophet, on a 1280 × 800 tablet: the whole
@@ -887,13 +926,24 @@ fn the_tablet_names_every_event_a_correction_line_corrected_together() {
 fn the_tablet_says_why_a_shown_hand_moved_the_counts() {
     let dir = tempfile::tempdir().expect("dir");
     let (server, driver) = live_tablet(dir.path(), "noted.db", None);
-    let round = json!({"god": "Gil", "players": ["Ana", "Bo"], "rule": "red",
-                       "starter": "AH", "hand_size": 5});
+    driver.viewport(1024, 768);
+    let players = ["Ana", "Bo", "Cy", "Dee", "Eve", "Flo", "Guy", "Hal"];
+    let round = json!({"god": "Gil", "players": players, "rule": "red",
+                       "starter": "AH", "hand_size": 8});
     server.post("/api/rounds", &round.to_string()).expect(200);
-    // A right no-play showing 2 cards where the referee counted 5.
+    let state = server.get("/api/state").expect(200);
+    let first = state["state"]["turn"].as_str().expect("turn").to_string();
+    // A right no-play showing 6 cards where the referee counted 8 (the round goes on).
     server
-        .post("/api/no-plays", r#"{"hand":["2S","4C"]}"#)
+        .post(
+            "/api/no-plays",
+            r#"{"hand":["2S","4C","6S","8C","10S","QC"]}"#,
+        )
         .expect(200);
+    assert_eq!(
+        server.get("/api/state").expect(200)["state"]["ended"],
+        false
+    );
     let shown = driver.wait_for(
         "the note",
         "return Array.from(document.querySelectorAll('#last .effect')).map(e => e.textContent);",
@@ -913,9 +963,13 @@ fn the_tablet_says_why_a_shown_hand_moved_the_counts() {
         .collect();
     assert_eq!(
         notes,
-        ["note: Ana showed 2 cards but the referee counted 5; the shown hand is trusted"],
+        [format!(
+            "note: {first} showed 6 cards but the referee counted 8; the shown hand is trusted"
+        )],
         "{shown}"
     );
+    // Eight players' hand counts stay in sight beside the note.
+    assert_every_player_in_sight(&driver, players.len(), "tablet-note");
 }
 
 /// A round of 12 players on a portrait tablet (800 × 1280): the stock banner says

@@ -385,6 +385,9 @@ fn a_god_token_with_accents_and_symbols_works_in_the_console() {
     start_a_round_as("café ♠", "caf%C3%A9%20%E2%99%A0");
 }
 
+/// What the note under the cards field says of a frame while no cards are typed.
+const FRAME_KEPT: &str = "frame kept: it goes with the play as evidence once its cards are typed";
+
 /// A good frame, then a file that is not a picture: the error shows, and the
 /// earlier frame is no longer shown nor attached as evidence; the next play keeps
 /// no frame.
@@ -408,9 +411,17 @@ fn a_failed_upload_leaves_no_earlier_frame_as_evidence() {
                     document.getElementById('frame-img').hidden, \
                     document.getElementById('frame-error').textContent];";
     driver.send_keys("#upload", &png.display().to_string());
-    driver.wait_for("the frame attached", attached, |v| {
-        v[0] == "frame attached as evidence" && v[1] == false
+    // No cards typed yet: the frame waits for them, attached to no play.
+    driver.wait_for("the frame kept", attached, |v| {
+        v[0] == FRAME_KEPT && v[1] == false
     });
+    driver.send_keys("#cards", "4S");
+    assert_eq!(driver.eval(attached)[0], "frame attached as evidence");
+    driver.eval(
+        "const f = document.getElementById('cards'); f.value = ''; \
+         f.dispatchEvent(new Event('input', { bubbles: true })); return true;",
+    );
+    assert_eq!(driver.eval(attached)[0], FRAME_KEPT);
     driver.send_keys("#upload", &text.display().to_string());
     let after = driver.wait_for("the upload's error", attached, |v| v[2] != "");
     assert_eq!(after[0], "", "{after}");
@@ -536,6 +547,25 @@ fn reads_go_with_a_play_only_when_it_is_what_the_rows_say() {
         ],
         "{played:?}"
     );
+
+    // A frame with no card in it: no cards to use, and no play the frame is
+    // attached to while none is typed; Play sends nothing of it.
+    let empty =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenes/22-distractors-green.jpg");
+    driver.send_keys("#upload", &empty.display().to_string());
+    let seen = driver.wait_for(
+        "the frame with no card",
+        "return {reads: document.getElementById('reads').innerText, \
+                 use: !!document.getElementById('use-reads'), \
+                 note: document.getElementById('evidence-note').textContent};",
+        |v| {
+            v["reads"]
+                .as_str()
+                .is_some_and(|t| t.contains("no card found in the frame"))
+        },
+    );
+    assert_eq!(seen["use"], false, "Use these cards with no cards: {seen}");
+    assert_eq!(seen["note"], FRAME_KEPT, "{seen}");
     drop(driver);
     server.stop();
 }

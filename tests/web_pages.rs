@@ -110,9 +110,39 @@ fn once_the_game_is_over_the_tablet_shows_no_turn() {
     assert_eq!(seen["to_play"], json!([]), "{seen}");
     let text = seen["text"].as_str().expect("text");
     assert!(!text.contains("to play"), "{text}");
+
+    // The revealed rule on a phone: it wraps, between its words only.
+    driver.viewport(390, 844);
+    let seen = driver.wait_for("the rule on a phone", RULE_WORDS, |v| {
+        v["width"] == 390 && v["rule"] == RULE
+    });
+    assert!(
+        seen["lines"].as_u64() > Some(1),
+        "the rule did not wrap: {seen}"
+    );
+    assert_eq!(seen["broken"], json!([]), "words of the rule split: {seen}");
     drop(driver);
     server.stop();
 }
+
+/// The words the tablet split across two lines in the revealed rule and in the
+/// verdict on the commitment beside it, and on how many lines the rule is.
+const RULE_WORDS: &str = r#"const rule = document.getElementById('rule');
+if (!rule) return {width: window.innerWidth, rule: null};
+const broken = [], tops = new Set();
+for (const el of [rule, ...document.querySelectorAll('#seal .ok, #seal .bad')]) {
+  const text = el.firstChild, re = /\S+/g;
+  let m;
+  while ((m = re.exec(text.data))) {
+    const r = document.createRange();
+    r.setStart(text, m.index);
+    r.setEnd(text, m.index + m[0].length);
+    const lines = new Set(Array.from(r.getClientRects()).filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+    if (el === rule) lines.forEach((t) => tops.add(t));
+    if (lines.size > 1) broken.push(m[0]);
+  }
+}
+return {width: window.innerWidth, rule: rule.textContent, broken, lines: tops.size};"#;
 
 /// Which of the hand game's panels the tablet shows.
 const HAND_PANELS: &str =
@@ -140,6 +170,31 @@ fn variants_without_hands_markers_or_a_prophet_do_not_show_them_empty() {
         driver.eval(HAND_PANELS),
         json!([true, true, true, true, true])
     );
+    // A proposal is accepted or rejected, in Delphos's words: after the odd 3H a
+    // black card is accepted, and after the even 4S a black one is rejected.
+    for (card, verdict) in [("4S", "ACCEPTED ✓"), ("5S", "REJECTED ✗")] {
+        let proposer = server.get("/api/state").expect(200)["state"]["turn"]
+            .as_str()
+            .expect("turn")
+            .to_string();
+        let ack = server
+            .post("/api/plays", &json!({ "cards": [card] }).to_string())
+            .expect(200);
+        let version = ack["version"].to_string();
+        let seen = driver.wait_for("the proposal's answer", TABLET, |v| {
+            v["version"] == version.as_str()
+        });
+        assert_eq!(seen["verdict"], verdict, "{seen}");
+        let last = seen["last"].as_str().expect("last");
+        assert!(
+            last.starts_with(&format!("{verdict}\n{proposer} proposes\n")),
+            "{last}"
+        );
+        assert!(
+            !last.contains("RIGHT") && !last.contains("WRONG") && !last.contains("plays"),
+            "{last}"
+        );
+    }
     // The 1959 game shows its hands in its own panel.
     server.post("/api/end-game", "").expect(200);
     round["variant"] = json!("eleusis-1959");
@@ -313,17 +368,6 @@ fn the_audit_shows_a_whole_game_and_follows_the_table_live() {
     server.stop();
 }
 
-/// Sets the size of the page's viewport (a phone is narrower than a desktop
-/// window may be).
-fn viewport(driver: &Driver, width: u32, height: u32) {
-    driver.call(
-        "POST",
-        &driver.session_path("goog/cdp/execute"),
-        &json!({"cmd": "Emulation.setDeviceMetricsOverride",
-                "params": {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}}),
-    );
-}
-
 /// Where things are on the tablet, in viewport pixels.
 const GEOMETRY: &str = r#"const rect = (e) => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height}; };
 const cards = Array.from(document.querySelectorAll('#layout .card'));
@@ -364,7 +408,7 @@ fn a_long_round_of_many_players_fits_a_small_tablet_and_a_phone() {
 
     let mut driver = Driver::start();
     driver.open_session(&dir.path().join("profile"));
-    viewport(&driver, 1024, 768);
+    driver.viewport(1024, 768);
     driver.goto(&format!("http://{}/", server.addr));
     let seen = driver.wait_for("the 101 cards", GEOMETRY, |v| v["laid"] == 101);
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
@@ -389,7 +433,7 @@ fn a_long_round_of_many_players_fits_a_small_tablet_and_a_phone() {
 
     // A phone: nothing wider than the screen, whose turn it is and the verdict on
     // the first screen.
-    viewport(&driver, 390, 844);
+    driver.viewport(390, 844);
     driver.goto(&format!("http://{}/", server.addr));
     let seen = driver.wait_for("the 101 cards", GEOMETRY, |v| v["laid"] == 101);
     driver.screenshot(&shots.join("tablet-390.png"));
@@ -458,7 +502,7 @@ fn at_the_end_of_a_round_the_tablet_shows_its_banner_and_scores() {
 
     let mut driver = Driver::start();
     driver.open_session(&dir.path().join("profile"));
-    viewport(&driver, 1024, 768);
+    driver.viewport(1024, 768);
     driver.goto(&format!("http://{}/", server.addr));
     driver.wait_for("the 81 cards", GEOMETRY, |v| v["laid"] == 81);
     // The fifth sequence of the first to play empties his hand: the round ends.
@@ -493,7 +537,7 @@ fn at_the_end_of_a_round_the_tablet_shows_its_banner_and_scores() {
     );
 
     // A phone: the scores on the first screen, under whose turn it is.
-    viewport(&driver, 390, 844);
+    driver.viewport(390, 844);
     driver.goto(&format!("http://{}/", server.addr));
     let seen = driver.wait_for("the end of the round", ROUND_OVER, |v| {
         !v["banner"].is_null() && v["scores_rows"] == 7
@@ -612,7 +656,7 @@ fn the_audit_pages_fit_a_tablet_and_a_phone() {
         ("/audit".to_string(), 0),
     ];
     for (width, height) in [(1024, 768), (390, 844)] {
-        viewport(&driver, width, height);
+        driver.viewport(width, height);
         for (page, images) in &pages {
             driver.goto(&format!("http://{}{page}", server.addr));
             let seen = driver.wait_for(&format!("{page} loaded"), AUDIT_WIDTH, |v| {

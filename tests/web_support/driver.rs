@@ -143,6 +143,18 @@ impl Driver {
         )
     }
 
+    /// Sets the size of the page's viewport, in CSS pixels (a phone is narrower
+    /// than a desktop window may be); the page lays itself out again, as on a
+    /// screen turned or resized.
+    pub fn viewport(&self, width: u32, height: u32) {
+        self.call(
+            "POST",
+            &self.session_path("goog/cdp/execute"),
+            &json!({"cmd": "Emulation.setDeviceMetricsOverride",
+                    "params": {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}}),
+        );
+    }
+
     /// Evaluates `script` until `ok` holds on its value (20 s at most).
     pub fn wait_for(&self, what: &str, script: &str, ok: impl Fn(&Value) -> bool) -> Value {
         self.wait_within(Duration::from_secs(20), what, script, ok)
