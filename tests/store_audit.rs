@@ -7,22 +7,11 @@ mod store_support;
 use std::path::Path;
 
 use serde_json::Value;
-use store_support::{acked, eleusis, export_log, record, replay};
+use store_support::{acked, eleusis, export_log, record, replay, SHORT_GAME};
 
 fn lines(text: &str) -> Vec<String> {
     text.lines().map(str::to_string).collect()
 }
-
-/// A two-round game of `basic` with small hands: round 1 ends (Ana is out), round 2
-/// is cut short by `end_game`.
-const SHORT_GAME: &str = r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo"],"rule":"red","starter":"AH","hand_size":2}
-{"event":"play","player":"Ana","cards":["2H"]}
-{"event":"play","player":"Bo","cards":["3S"]}
-{"event":"play","player":"Ana","cards":["4D"]}
-{"event":"round","variant":"basic","god":"Ana","players":["Bo","Gil"],"rule":"black","starter":"AS","hand_size":2}
-{"event":"play","player":"Bo","cards":["5C"]}
-{"event":"end_game"}"#;
-
 fn audit_json(db: &Path, id: &str, extra: &[&str]) -> (Value, i32) {
     let mut args = vec!["audit", id, "--json", "--db", db.to_str().expect("path")];
     args.extend_from_slice(extra);

@@ -5,16 +5,7 @@ mod store_support;
 
 use std::path::Path;
 
-use store_support::{eleusis, record, replay};
-
-/// Round 1 ends (Ana is out), round 2 is cut short by `end_game`.
-const GAME_A: &str = r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo"],"rule":"red","starter":"AH","hand_size":2}
-{"event":"play","player":"Ana","cards":["2H"]}
-{"event":"play","player":"Bo","cards":["3S"]}
-{"event":"play","player":"Ana","cards":["4D"]}
-{"event":"round","variant":"basic","god":"Ana","players":["Bo","Gil"],"rule":"black","starter":"AS","hand_size":2}
-{"event":"play","player":"Bo","cards":["5C"]}
-{"event":"end_game"}"#;
+use store_support::{eleusis, record, replay, SHORT_GAME};
 
 /// Cy joins; Bo empties his hand; the game is not ended.
 const GAME_B: &str = r#"{"event":"round","variant":"basic","god":"Ana","players":["Bo","Cy"],"rule":"red","starter":"AH","hand_size":1}
@@ -42,7 +33,7 @@ fn run(db: &Path, extra: &[&str]) -> (String, String, Option<i32>) {
 fn a_season_sheet_sums_each_games_own_totals() {
     let dir = tempfile::tempdir().expect("dir");
     let db = dir.path().join("club.db");
-    for game in [GAME_A, GAME_B, GAME_C] {
+    for game in [SHORT_GAME, GAME_B, GAME_C] {
         let (_, output) = record(&db, &lines(game), &[]);
         assert!(
             output.status.success(),
@@ -51,7 +42,7 @@ fn a_season_sheet_sums_each_games_own_totals() {
         );
     }
     // Each game's totals, as the referee gives them (standings once a round ended).
-    let a = replay(&lines(GAME_A));
+    let a = replay(&lines(SHORT_GAME));
     let b = replay(&lines(GAME_B));
     let total = |state: &serde_json::Value, name: &str| {
         let game = &state["game"];

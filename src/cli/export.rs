@@ -62,7 +62,13 @@ pub struct ExportArgs {
 
 /// Runs the subcommand.
 pub fn run(args: &ExportArgs) -> ExitCode {
-    match export(args) {
+    exit_with(export(args))
+}
+
+/// The exit of a command that prints a text or writes it to `-o` (`Ok(None)`):
+/// the text on standard output, or the error on standard error (status 2).
+pub(crate) fn exit_with(result: Result<Option<String>>) -> ExitCode {
+    match result {
         Ok(Some(text)) => match super::print_stdout(&text) {
             Ok(()) => ExitCode::SUCCESS,
             Err(status) => status,
@@ -109,7 +115,13 @@ fn export(args: &ExportArgs) -> Result<Option<String>> {
             text
         }
     };
-    match &args.output {
+    deliver(text, args.output.as_deref())
+}
+
+/// Writes `text` to `output` when given (then nothing is left to print), else
+/// hands it back for standard output.
+pub(crate) fn deliver(text: String, output: Option<&Path>) -> Result<Option<String>> {
+    match output {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
             Ok(None)

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use super::export::{clobbers_database, SheetFormat};
+use super::export::{clobbers_database, deliver, exit_with, SheetFormat};
 use crate::store::history::standard_referee;
 use crate::store::season::{parse_day, span_words, SeasonSheet};
 use crate::store::{Store, DEFAULT_DB};
@@ -35,17 +35,7 @@ pub struct SeasonArgs {
 
 /// Runs the subcommand.
 pub fn run(args: &SeasonArgs) -> ExitCode {
-    match season(args) {
-        Ok(Some(text)) => match super::print_stdout(&text) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(status) => status,
-        },
-        Ok(None) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    exit_with(season(args))
 }
 
 /// Builds the sheet: what to print on standard output, if anything.
@@ -77,11 +67,5 @@ fn season(args: &SeasonArgs) -> Result<Option<String>> {
             sheet.to_html(&span_words(args.since.as_deref(), args.until.as_deref()))
         }
     };
-    match &args.output {
-        Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-            Ok(None)
-        }
-        None => Ok(Some(text)),
-    }
+    deliver(text, args.output.as_deref())
 }

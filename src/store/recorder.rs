@@ -806,6 +806,21 @@ mod tests {
         (dir, store)
     }
 
+    /// [`ROUND`], then a one-card play of each of `cards`, as numbered lines.
+    fn round_of_plays(cards: &[&str]) -> Vec<(usize, String)> {
+        let mut texts = vec![ROUND.to_string()];
+        texts.extend(
+            cards
+                .iter()
+                .map(|c| format!(r#"{{"event":"play","cards":["{c}"]}}"#)),
+        );
+        texts
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| (i + 1, t))
+            .collect()
+    }
+
     fn error_of(reply: &Reply) -> &str {
         match reply {
             Reply::Rejected(r) => &r.error,
@@ -1062,14 +1077,7 @@ mod tests {
         let (_dir, store) = fresh_store();
         let mut recorder = Recorder::new_game(&store, standard_referee());
         let replies = recorder
-            .record_batch(&lines(&[
-                ROUND,
-                r#"{"event":"play","cards":["2H"]}"#,
-                r#"{"event":"play","cards":["3H"]}"#,
-                r#"{"event":"play","cards":["4H"]}"#,
-                r#"{"event":"play","cards":["5H"]}"#,
-                r#"{"event":"play","cards":["6H"]}"#,
-            ]))
+            .record_batch(&round_of_plays(&["2H", "3H", "4H", "5H", "6H"]))
             .expect("batch");
         let Reply::Stored(last) = &replies[5] else {
             panic!("{replies:?}")
@@ -1098,15 +1106,7 @@ mod tests {
         let (_dir, store) = fresh_store();
         let mut recorder = Recorder::new_game(&store, standard_referee());
         let replies = recorder
-            .record_batch(&lines(&[
-                ROUND,
-                r#"{"event":"play","cards":["2H"]}"#,
-                r#"{"event":"play","cards":["3H"]}"#,
-                r#"{"event":"play","cards":["4H"]}"#,
-                r#"{"event":"play","cards":["5S"]}"#,
-                r#"{"event":"play","cards":["6S"]}"#,
-                r#"{"event":"play","cards":["7H"]}"#,
-            ]))
+            .record_batch(&round_of_plays(&["2H", "3H", "4H", "5S", "6S", "7H"]))
             .expect("batch");
         assert!(
             replies.iter().all(|r| matches!(r, Reply::Stored(_))),

@@ -683,17 +683,7 @@ async fn scores(
             at.clone(),
         )
     })?;
-    let format = auth::query_param(query.as_deref(), "format")
-        .map_or_else(|| "html".to_string(), |f| f.into_owned());
-    if format != "csv" && format != "html" {
-        return Err(ApiError::bad(
-            format!(
-                "format must be csv or html, got {}",
-                json_input::shown_text(&format)
-            ),
-            at,
-        ));
-    }
+    let csv = sheet_is_csv(query.as_deref(), &at)?;
     let sheet = state
         .table
         .run(move |desk: &mut Desk<'_>| {
@@ -701,19 +691,44 @@ async fn scores(
                 .map_err(|e| ApiError::history(e, at))
         })
         .await??;
-    Ok(if format == "csv" {
+    Ok(sheet_response(csv, || sheet.to_csv(), || sheet.to_html()))
+}
+
+/// A sheet's `format` query parameter: `csv`, or `html` (also when absent); any
+/// other is 400. True for CSV.
+fn sheet_is_csv(query: Option<&str>, at: &str) -> Result<bool, ApiError> {
+    match auth::query_param(query, "format").as_deref() {
+        None | Some("html") => Ok(false),
+        Some("csv") => Ok(true),
+        Some(other) => Err(ApiError::bad(
+            format!(
+                "format must be csv or html, got {}",
+                json_input::shown_text(other)
+            ),
+            at,
+        )),
+    }
+}
+
+/// A sheet as CSV or as an HTML page, with its content type.
+fn sheet_response(
+    csv: bool,
+    to_csv: impl FnOnce() -> String,
+    to_html: impl FnOnce() -> String,
+) -> Response {
+    if csv {
         (
             [(header::CONTENT_TYPE, "text/csv; charset=utf-8")],
-            sheet.to_csv(),
+            to_csv(),
         )
             .into_response()
     } else {
         (
             [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-            sheet.to_html(),
+            to_html(),
         )
             .into_response()
-    })
+    }
 }
 
 /// `GET /api/export/season?format=csv|html&since=DAY&until=DAY`: the season sheet
@@ -721,17 +736,7 @@ async fn scores(
 async fn season(State(state): Shared, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
     let at = "GET /api/export/season".to_string();
     let query = query.as_deref();
-    let format =
-        auth::query_param(query, "format").map_or_else(|| "html".to_string(), |f| f.into_owned());
-    if format != "csv" && format != "html" {
-        return Err(ApiError::bad(
-            format!(
-                "format must be csv or html, got {}",
-                json_input::shown_text(&format)
-            ),
-            at,
-        ));
-    }
+    let csv = sheet_is_csv(query, &at)?;
     let day = |name: &str| -> Result<Option<String>, ApiError> {
         auth::query_param(query, name)
             .map(|text| {
@@ -763,19 +768,11 @@ async fn season(State(state): Shared, RawQuery(query): RawQuery) -> Result<Respo
             .map_err(|e| ApiError::history(e, at))
         })
         .await??;
-    Ok(if format == "csv" {
-        (
-            [(header::CONTENT_TYPE, "text/csv; charset=utf-8")],
-            sheet.to_csv(),
-        )
-            .into_response()
-    } else {
-        (
-            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-            sheet.to_html(&span),
-        )
-            .into_response()
-    })
+    Ok(sheet_response(
+        csv,
+        || sheet.to_csv(),
+        || sheet.to_html(&span),
+    ))
 }
 
 /// `GET /api/variants`: the variant renderer scripts the pages load.

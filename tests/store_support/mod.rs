@@ -12,6 +12,16 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
+/// A two-round game of `basic` with small hands: round 1 ends (Ana is out), round 2
+/// is cut short by `end_game`.
+pub const SHORT_GAME: &str = r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo"],"rule":"red","starter":"AH","hand_size":2}
+{"event":"play","player":"Ana","cards":["2H"]}
+{"event":"play","player":"Bo","cards":["3S"]}
+{"event":"play","player":"Ana","cards":["4D"]}
+{"event":"round","variant":"basic","god":"Ana","players":["Bo","Gil"],"rule":"black","starter":"AS","hand_size":2}
+{"event":"play","player":"Bo","cards":["5C"]}
+{"event":"end_game"}"#;
+
 /// Runs `eleusis ARGS` with `stdin` as its standard input.
 pub fn eleusis(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_eleusis"))
