@@ -99,8 +99,14 @@ fn errors_quote_at_most_the_first_characters_of_a_value() {
             answer.body.len()
         );
         let refused = answer.expect(status);
+        // A list too long to write out whole is described instead.
+        let said = if body.get("round").is_some_and(Value::is_array) {
+            "got a list of 1 item".to_string()
+        } else {
+            cut.clone()
+        };
         assert!(
-            error_of(&refused).contains(&cut),
+            error_of(&refused).contains(&said),
             "{path}: {}",
             error_of(&refused)
         );
