@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use serde::de::DeserializeOwned;
+use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -70,7 +70,7 @@ pub struct RoundEvent {
 }
 
 /// What the prophet says of a play before God confirms or contradicts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Call {
     Right,
@@ -96,6 +96,66 @@ impl Call {
 impl fmt::Display for Call {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// Reads one of a closed list of words, from a JSON string only. serde's derived
+/// enums also take `{"right":null}` for `"right"`, a shape no log writer means and
+/// which would slip a value past every reader that looks for the word.
+fn deserialize_word<'de, D, T>(
+    deserializer: D,
+    words: &'static [&'static str],
+    values: &[T],
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Copy,
+{
+    struct Word(&'static [&'static str]);
+    impl Visitor<'_> for Word {
+        type Value = usize;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            let quoted: Vec<String> = self.0.iter().map(|w| format!("\"{w}\"")).collect();
+            f.write_str(&quoted.join(" or "))
+        }
+        fn visit_str<E: de::Error>(self, value: &str) -> Result<usize, E> {
+            self.0
+                .iter()
+                .position(|word| *word == value)
+                .ok_or_else(|| E::unknown_variant(value, self.0))
+        }
+    }
+    let at = deserializer.deserialize_str(Word(words))?;
+    Ok(values[at])
+}
+
+impl<'de> Deserialize<'de> for Call {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserialize_word(
+            deserializer,
+            &["right", "wrong"],
+            &[Call::Right, Call::Wrong],
+        )
+    }
+}
+
+impl<'de> Deserialize<'de> for Prediction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserialize_word(
+            deserializer,
+            &["accepted", "rejected"],
+            &[Prediction::Accepted, Prediction::Rejected],
+        )
+    }
+}
+
+impl<'de> Deserialize<'de> for EndedBy {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserialize_word(
+            deserializer,
+            &["god", "players"],
+            &[EndedBy::God, EndedBy::Players],
+        )
     }
 }
 
@@ -137,7 +197,7 @@ pub struct ProphetEvent {
 }
 
 /// What a Delphos prediction says God will answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Prediction {
     Accepted,
@@ -161,7 +221,7 @@ pub struct PredictEvent {
 }
 
 /// Who ends a round by declaration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndedBy {
     /// God (the dealer in `eleusis-1959`).
@@ -467,6 +527,22 @@ mod tests {
             (
                 r#"{"event":"predict","player":"A","says":"maybe"}"#,
                 r#"field "says": unknown value "maybe""#,
+            ),
+            (
+                r#"{"event":"play","cards":["8H"],"prophet_says":{"right":null}}"#,
+                r#"field "prophet_says": expected "right" or "wrong", got an object"#,
+            ),
+            (
+                r#"{"event":"predict","player":"A","says":{"accepted":null}}"#,
+                r#"field "says": expected "accepted" or "rejected", got an object"#,
+            ),
+            (
+                r#"{"event":"end_round","by":{"players":null},"assent":["A"]}"#,
+                r#"field "by": expected "god" or "players", got an object"#,
+            ),
+            (
+                r#"{"event":"play","cards":["8H"],"prophet_says":1}"#,
+                r#"field "prophet_says": expected "right" or "wrong", got the number 1"#,
             ),
             (
                 r#"{"event":"predict","says":"accepted"}"#,
