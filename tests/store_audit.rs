@@ -1150,7 +1150,7 @@ fn a_season_sheet_sums_each_games_own_totals() {
     let (_, stderr, code) = season(&db, &["--since", "2026-10-01", "--until", "2026-09-01"]);
     assert_eq!(code, Some(2));
     assert!(
-        stderr.contains("--since 2026-10-01 is after --until 2026-09-01"),
+        stderr.contains("since 2026-10-01 is after until 2026-09-01"),
         "{stderr}"
     );
 

@@ -521,6 +521,13 @@ fn a_round_through_the_api_with_pushes_errors_correction_reveal_and_restart() {
         "\"yesterday\" is not a day: write it as YYYY-MM-DD, like 2026-09-01"
     );
     assert_eq!(bad["where"], "GET /api/export/season: since");
+    let reversed = server
+        .get("/api/export/season?since=2026-10-01&until=2026-09-01")
+        .expect(400);
+    assert_eq!(
+        reversed["error"],
+        "since 2026-10-01 is after until 2026-09-01: no game can be in between"
+    );
     let rounds = server.get("/api/rounds").expect(200);
     assert_eq!(rounds["rounds"][0]["round"], "1.1");
     assert!(rounds["rounds"][0]["revealed"].is_string());

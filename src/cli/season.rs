@@ -5,12 +5,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 
 use super::export::{clobbers_database, deliver, exit_with, SheetFormat};
 use crate::store::history::standard_referee;
-use crate::store::season::{parse_day, span_words, SeasonSheet};
+use crate::store::season::{parse_day, DaySpan, SeasonSheet};
 use crate::store::{Store, DEFAULT_DB};
 
 /// Arguments of `eleusis season`.
@@ -40,11 +40,7 @@ pub fn run(args: &SeasonArgs) -> ExitCode {
 
 /// Builds the sheet: what to print on standard output, if anything.
 fn season(args: &SeasonArgs) -> Result<Option<String>> {
-    if let (Some(since), Some(until)) = (&args.since, &args.until) {
-        if since > until {
-            bail!("--since {since} is after --until {until}: no game can be in between");
-        }
-    }
+    let span = DaySpan::new(args.since.clone(), args.until.clone()).map_err(|e| anyhow!(e))?;
     if let Some(output) = &args.output {
         if let Some(what) = clobbers_database(&args.db, output) {
             bail!(
@@ -54,18 +50,11 @@ fn season(args: &SeasonArgs) -> Result<Option<String>> {
         }
     }
     let store = Store::open_read_only(&args.db)?;
-    let sheet = SeasonSheet::build(
-        &store,
-        &standard_referee(),
-        args.since.as_deref(),
-        args.until.as_deref(),
-    )
-    .context("building the season sheet")?;
+    let sheet = SeasonSheet::build(&store, &standard_referee(), &span)
+        .context("building the season sheet")?;
     let text = match args.format {
         SheetFormat::Csv => sheet.to_csv(),
-        SheetFormat::Html => {
-            sheet.to_html(&span_words(args.since.as_deref(), args.until.as_deref()))
-        }
+        SheetFormat::Html => sheet.to_html(&span.words()),
     };
     deliver(text, args.output.as_deref())
 }

@@ -8,9 +8,9 @@
 use serde::Serialize;
 
 use super::history::{require_intact_chain, History, HistoryError, RefereeFactory};
+use super::log::RoundInfo;
 use super::printable::printable;
-use super::GameId;
-use super::Store;
+use super::{GameId, Store};
 
 /// One row: a round, its God, and each participant's score (`None` while the
 /// round has not ended; a participant absent from a round scores nothing there).
@@ -42,18 +42,29 @@ impl ScoreSheet {
         factory: &RefereeFactory,
         game: GameId,
     ) -> Result<ScoreSheet, HistoryError> {
+        let infos = store.rounds(game)?;
+        ScoreSheet::from_rounds(store, factory, game, &infos)
+    }
+
+    /// As [`ScoreSheet::build`], with the game's rounds already read (the season
+    /// sheet reads them to choose its games by day).
+    pub(crate) fn from_rounds(
+        store: &Store,
+        factory: &RefereeFactory,
+        game: GameId,
+        infos: &[RoundInfo],
+    ) -> Result<ScoreSheet, HistoryError> {
         require_intact_chain(store, game, None)?;
         let history = History::load(store, game, true)?;
         let effective = history.effective(&[])?;
         let (referee, outcomes) = history.replay(factory, &effective)?;
-        let infos = store.rounds(game)?;
         let mut participants: Vec<String> = Vec::new();
         let seen = |name: &str, list: &mut Vec<String>| {
             if !list.iter().any(|n| n == name) {
                 list.push(name.to_string());
             }
         };
-        for info in &infos {
+        for info in infos {
             for name in info.players.iter().chain(std::iter::once(&info.god)) {
                 seen(name, &mut participants);
             }

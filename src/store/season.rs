@@ -68,24 +68,52 @@ pub fn parse_day(text: &str) -> Result<String, String> {
     }
 }
 
-/// The span of days a sheet covers, in words, for its title.
-pub fn span_words(since: Option<&str>, until: Option<&str>) -> String {
-    match (since, until) {
-        (None, None) => "(every game)".to_string(),
-        (Some(s), None) => format!("from {s}"),
-        (None, Some(u)) => format!("to {u}"),
-        (Some(s), Some(u)) => format!("{s} to {u}"),
+/// The days a season sheet covers, both bounds included (`YYYY-MM-DD`, UTC; `None`:
+/// no bound), checked once for the command line and the web export alike.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DaySpan {
+    since: Option<String>,
+    until: Option<String>,
+}
+
+impl DaySpan {
+    /// The span from `since` to `until`, days already read by [`parse_day`]; a
+    /// span that ends before it starts holds no game, which is a mistake in the
+    /// asking, not an empty season: refused with both days named.
+    pub fn new(since: Option<String>, until: Option<String>) -> Result<DaySpan, String> {
+        if let (Some(s), Some(u)) = (&since, &until) {
+            if s > u {
+                return Err(format!(
+                    "since {s} is after until {u}: no game can be in between"
+                ));
+            }
+        }
+        Ok(DaySpan { since, until })
+    }
+
+    /// Whether a game that started on `day` (`YYYY-MM-DD`) is in the span.
+    fn holds(&self, day: &str) -> bool {
+        self.since.as_deref().is_none_or(|s| s <= day)
+            && self.until.as_deref().is_none_or(|u| day <= u)
+    }
+
+    /// The span in words, for the sheet's title.
+    pub fn words(&self) -> String {
+        match (&self.since, &self.until) {
+            (None, None) => "(every game)".to_string(),
+            (Some(s), None) => format!("from {s}"),
+            (None, Some(u)) => format!("to {u}"),
+            (Some(s), Some(u)) => format!("{s} to {u}"),
+        }
     }
 }
 
 impl SeasonSheet {
-    /// Builds the sheet of every game whose first round started on a day from
-    /// `since` to `until` (both included, `YYYY-MM-DD`, UTC; `None`: no bound).
+    /// Builds the sheet of every game whose first round started on a day of `span`.
     pub fn build(
         store: &Store,
         factory: &RefereeFactory,
-        since: Option<&str>,
-        until: Option<&str>,
+        span: &DaySpan,
     ) -> Result<SeasonSheet, HistoryError> {
         let mut sheet = SeasonSheet {
             participants: Vec::new(),
@@ -112,11 +140,10 @@ impl SeasonSheet {
                 .get(..10)
                 .unwrap_or(&first.started)
                 .to_string();
-            if since.is_some_and(|s| date.as_str() < s) || until.is_some_and(|u| date.as_str() > u)
-            {
+            if !span.holds(&date) {
                 continue;
             }
-            let game_sheet = ScoreSheet::build(store, factory, game)?;
+            let game_sheet = ScoreSheet::from_rounds(store, factory, game, &rounds)?;
             let finished = game_sheet
                 .rounds
                 .iter()
@@ -377,6 +404,24 @@ mod tests {
         ] {
             assert!(parse_day(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_span_holds_its_own_days_and_refuses_to_run_backwards() {
+        let day = |d: &str| Some(d.to_string());
+        let span = DaySpan::new(day("2026-09-01"), day("2026-09-30")).expect("in order");
+        assert!(span.holds("2026-09-01") && span.holds("2026-09-30"));
+        assert!(!span.holds("2026-08-31") && !span.holds("2026-10-01"));
+        assert_eq!(span.words(), "2026-09-01 to 2026-09-30");
+        let open = DaySpan::new(None, day("2026-09-30")).expect("open start");
+        assert!(open.holds("1999-01-01") && !open.holds("2026-10-01"));
+        assert_eq!(open.words(), "to 2026-09-30");
+        assert_eq!(DaySpan::default().words(), "(every game)");
+        assert_eq!(
+            DaySpan::new(day("2026-10-01"), day("2026-09-01")),
+            Err("since 2026-10-01 is after until 2026-09-01: no game can be in between".into())
+        );
+        assert!(DaySpan::new(day("2026-09-01"), day("2026-09-01")).is_ok());
     }
 
     #[test]

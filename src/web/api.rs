@@ -27,7 +27,7 @@ use crate::store::audit::audit;
 use crate::store::evidence::EvidenceInput;
 use crate::store::history::export_log;
 use crate::store::scoresheet::ScoreSheet;
-use crate::store::season::{parse_day, span_words, SeasonSheet};
+use crate::store::season::{parse_day, DaySpan, SeasonSheet};
 use crate::store::{format_utc, GameId, Target};
 
 use super::desk::Desk;
@@ -746,32 +746,20 @@ async fn season(State(state): Shared, RawQuery(query): RawQuery) -> Result<Respo
             })
             .transpose()
     };
-    let (since, until) = (day("since")?, day("until")?);
-    if let (Some(s), Some(u)) = (&since, &until) {
-        if s > u {
-            return Err(ApiError::bad(
-                format!("since {s} is after until {u}: no game can be in between"),
-                at,
-            ));
-        }
-    }
-    let span = span_words(since.as_deref(), until.as_deref());
+    let span = DaySpan::new(day("since")?, day("until")?)
+        .map_err(|reason| ApiError::bad(reason, at.clone()))?;
+    let title = span.words();
     let sheet = state
         .table
         .run(move |desk: &mut Desk<'_>| {
-            SeasonSheet::build(
-                desk.store(),
-                desk.factory(),
-                since.as_deref(),
-                until.as_deref(),
-            )
-            .map_err(|e| ApiError::history(e, at))
+            SeasonSheet::build(desk.store(), desk.factory(), &span)
+                .map_err(|e| ApiError::history(e, at))
         })
         .await??;
     Ok(sheet_response(
         csv,
         || sheet.to_csv(),
-        || sheet.to_html(&span),
+        || sheet.to_html(&title),
     ))
 }
 
