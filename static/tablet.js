@@ -104,20 +104,6 @@
     })));
   }
 
-  // The stock banner in the service's words, but for why more than two decks are
-  // in play: the round's own notes say whether they were needed to deal (12 hands
-  // of 14) or the stock ran out since, or both.
-  function stockWords(view) {
-    const s = view.state || {}, text = view.stock_warning;
-    if (!/decks in play \(the stock ran out before\)$/.test(text)) return text;
-    const own = (s.warnings || []).filter((w) => w.startsWith("round " + s.round + ": "));
-    const dealt = own.map((w) => /(\d+) hands of (\d+) and the starter need (\d+) cards: (\d+) decks are used/.exec(w)).find(Boolean);
-    const ranOut = own.some((w) => w.includes("the stock ran out"));
-    if (!dealt) return text;
-    const why = dealt[1] + " hands of " + dealt[2] + " and the starter needed " + dealt[3] + " cards";
-    return s.decks + " decks in play (" + (ranOut ? dealt[4] + " to deal: " + why + "; more since the stock ran out" : why) + ")";
-  }
-
   function describeLast(last, correction) {
     const box = $("last");
     box.replaceChildren();
@@ -279,7 +265,7 @@
     const banners = $("banners");
     banners.replaceChildren();
     if (s.sudden_death) banners.append(E.el("div", { class: "banner death", id: "sudden-death" }, "SUDDEN DEATH — a wrong play eliminates"));
-    if (view.stock_warning) banners.append(E.el("div", { class: "banner stock", id: "stock-banner" }, stockWords(view)));
+    if (view.stock_warning) banners.append(E.el("div", { class: "banner stock", id: "stock-banner" }, view.stock_warning));
     if (s.ended) banners.append(E.el("div", { class: "banner over" }, "Round over" + (s.end_reason ? ": " + s.end_reason : "")));
     if (view.game_over) banners.append(E.el("div", { class: "banner over" }, "The game has ended"));
 

@@ -15,7 +15,7 @@ use super::log::LogEvent;
 use super::original::OriginalState;
 use super::outcome::Outcome;
 use super::own_flow::{FlowError, OwnFlowRound};
-use super::round::{Round, SharedJudge, Sideline};
+use super::round::{Deal, Round, SharedJudge, Sideline};
 use super::scoring::Tally;
 use super::variant::Variant;
 
@@ -302,6 +302,11 @@ impl Game {
                 })
                 .collect(),
         )
+    }
+
+    /// How the current round was dealt; `None` before the first round.
+    pub fn deal(&self) -> Option<Deal> {
+        self.round.as_ref().map(|r| r.deal)
     }
 
     /// Whether `end_game` has been applied.

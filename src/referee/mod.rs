@@ -24,7 +24,7 @@ pub use outcome::{
     CardVerdict, Effect, Outcome, Penalty, Pick, Placement, PredictionOutcome, RoundEnd,
 };
 pub use own_flow::FlowError;
-pub use round::{disguises_a_line, SharedJudge, Sideline};
+pub use round::{disguises_a_line, Deal, SharedJudge, Sideline};
 pub use scoring::{round_scores, ProphetTally, Tally};
 pub use variant::{Variant, VariantParams};
 

@@ -205,6 +205,21 @@ pub(crate) struct Office {
     pub marker: u32,
 }
 
+/// How a round was dealt. More decks than the variant's may be in play for the deal
+/// (many players or big hands), for a stock that ran out since, or both; the tablet
+/// says which, and needs these numbers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deal {
+    /// Players dealt a hand.
+    pub players: u32,
+    /// Cards in each hand.
+    pub hand_size: u32,
+    /// Cards the hands and the starter took.
+    pub need: u64,
+    /// Decks shuffled together for the deal.
+    pub decks: u32,
+}
+
 /// The last thing that happened was this player's play (condition 1 of the Prophet).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct LastPlay {
@@ -244,6 +259,8 @@ pub(crate) struct Round {
     pub end: Option<RoundEnd>,
     pub stock: u32,
     pub decks: u32,
+    /// The deal the round started with.
+    pub deal: Deal,
     /// Reason for the end decided by the current event (a small-hand "no play").
     pending_end: Option<String>,
     /// Whether verdicts carry the rule's explanation (see [`Round::set_explain`]).
@@ -373,6 +390,12 @@ impl Round {
             end: None,
             stock: u32::try_from(u64::from(decks) * deck_size - need).unwrap_or(u32::MAX),
             decks,
+            deal: Deal {
+                players: u32::try_from(players).unwrap_or(u32::MAX),
+                hand_size,
+                need,
+                decks,
+            },
             pending_end: None,
             explain: true,
         };

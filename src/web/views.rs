@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 use crate::cards::Card;
 use crate::referee::game::GameState;
 use crate::referee::round::STARTER_KEPT;
-use crate::referee::{Game, Outcome, Placement};
+use crate::referee::{Deal, Game, Outcome, Placement};
 use crate::store::history::{
     decision, paired, strip_annotations, Effective, EntryKind, History, HistoryError,
     RefereeFactory, WITH_PREVIOUS,
@@ -199,21 +199,37 @@ fn drop_rule_warnings(warnings: &mut Value) {
     }
 }
 
-/// A short warning about the stock for the tablet, when one is due.
-pub fn stock_warning(stock: u32, decks: u32, players: usize) -> Option<String> {
+/// A short warning about the stock for the tablet, when one is due: the stock is low,
+/// or more decks than two are in play, and then why — for the deal (`deal`: so many
+/// hands of so many cards), because the stock ran out since, or both.
+pub fn stock_warning(stock: u32, decks: u32, players: usize, deal: Option<Deal>) -> Option<String> {
     let low = u32::try_from(players)
         .unwrap_or(u32::MAX)
         .saturating_mul(2)
         .max(10);
     if stock <= low {
-        Some(format!(
+        return Some(format!(
             "stock low: {stock} cards left; a deck will be added when it runs out ({decks} in play)"
-        ))
-    } else if decks > 2 {
-        Some(format!("{decks} decks in play (the stock ran out before)"))
-    } else {
-        None
+        ));
     }
+    if decks <= 2 {
+        return None;
+    }
+    let why = match deal.filter(|d| d.decks > 2) {
+        Some(d) => {
+            let dealt = format!(
+                "{} hands of {} and the starter needed {} cards",
+                d.players, d.hand_size, d.need
+            );
+            if decks > d.decks {
+                format!("{} to deal: {dealt}; more since the stock ran out", d.decks)
+            } else {
+                dealt
+            }
+        }
+        None => "the stock ran out before".to_string(),
+    };
+    Some(format!("{decks} decks in play ({why})"))
 }
 
 /// The corrections recorded during `round`, oldest first: their own number and
@@ -403,7 +419,12 @@ pub fn build(
             if state.ended || state.round == 0 || state.variant.is_some_and(|v| v.own_flow()) {
                 None
             } else {
-                stock_warning(state.stock, state.decks, state.players.len())
+                stock_warning(
+                    state.stock,
+                    state.decks,
+                    state.players.len(),
+                    referee.deal(),
+                )
             }
         ),
     );
@@ -666,8 +687,37 @@ mod tests {
 
     #[test]
     fn stock_warning_when_low_or_extra_decks() {
-        assert!(stock_warning(40, 2, 4).is_none());
-        assert!(stock_warning(9, 2, 4).expect("low").contains("9 cards"));
-        assert!(stock_warning(60, 3, 4).expect("decks").contains("3 decks"));
+        assert!(stock_warning(40, 2, 4, None).is_none());
+        assert!(stock_warning(9, 2, 4, None)
+            .expect("low")
+            .contains("9 cards"));
+        assert_eq!(
+            stock_warning(60, 3, 4, None).as_deref(),
+            Some("3 decks in play (the stock ran out before)")
+        );
+        let big = Deal {
+            players: 12,
+            hand_size: 14,
+            need: 169,
+            decks: 4,
+        };
+        assert_eq!(
+            stock_warning(39, 4, 12, Some(big)).as_deref(),
+            Some("4 decks in play (12 hands of 14 and the starter needed 169 cards)")
+        );
+        assert_eq!(
+            stock_warning(60, 5, 12, Some(big)).as_deref(),
+            Some("5 decks in play (4 to deal: 12 hands of 14 and the starter needed 169 cards; more since the stock ran out)")
+        );
+        let small = Deal {
+            players: 4,
+            hand_size: 14,
+            need: 57,
+            decks: 2,
+        };
+        assert_eq!(
+            stock_warning(60, 3, 4, Some(small)).as_deref(),
+            Some("3 decks in play (the stock ran out before)")
+        );
     }
 }
