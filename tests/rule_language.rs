@@ -395,6 +395,38 @@ fn chained_comparisons_mean_every_link_holds() {
     assert!(!verdict(r, "", "AS"));
 }
 
+/// The spec puts every comparison and `in` on one level: a run of them reads left
+/// to right, and only a run of ordering comparisons is a chain (read left to right
+/// it would compare true/false with a number), so no rule the spec allows changes
+/// its meaning by the extension.
+#[test]
+fn equalities_and_in_read_left_to_right_on_the_comparison_level() {
+    // (red == red) == false: alike, so false, so rejected; unlike, accepted.
+    let r = "card.red == last.red == false";
+    assert!(verdict(r, "3S", "5H"));
+    assert!(!verdict(r, "3H", "5H"));
+    assert_eq!(
+        verdict(r, "3S", "5H"),
+        verdict("(card.red == last.red) == false", "3S", "5H")
+    );
+    assert!(verdict("card.rank >= 7 == true", "", "8S"));
+    assert!(!verdict("card.rank >= 7 == true", "", "3S"));
+    assert!(verdict("card.rank == 7 != false", "", "7S"));
+    assert!(verdict("card.rank in 2..9 == true", "", "5S"));
+    assert!(!verdict("card.rank in 2..9 == true", "", "KS"));
+    assert!(verdict("card.suit in {hearts} == red", "", "3H"));
+    assert!(verdict("card.suit in {hearts} == red", "", "3S"));
+    assert!(!verdict("card.suit in {hearts} == red", "", "3D"));
+    assert!(verdict("2 <= card.rank <= 9 == true", "", "9S"));
+    assert!(!verdict("2 <= card.rank <= 9 == true", "", "10S"));
+    // An ordering comparison after an equality compares its true/false with a number.
+    let err = error("card.rank == 7 < 9");
+    assert!(
+        err.contains("column 18: cannot compare a true/false test with a number"),
+        "{err}"
+    );
+}
+
 #[test]
 fn bare_adjectives_test_the_judged_card_and_suits_are_values_when_compared() {
     assert!(verdict("hearts", "", "3H"));

@@ -333,50 +333,61 @@ impl<'s> Parser<'s> {
         })
     }
 
-    /// `a op b (op c)*` or `a in X` or `a not in X`.
+    /// The comparison level: `a op b`, `a in X`, `a not in X`, one after another,
+    /// read left to right as the spec's single level of comparisons is
+    /// (`card.red == last.red == false` is `(card.red == last.red) == false`). A run
+    /// of ordering comparisons is one chain whose every link must hold
+    /// (`2 <= card.rank <= 9`, an extension): read left to right such a run would
+    /// compare true/false with a number, a type error, so no rule the spec allows
+    /// changes its meaning. A chain is stored flat, so a long one is not deep.
     fn comparison(&mut self) -> Result<Expr, RuleError> {
-        let first = self.additive()?;
-        if self.comparison_op().is_some() {
-            let mut rest = Vec::new();
-            while let Some(op) = self.comparison_op() {
-                let op_token = self.advance();
-                let shown = &self.source[op_token.span.start..op_token.span.end];
-                let operand = self.operand_after(shown, Self::additive)?;
-                rest.push((op, operand));
+        let mut left = self.additive()?;
+        loop {
+            if let Some(op) = self.comparison_op() {
+                let mut rest = vec![(op, self.comparison_operand()?)];
+                if op.is_ordering() {
+                    while let Some(next) = self.comparison_op().filter(|o| o.is_ordering()) {
+                        rest.push((next, self.comparison_operand()?));
+                    }
+                }
+                let span = left.span.to(rest.last().map_or(left.span, |(_, e)| e.span));
+                left = self.node(
+                    Kind::Compare {
+                        first: Box::new(left),
+                        rest,
+                        operands: super::syntax::Type::Bool,
+                    },
+                    span,
+                )?;
+                continue;
             }
-            let span = first
-                .span
-                .to(rest.last().map_or(first.span, |(_, e)| e.span));
-            return self.node(
-                Kind::Compare {
-                    first: Box::new(first),
-                    rest,
-                    operands: super::syntax::Type::Bool,
-                },
-                span,
-            );
-        }
-        let negated = if self.is_word("not") && matches!(self.peek_at(1), Tok::Word(w) if w == "in")
-        {
-            self.advance();
-            true
-        } else {
-            false
-        };
-        if self.eat_word("in") {
+            let negated =
+                self.is_word("not") && matches!(self.peek_at(1), Tok::Word(w) if w == "in");
+            if negated {
+                self.advance();
+            }
+            if !self.eat_word("in") {
+                return Ok(left);
+            }
             let (collection, end) = self.collection(if negated { "not in" } else { "in" })?;
-            let span = first.span.to(end);
-            return self.node(
+            let span = left.span.to(end);
+            left = self.node(
                 Kind::In {
-                    value: Box::new(first),
+                    value: Box::new(left),
                     negated,
                     collection,
                     operands: super::syntax::Type::Bool,
                 },
                 span,
-            );
+            )?;
         }
-        Ok(first)
+    }
+
+    /// The operand after a comparison operator (the operator is next).
+    fn comparison_operand(&mut self) -> Result<Expr, RuleError> {
+        let op_token = self.advance();
+        let shown = &self.source[op_token.span.start..op_token.span.end];
+        self.operand_after(shown, Self::additive)
     }
 
     /// What follows `in`: `{…}`, `lo..hi` or a list name.
