@@ -313,6 +313,37 @@ fn a_closed_output_ends_replay_quietly() {
         assert_eq!(out.status.code(), Some(141), "{args:?}: {:?}", out.status);
         assert_eq!(stderr(&out), "", "{args:?}");
     }
+    // `rule judge`, one verdict or a batch, ends the same way.
+    for batch in [false, true] {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let mut command = Command::new(bin());
+        command.args(["rule", "judge", "--rule", "red"]);
+        if batch {
+            command.arg("--batch");
+        } else {
+            command.arg("5H");
+        }
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        if let Some(mut stdin) = child.stdin.take() {
+            use std::io::Write;
+            // The command may stop before reading it all: a refused write is fine.
+            let _ = stdin.write_all(b"{\"card\":\"5H\"}\n");
+        }
+        let out = child.wait_with_output().expect("waits");
+        assert_eq!(
+            out.status.code(),
+            Some(141),
+            "batch {batch}: {:?}",
+            out.status
+        );
+        assert_eq!(stderr(&out), "", "batch {batch}");
+    }
 }
 
 /// A copy of `db` with every page after the first overwritten: SQLite opens it

@@ -137,6 +137,41 @@ fn judges_a_sequence_card_by_card() {
         "4S 9D 2C",
     ]));
     assert_eq!(out["accepted"], Value::Bool(true));
+
+    // One entry per card: past the first rejected card, "not judged".
+    let out = json(&run(&[
+        "rule", "judge", "--rule", "red", "2H", "3S", "4H", "5H",
+    ]));
+    let per_card = out["per_card"].as_array().expect("per_card");
+    assert_eq!(per_card.len(), 4);
+    assert_eq!(per_card[1]["explanation"], "3♠ is black → rejected");
+    for late in &per_card[2..] {
+        assert_eq!(late["accepted"], Value::Bool(false));
+        assert_eq!(
+            late["explanation"],
+            "not judged: the sequence is already wrong at 3♠"
+        );
+    }
+    // A play is at most four cards, on the command line and in a batch line.
+    let out = run(&[
+        "rule", "judge", "--rule", "red", "2H", "3H", "4H", "5H", "6H",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(
+        "a play is one card or a sequence of 2 to 4 cards (RULES.md section 3), got 5 cards"
+    ));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let red = rule_file(dir.path(), "red.rule", b"red");
+    let lines = run_batch(
+        &red,
+        "{\"cards\":[\"2H\",\"3H\",\"4H\",\"5H\",\"6H\"]}\n{\"cards\":[\"2H\",\"3H\"]}\n",
+        &[],
+    );
+    assert_eq!(
+        lines[0]["error"],
+        "line 1: a play is one card or a sequence of 2 to 4 cards (RULES.md section 3), got 5 cards"
+    );
+    assert_eq!(lines[1]["accepted"], Value::Bool(true));
 }
 
 #[test]
@@ -350,6 +385,31 @@ fn a_bad_rule_file_names_the_file_line_and_column() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("typed.rule: line 1, column 14: cannot compare a suit with a color"));
+}
+
+/// The line shown under an error never sends a control character to the terminal
+/// (an ESC sequence would clear the screen, a lone CR overwrite what came before):
+/// it is written as its escape, the caret moved along with it.
+#[test]
+fn the_line_shown_with_an_error_escapes_control_characters() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rule = rule_file(dir.path(), "esc.rule", b"red \x1b[2J\n");
+    let out = judge_5h(&rule);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+    assert!(
+        stderr.contains("line 1, column 5: unexpected character U+001B"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("\n  red \\u{1b}[2J\n      ^"), "{stderr:?}");
+    let rule = rule_file(dir.path(), "cr.rule", b"red # c\rblack");
+    let stderr = String::from_utf8_lossy(&judge_5h(&rule).stderr).into_owned();
+    assert!(!stderr.contains('\r'), "{stderr:?}");
+    assert!(
+        stderr.contains("\n  red # c\\rblack\n         ^"),
+        "{stderr:?}"
+    );
 }
 
 /// A rule file saved by Notepad starts with a byte-order mark: no part of the

@@ -423,6 +423,32 @@ fn no_play_wrong_god_takes_the_first_acceptable_card_or_the_pick() {
     assert!(matches!(err, RefereeError::PickNotInHand(_)), "{err}");
 }
 
+/// A pick from the shown hand on a right declaration is ignored with a warning; a
+/// card that was not shown is a slip in the log whatever the verdict.
+#[test]
+fn a_pick_on_a_right_declaration_is_ignored_only_from_the_shown_hand() {
+    let mut g = Game::with_judge(red_rule());
+    apply(
+        &mut g,
+        r#"{"event":"round","variant":"gardner","god":"G","players":["A","B","C"],"rule":"red","starter":"AH","hand_size":6}"#,
+    );
+    let err = refuse(
+        &mut g,
+        r#"{"event":"no_play","hand":["2S","3S","4S","5S","6S","7S"],"pick":"3H"}"#,
+    );
+    assert!(matches!(err, RefereeError::PickNotInHand(_)), "{err}");
+    let out = apply(
+        &mut g,
+        r#"{"event":"no_play","hand":["2S","3S","4S","5S","6S","7S"],"pick":"2S"}"#,
+    );
+    assert_eq!(out.right, Some(true));
+    assert!(
+        out.warnings.iter().any(|w| w.contains("pick ignored")),
+        "{:?}",
+        out.warnings
+    );
+}
+
 #[test]
 fn a_shown_hand_that_differs_from_the_count_is_trusted_with_a_warning() {
     let mut g = game("gardner");

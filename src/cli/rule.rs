@@ -130,12 +130,27 @@ pub(crate) fn caret(text: &str, err: &RuleError) -> String {
     if line.chars().count() > MAX || err.column > MAX {
         return String::new();
     }
-    let pad: String = line
-        .chars()
-        .take(err.column.saturating_sub(1))
-        .map(|c| if c == '\t' { '\t' } else { ' ' })
-        .collect();
-    format!("\n  {line}\n  {pad}^")
+    // A control or bidirectional character is shown as its escape, never sent to
+    // the terminal as is (an ESC would clear the screen, a CR overwrite the line);
+    // the caret moves along by the escape's width.
+    let mut shown = String::with_capacity(line.len());
+    let mut pad = String::new();
+    for (at, c) in line.chars().enumerate() {
+        let part = if c == '\t' {
+            "\t".to_string()
+        } else {
+            crate::store::printable::printable(c.encode_utf8(&mut [0; 4])).into_owned()
+        };
+        if at < err.column.saturating_sub(1) {
+            if c == '\t' {
+                pad.push('\t');
+            } else {
+                pad.extend(std::iter::repeat_n(' ', part.chars().count()));
+            }
+        }
+        shown.push_str(&part);
+    }
+    format!("\n  {shown}\n  {pad}^")
 }
 
 fn card_list(flag: &str, text: &str) -> anyhow::Result<Vec<Card>> {
@@ -195,23 +210,53 @@ fn run_judge(args: &JudgeArgs) -> anyhow::Result<ExitCode> {
     if cards.is_empty() {
         bail!("no card to judge: give one card (8C) or a sequence (8C 7D)");
     }
+    if cards.len() > MAX_SEQUENCE {
+        bail!(
+            "a play is one card or a sequence of 2 to {MAX_SEQUENCE} cards (RULES.md section 3), got {} cards",
+            cards.len()
+        );
+    }
     let ctx = Context {
         main: &main,
         side: &side,
         wrong: &wrong,
     };
     let verdict = rule.judge_sequence(&ctx, &cards);
+    let per_card = every_card(&verdict.per_card, &cards);
     let output = JudgeOutput {
         cards: &cards,
         accepted: verdict.accepted,
         explanation: &verdict.explanation,
-        per_card: (cards.len() > 1).then_some(verdict.per_card.as_slice()),
+        per_card: (cards.len() > 1).then_some(per_card.as_slice()),
     };
-    let mut out = super::stdout();
-    serde_json::to_writer(&mut out, &output)?;
-    writeln!(out)?;
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    let mut text = serde_json::to_string(&output)?;
+    text.push('\n');
+    Ok(match super::print_stdout(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
+    })
+}
+
+/// The longest sequence a play may be (RULES.md section 3).
+const MAX_SEQUENCE: usize = 4;
+
+/// One judgment per card of the sequence, so that `per_card[i]` is about
+/// `cards[i]`: the rule stops at the first rejected card, and each card after it
+/// is "not judged", in the words `replay --trace` uses.
+fn every_card(judged: &[Judgment], cards: &[Card]) -> Vec<Judgment> {
+    let mut all = judged.to_vec();
+    if let Some(failed) = cards.get(judged.len().saturating_sub(1)) {
+        for _ in judged.len()..cards.len() {
+            all.push(Judgment {
+                accepted: false,
+                explanation: format!(
+                    "not judged: the sequence is already wrong at {}",
+                    failed.pretty()
+                ),
+            });
+        }
+    }
+    all
 }
 
 /// One input line of `--batch`.
@@ -280,14 +325,17 @@ fn batch(rule: &Rule, explain: bool) -> anyhow::Result<ExitCode> {
         });
         if let Err(err) = written {
             if err.kind() == io::ErrorKind::BrokenPipe {
-                return Ok(ExitCode::SUCCESS);
+                // The reader went away: nobody is left to tell (exit 141, as a
+                // program stopped by SIGPIPE, as every other command does).
+                return Ok(ExitCode::from(141));
             }
             return Err(err).context("writing stdout");
         }
     }
     match out.flush() {
-        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(err).context("writing stdout"),
-        _ => Ok(ExitCode::SUCCESS),
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::from(141)),
+        Err(err) => Err(err).context("writing stdout"),
+        Ok(()) => Ok(ExitCode::SUCCESS),
     }
 }
 
@@ -314,6 +362,12 @@ fn batch_line(rule: &Rule, line: &[u8], explain: bool) -> Result<String, String>
             return Err("missing \"card\" (one card) or \"cards\" (a sequence)".to_string())
         }
     };
+    if cards.len() > MAX_SEQUENCE {
+        return Err(format!(
+            "a play is one card or a sequence of 2 to {MAX_SEQUENCE} cards (RULES.md section 3), got {} cards",
+            cards.len()
+        ));
+    }
     let wrong = wrong_with_side(&request.side, request.wrong)
         .map_err(|e| format!("\"side\" and \"wrong\": {e}"))?;
     let ctx = Context {
