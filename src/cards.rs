@@ -307,6 +307,55 @@ fn spelled_card(text: &str) -> Option<Card> {
     Some(Card::new(rank, suit))
 }
 
+/// Two or more cards typed together, without a space (`4s9d`) or joined by a
+/// dash, slash, plus or semicolon (`4S-9D`): the cards, each as typed. A single
+/// card is at most three characters, so a card is never taken for two.
+fn glued_cards(token: &str) -> Option<Vec<String>> {
+    let joined: Vec<&str> = token
+        .split(['-', '/', '+', ';', '|'])
+        .filter(|t| !t.is_empty())
+        .collect();
+    if joined.len() > 1 && joined.iter().all(|p| p.parse::<Card>().is_ok()) {
+        return Some(joined.iter().map(|p| (*p).to_string()).collect());
+    }
+    // Cut the token into pieces of two or three characters, each a card: the
+    // longest card first, so that `10h10s` is 10h and 10s.
+    fn cut(chars: &[char]) -> Option<Vec<String>> {
+        if chars.is_empty() {
+            return Some(Vec::new());
+        }
+        for len in [3, 2] {
+            if chars.len() < len {
+                continue;
+            }
+            let piece: String = chars[..len].iter().collect();
+            if piece.parse::<Card>().is_ok() {
+                if let Some(mut rest) = cut(&chars[len..]) {
+                    rest.insert(0, piece);
+                    return Some(rest);
+                }
+            }
+        }
+        None
+    }
+    let chars: Vec<char> = token.chars().collect();
+    // Four cards of a sequence, or a shown hand of a few: enough to be useful
+    // without cutting long garbage.
+    if chars.len() < 4 || chars.len() > 60 {
+        return None;
+    }
+    cut(&chars).filter(|parts| parts.len() > 1)
+}
+
+/// A card written suit first (`♥10`, `H10`). No card starts with a suit (no rank
+/// is written S, H, D, C or a suit sign), so this never reads a card otherwise.
+fn suit_first(token: &str) -> Option<Card> {
+    let mut chars = token.chars();
+    let suit = Suit::from_char(chars.next()?)?;
+    let rank = Rank::parse(chars.as_str())?;
+    Some(Card::new(rank, suit))
+}
+
 /// What to say of a token that holds words or several cards.
 fn not_one_card(token: &str) -> Option<CardParseError> {
     let hint = if let Some(card) = spelled_card(token) {
@@ -332,6 +381,21 @@ fn not_one_card(token: &str) -> Option<CardParseError> {
         } else {
             "one card is a rank and a suit, like QH, 10S or Q♥".to_string()
         }
+    } else if let Some(parts) = glued_cards(token) {
+        format!(
+            "{} cards in one; give each card on its own: {}",
+            parts.len(),
+            parts
+                .iter()
+                .map(|p| format!("{p:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else if let Some(card) = suit_first(token) {
+        format!(
+            "the rank comes first, then the suit: {card} (or {})",
+            card.pretty()
+        )
     } else if token.chars().count() > 3 && token.chars().all(char::is_alphabetic) {
         "write a card as its rank and suit, like QH, 10S or Q♥, not as a word".to_string()
     } else {
@@ -481,6 +545,31 @@ mod tests {
             said("2C 3C"),
             "card \"2C 3C\": 2 cards in one; give each card on its own: \"2C\", \"3C\""
         );
+        // Cards typed together, or joined by a dash, are named one by one.
+        assert_eq!(
+            said("4s9d"),
+            "card \"4s9d\": 2 cards in one; give each card on its own: \"4s\", \"9d\""
+        );
+        assert!(
+            said("10h10sQD").contains("3 cards in one"),
+            "{}",
+            said("10h10sQD")
+        );
+        assert!(
+            said("4S-9D").contains(": \"4S\", \"9D\""),
+            "{}",
+            said("4S-9D")
+        );
+        assert_eq!(
+            said("♥10"),
+            "card \"♥10\": the rank comes first, then the suit: 10H (or 10♥)"
+        );
+        assert!(said("sq").contains("QS (or Q♠)"), "{}", said("sq"));
+        // Every card still reads as itself.
+        for card in (0..52).filter_map(Card::from_index) {
+            assert_eq!(card.to_string().parse::<Card>(), Ok(card));
+            assert_eq!(card.pretty().parse::<Card>(), Ok(card));
+        }
         assert!(said("queen").contains("not as a word"), "{}", said("queen"));
         assert!(said("Q of stars").contains("one card is a rank and a suit"));
         // A list typed as words names the card too, not its first word.
