@@ -423,6 +423,33 @@ fn no_play_wrong_god_takes_the_first_acceptable_card_or_the_pick() {
     assert!(matches!(err, RefereeError::PickNotInHand(_)), "{err}");
 }
 
+/// One card is "1 card" in what the referee says.
+#[test]
+fn a_hand_of_one_is_one_card_in_words() {
+    let mut g = Game::with_judge(red_rule());
+    apply(
+        &mut g,
+        r#"{"event":"round","variant":"gardner","god":"G","players":["A","B","C"],"rule":"red","starter":"AH","hand_size":6}"#,
+    );
+    let out = apply(&mut g, r#"{"event":"no_play","hand":["2S"]}"#);
+    assert!(
+        out.warnings
+            .iter()
+            .any(|w| w.contains("A showed 1 card but the referee counted 6")),
+        "{:?}",
+        out.warnings
+    );
+    let end = out
+        .round_end
+        .expect("a right no play of one card ends the round");
+    assert!(
+        end.reason
+            .contains("rightly declared no play with 1 card and counts as out"),
+        "{}",
+        end.reason
+    );
+}
+
 /// A pick from the shown hand on a right declaration is ignored with a warning; a
 /// card that was not shown is a slip in the log whatever the verdict.
 #[test]

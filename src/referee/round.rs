@@ -198,6 +198,15 @@ pub(crate) struct Seat {
     pub been_prophet: bool,
 }
 
+/// `1 card`, `3 cards`: a count of cards in the referee's sentences.
+fn cards_word(n: u32) -> String {
+    if n == 1 {
+        "1 card".to_string()
+    } else {
+        format!("{n} cards")
+    }
+}
+
 /// The prophet in office and the laid position of the card carrying his marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Office {
@@ -540,8 +549,9 @@ impl Round {
             // The table log never shows hands except here: trust what was shown, and
             // move the difference between the hand and the stock so counts stay whole.
             out.warnings.push(format!(
-                "{} showed {shown} cards but the referee counted {tracked}; the shown hand is trusted",
-                self.seats[actor].name
+                "{} showed {} but the referee counted {tracked}; the shown hand is trusted",
+                self.seats[actor].name,
+                cards_word(shown)
             ));
             if shown > tracked {
                 self.draw(shown - tracked, &mut out);
@@ -958,8 +968,9 @@ impl Round {
         self.seats[seat].hand = 0;
         if hand <= self.params.no_play_ends_round_at {
             self.pending_end = Some(format!(
-                "{} rightly declared no play with {hand} cards and counts as out",
-                self.seats[seat].name
+                "{} rightly declared no play with {} and counts as out",
+                self.seats[seat].name,
+                cards_word(hand)
             ));
         } else {
             let new = hand - self.params.no_play_reduction;
