@@ -125,6 +125,12 @@ pub fn parse_restart(value: Option<&str>, at: &str) -> Result<bool, ApiError> {
     }
 }
 
+/// The line for the table when nothing but outlines no card could be read on keeps
+/// the zone from being clear: a note, a coaster the shape of a card, a card in glare.
+pub const ONLY_UNREADABLE: &str =
+    "clear the play zone: something card-shaped lies in it that no card could be read on \
+     (a note? a card in glare?)";
+
 /// Reads one watched frame and feeds its zone's cards to the watcher (`restart`:
 /// forget what was seen before, as when watching is switched on). Blocking.
 pub fn watch_frame(
@@ -227,13 +233,13 @@ pub fn watch_frame(
     };
     Ok(WatchReply {
         phase: outcome.phase,
-        text: if outcome.unseen {
-            TOO_DARK_TO_WATCH
-        } else if outcome.uncovered {
-            UNCOVERED
-        } else {
-            outcome.phase.text()
-        },
+        text: watch_text(
+            outcome.unseen,
+            outcome.uncovered,
+            outcome.phase,
+            cards.len(),
+            unreadable.len(),
+        ),
         unseen: outcome.unseen,
         uncovered: outcome.uncovered,
         zone,
@@ -246,6 +252,27 @@ pub fn watch_frame(
         warnings: read.warnings,
         unreadable,
     })
+}
+
+/// The line for the table after a watched frame.
+fn watch_text(
+    unseen: bool,
+    uncovered: bool,
+    phase: Phase,
+    cards: usize,
+    unreadable: usize,
+) -> &'static str {
+    if unseen {
+        TOO_DARK_TO_WATCH
+    } else if uncovered {
+        UNCOVERED
+    } else if cards == 0 && unreadable > 0 && matches!(phase, Phase::NotReady | Phase::Changed) {
+        // No card is seen, so "cards in it" would send God looking for cards:
+        // what blocks the zone is an outline no card could be read on.
+        ONLY_UNREADABLE
+    } else {
+        phase.text()
+    }
 }
 
 fn quad_of(read: &Read) -> Quad {
@@ -305,6 +332,36 @@ mod tests {
             assert!(err.to_string().contains("neither 1"), "{bad}: {err}");
             assert_eq!(err.status(), axum::http::StatusCode::BAD_REQUEST);
         }
+    }
+
+    /// A zone kept from clearing by a note alone says so, not "cards in it".
+    #[test]
+    fn a_zone_blocked_by_unreadable_outlines_alone_says_what_blocks_it() {
+        assert_eq!(
+            watch_text(false, false, Phase::NotReady, 0, 1),
+            ONLY_UNREADABLE
+        );
+        assert_eq!(
+            watch_text(false, false, Phase::Changed, 0, 2),
+            ONLY_UNREADABLE
+        );
+        assert_eq!(
+            watch_text(false, false, Phase::NotReady, 1, 1),
+            Phase::NotReady.text()
+        );
+        assert_eq!(
+            watch_text(false, false, Phase::NotReady, 0, 0),
+            Phase::NotReady.text()
+        );
+        assert_eq!(
+            watch_text(false, false, Phase::Clear, 0, 0),
+            Phase::Clear.text()
+        );
+        assert_eq!(
+            watch_text(true, false, Phase::NotReady, 0, 1),
+            TOO_DARK_TO_WATCH
+        );
+        assert_eq!(watch_text(false, true, Phase::Laid, 0, 1), UNCOVERED);
     }
 
     #[test]
