@@ -606,6 +606,27 @@ impl<'s> Recorder<'s> {
                 ))
             }
         };
+        // A correction that leaves every event as it was would still be chained
+        // and announced ("CORRECTION … no verdict changed"): the table reads that
+        // as "something was misread". An unchanged correction form is a cancel.
+        let unchanged = old_eff.len() == new_eff.len()
+            && old_eff
+                .iter()
+                .zip(&new_eff)
+                .all(|(a, b)| a.entry == b.entry && a.event == b.event);
+        if unchanged {
+            let targets: Vec<String> = corrections
+                .iter()
+                .map(|c| format!("{}:{}", c.target, c.seq))
+                .collect();
+            return Ok(reject(
+                line,
+                format!(
+                    "the correction changes nothing: {} already records what it gives; nothing is recorded",
+                    targets.join(" and ")
+                ),
+            ));
+        }
         // Like every event after `end_game`: the game's scores are final, and the
         // score sheet printed from them must not change under the club's feet.
         if old_eff
@@ -1042,15 +1063,28 @@ mod tests {
         );
         // Cards are stored in the ASCII form, however they were typed.
         let replies = recorder
-            .record_batch(&lines(&[r#"{"event":"correct","seq":2,"cards":[" 2h"]}"#]))
+            .record_batch(&lines(&[r#"{"event":"correct","seq":2,"cards":[" 6h"]}"#]))
             .expect("typed");
         assert!(matches!(replies[0], Reply::Stored(_)), "{replies:?}");
         let stored = store.events(game).expect("events");
         assert!(
-            stored[7].payload.contains(r#""cards":["2H"]"#),
+            stored[7].payload.contains(r#""cards":["6H"]"#),
             "{}",
             stored[7].payload
         );
+        // A correction that leaves every event as it was is no correction: it is
+        // not chained, nor announced to the table.
+        for same in [
+            r#"{"event":"correct","seq":2,"cards":["6h"]}"#,
+            r#"{"event":"correct","seq":3,"player":"A"}"#,
+        ] {
+            let replies = recorder.record_batch(&lines(&[same])).expect("same");
+            assert!(
+                error_of(&replies[0]).contains("the correction changes nothing: 1.1:"),
+                "{same}: {replies:?}"
+            );
+        }
+        assert_eq!(store.events(game).expect("events").len(), 8);
     }
 
     #[test]
