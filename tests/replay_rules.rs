@@ -423,6 +423,37 @@ fn no_play_wrong_god_takes_the_first_acceptable_card_or_the_pick() {
     assert!(matches!(err, RefereeError::PickNotInHand(_)), "{err}");
 }
 
+/// What the recorder asks before a round is recorded live: a name written like a
+/// participant's but for case or accents; nothing once the game has ended.
+#[test]
+fn a_newcomer_alike_to_a_participant_is_named_until_the_game_ends() {
+    let mut g = Game::with_judge(red_rule());
+    apply(
+        &mut g,
+        r#"{"event":"round","variant":"basic","god":"Ana","players":["Bo","Cy"],"rule":"red","starter":"AH","hand_size":1}"#,
+    );
+    let round = |line: &str| match ev(line) {
+        LogEvent::Round(round) => round,
+        other => panic!("{other:?}"),
+    };
+    let alike = round(
+        r#"{"event":"round","variant":"basic","god":"Bo","players":["ANA","Cy"],"rule":"red","starter":"AH"}"#,
+    );
+    let same = round(
+        r#"{"event":"round","variant":"basic","god":"Bo","players":["Ana","Dee"],"rule":"red","starter":"AH"}"#,
+    );
+    assert!(g
+        .alike_newcomer(&alike)
+        .is_some_and(|w| w.contains("\"ANA\" is new to this game, but \"Ana\" is in it already")));
+    assert_eq!(g.alike_newcomer(&same), None);
+    apply(&mut g, r#"{"event":"end_game"}"#);
+    assert_eq!(
+        g.alike_newcomer(&alike),
+        None,
+        "a new game seats whom it likes"
+    );
+}
+
 /// One card is "1 card" in what the referee says.
 #[test]
 fn a_hand_of_one_is_one_card_in_words() {

@@ -19,6 +19,17 @@ use super::round::{Deal, Round, SharedJudge, Sideline};
 use super::scoring::Tally;
 use super::variant::Variant;
 
+/// A name without case or accents (`François` → `francois`): what two names of one
+/// person typed twice may differ by.
+fn loose_key(name: &str) -> String {
+    use unicode_normalization::char::is_combining_mark;
+    use unicode_normalization::UnicodeNormalization as _;
+    super::round::alike_key(name)
+        .nfd()
+        .filter(|&c| !is_combining_mark(c))
+        .collect()
+}
+
 /// Turns the text of a `round` event's rule into a judge; the error says why the text
 /// is not a rule. The game uses the rule language; tests may judge with closures.
 pub type RuleCompiler = Arc<dyn Fn(&str) -> Result<SharedJudge, String> + Send + Sync>;
@@ -228,6 +239,33 @@ impl Game {
         for name in ev.players.iter().chain(std::iter::once(&ev.god)) {
             self.participant(name);
         }
+    }
+
+    /// For a `round` event about to be recorded live: the first name it seats that
+    /// is new to this game but written like a participant's name but for case or
+    /// accents (`ana` for `Ana`, `Francois` for `François`), in words. Names are
+    /// matched exactly, so such a name would be another person, with a column of
+    /// his own and the not-God bonus of someone who was God: at a table it is a
+    /// slip of the keyboard, and a round event cannot be corrected afterwards.
+    /// `None` when the round starts a new game (this one has ended). Replaying a
+    /// log does not ask this: a log may seat whom it likes.
+    pub fn alike_newcomer(&self, event: &super::log::RoundEvent) -> Option<String> {
+        if self.ended {
+            return None;
+        }
+        std::iter::once(&event.god)
+            .chain(&event.players)
+            .find_map(|name| {
+                let name = super::round::name_form(name);
+                if self.seat_of.contains_key(&name) {
+                    return None;
+                }
+                let key = loose_key(&name);
+                let known = self.participants.iter().find(|p| loose_key(p) == key)?;
+                Some(format!(
+                    "\"{name}\" is new to this game, but \"{known}\" is in it already: names are matched exactly, so \"{name}\" would be another person, with a score of his own; write \"{known}\" as before (or, for someone else, a name that tells the two apart)"
+                ))
+            })
     }
 
     /// `name`'s place among the participants, seating him when he is new.

@@ -407,6 +407,13 @@ impl<'s> Recorder<'s> {
             Prepared::Correction(object) => return self.record_correction(line, object),
             Prepared::Event(prepared) => *prepared,
         };
+        // A name written like a participant's but for case or accents is a slip,
+        // recorded live: refused before the round event, which no correction reaches.
+        if let LogEvent::Round(round) = &event {
+            if let Some(why) = self.at.referee.alike_newcomer(round) {
+                return Ok(reject(line, why));
+            }
+        }
         let outcome = match self.at.referee.apply(&event) {
             Ok(outcome) => outcome,
             Err(e) => return Ok(reject(line, e)),
@@ -954,6 +961,43 @@ mod tests {
             error_of(&replies[0]).contains("can be corrected"),
             "{replies:?}"
         );
+    }
+
+    /// "ana" for "Ana", "Francois" for "François": one person typed twice, not a
+    /// newcomer with a score of his own; refused live, before the round event.
+    #[test]
+    fn a_name_like_a_participants_but_for_case_or_accents_is_refused() {
+        let (_dir, store) = fresh_store();
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let log = [
+            r#"{"event":"round","variant":"basic","god":"Ana","players":["Bo","Fran\u00e7ois"],"rule":"red","starter":"AH","hand_size":1}"#,
+            r#"{"event":"play","cards":["2H"]}"#,
+        ];
+        let replies = recorder.record_batch(&lines(&log)).expect("batch");
+        assert!(
+            replies.iter().all(|r| matches!(r, Reply::Stored(_))),
+            "{replies:?}"
+        );
+        for (line, said) in [
+            (
+                r#"{"event":"round","variant":"basic","god":"Bo","players":["ana","Cy"],"rule":"red","starter":"AH","hand_size":1}"#,
+                "\"ana\" is new to this game, but \"Ana\" is in it already",
+            ),
+            (
+                r#"{"event":"round","variant":"basic","god":"Francois","players":["Ana","Cy"],"rule":"red","starter":"AH","hand_size":1}"#,
+                "\"Francois\" is new to this game, but \"Fran\u{e7}ois\" is in it already",
+            ),
+        ] {
+            let replies = recorder.record_batch(&lines(&[line])).expect("refused");
+            assert!(error_of(&replies[0]).contains(said), "{replies:?}");
+        }
+        // The names as before, and a real newcomer, are seated.
+        let replies = recorder
+            .record_batch(&lines(&[
+                r#"{"event":"round","variant":"basic","god":"Fran\u00e7ois","players":["Ana","Cy"],"rule":"red","starter":"AH","hand_size":1}"#,
+            ]))
+            .expect("seated");
+        assert!(matches!(replies[0], Reply::Stored(_)), "{replies:?}");
     }
 
     #[test]
