@@ -307,12 +307,13 @@ fn spelled_card(text: &str) -> Option<Card> {
     Some(Card::new(rank, suit))
 }
 
-/// Two or more cards typed together, without a space (`4s9d`) or joined by a
-/// dash, slash, plus or semicolon (`4S-9D`): the cards, each as typed. A single
-/// card is at most three characters, so a card is never taken for two.
-fn glued_cards(token: &str) -> Option<Vec<String>> {
+/// Two or more cards in one item: separated by spaces or commas (`2C 3C`), joined
+/// by a dash, slash, plus or semicolon (`4S-9D`), or typed together (`4s9d`): the
+/// cards, each as typed. A single card is at most three characters, so a card is
+/// never taken for two.
+fn several_cards(token: &str) -> Option<Vec<String>> {
     let joined: Vec<&str> = token
-        .split(['-', '/', '+', ';', '|'])
+        .split(|c: char| c.is_whitespace() || [',', '-', '/', '+', ';', '|'].contains(&c))
         .filter(|t| !t.is_empty())
         .collect();
     if joined.len() > 1 && joined.iter().all(|p| p.parse::<Card>().is_ok()) {
@@ -363,25 +364,7 @@ fn not_one_card(token: &str) -> Option<CardParseError> {
             "write a card as its rank and suit: {card} (or {})",
             card.pretty()
         )
-    } else if token.contains(|c: char| c.is_whitespace() || c == ',') {
-        let parts: Vec<&str> = token
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|t| !t.is_empty())
-            .collect();
-        if parts.len() > 1 && parts.iter().all(|p| p.parse::<Card>().is_ok()) {
-            format!(
-                "{} cards in one; give each card on its own: {}",
-                parts.len(),
-                parts
-                    .iter()
-                    .map(|p| format!("{p:?}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        } else {
-            "one card is a rank and a suit, like QH, 10S or Q♥".to_string()
-        }
-    } else if let Some(parts) = glued_cards(token) {
+    } else if let Some(parts) = several_cards(token) {
         format!(
             "{} cards in one; give each card on its own: {}",
             parts.len(),
@@ -391,6 +374,8 @@ fn not_one_card(token: &str) -> Option<CardParseError> {
                 .collect::<Vec<_>>()
                 .join(", ")
         )
+    } else if token.contains(|c: char| c.is_whitespace() || c == ',') {
+        "one card is a rank and a suit, like QH, 10S or Q♥".to_string()
     } else if let Some(card) = suit_first(token) {
         format!(
             "the rank comes first, then the suit: {card} (or {})",
