@@ -54,6 +54,16 @@ fn wrong(game: &mut Game) -> Outcome {
     apply(game, r#"{"event":"play","cards":["5S"]}"#)
 }
 
+/// Three players A B C with hands of 6, God G, gardner, starter AH so A starts.
+fn three_hands_of_six() -> Game {
+    let mut g = Game::with_judge(red_rule());
+    apply(
+        &mut g,
+        r#"{"event":"round","variant":"gardner","god":"G","players":["A","B","C"],"rule":"red","starter":"AH","hand_size":6}"#,
+    );
+    g
+}
+
 fn hand(game: &Game, name: &str) -> i64 {
     game.state().hands.get(name).expect("seated player")
 }
@@ -357,11 +367,7 @@ fn the_player_field_must_name_the_player_whose_turn_it_is() {
 
 #[test]
 fn no_play_right_deals_a_hand_four_smaller_and_small_hands_end_the_round() {
-    let mut g = Game::with_judge(red_rule());
-    apply(
-        &mut g,
-        r#"{"event":"round","variant":"gardner","god":"G","players":["A","B","C"],"rule":"red","starter":"AH","hand_size":6}"#,
-    );
+    let mut g = three_hands_of_six();
     let out = apply(
         &mut g,
         r#"{"event":"no_play","hand":["2S","3S","4S","5S","6S","7S"]}"#,
@@ -457,11 +463,7 @@ fn a_newcomer_alike_to_a_participant_is_named_until_the_game_ends() {
 /// One card is "1 card" in what the referee says.
 #[test]
 fn a_hand_of_one_is_one_card_in_words() {
-    let mut g = Game::with_judge(red_rule());
-    apply(
-        &mut g,
-        r#"{"event":"round","variant":"gardner","god":"G","players":["A","B","C"],"rule":"red","starter":"AH","hand_size":6}"#,
-    );
+    let mut g = three_hands_of_six();
     let out = apply(&mut g, r#"{"event":"no_play","hand":["2S"]}"#);
     assert!(
         out.warnings
@@ -485,11 +487,7 @@ fn a_hand_of_one_is_one_card_in_words() {
 /// card that was not shown is a slip in the log whatever the verdict.
 #[test]
 fn a_pick_on_a_right_declaration_is_ignored_only_from_the_shown_hand() {
-    let mut g = Game::with_judge(red_rule());
-    apply(
-        &mut g,
-        r#"{"event":"round","variant":"gardner","god":"G","players":["A","B","C"],"rule":"red","starter":"AH","hand_size":6}"#,
-    );
+    let mut g = three_hands_of_six();
     let err = refuse(
         &mut g,
         r#"{"event":"no_play","hand":["2S","3S","4S","5S","6S","7S"],"pick":"3H"}"#,
