@@ -54,6 +54,18 @@
     }
   }
 
+  // A recognizer's confidence in percent, whole, or with as many decimals as it
+  // takes (up to six, then cut) for a confidence below 1 not to show as 100%: the
+  // model's confirmation threshold is 0.999699, and 99.95% is below it. As the
+  // audit's text report does (`0.9995`).
+  function confidenceText(c) {
+    for (let d = 0; d <= 6; d++) {
+      const text = (c * 100).toFixed(d);
+      if (c >= 1 || parseFloat(text) < 100) return text + "%";
+    }
+    return (Math.floor(c * 1e8) / 1e6).toFixed(6) + "%";
+  }
+
   // A round's scores, players in seating order and God last.
   function scoresText(round) {
     const scores = round.scores || {};
@@ -74,10 +86,12 @@
     const t = E.el("table", { class: "grid events reflow", "data-round": round.round });
     t.append(E.el("tr", {}, ["#", "time", "event", "player", "cards", "reads", "frame", "verdict", "explanation", "effects"].map((h) =>
       E.el("th", h === "time" ? { title: "this device's local time, " + E.zoneOffset() } : {}, h))));
-    // A read as text. A card the camera found but read no index on (glare, a hard
-    // shadow) has no read: God typed it.
-    const readText = (r) => r.read == null ? "no index read → " + r.card + " (typed by God)"
-      : r.read + " " + Math.round(r.confidence * 100) + "% " + (r.status === "corrected" ? "→ " + r.card + " (corrected)" : "(confirmed)");
+    // A read as text, as God took it at the table (the status and card are the
+    // table's), then any card a correction changed since. A card the camera found
+    // but read no index on (glare, a hard shadow) has no read: God typed it.
+    const readText = (r) => (r.read == null ? "no index read → " + r.card + " (typed by God)"
+      : r.read + " " + confidenceText(r.confidence) + " " + (r.status === "corrected" ? "→ " + r.card + " (corrected)" : "(confirmed)"))
+      + (r.corrected_later_to ? ", since corrected to " + r.corrected_later_to + " by " + (r.corrected_later_by || []).join(", ") : "");
     for (const ev of round.events) {
       // Each read as text, and where the evidence gives the card's outline, the card
       // as the recognizer cut it from the frame.
@@ -104,8 +118,12 @@
       } else {
         if ((ev.corrected_by || []).length) flags.push(E.el("span", { class: "flag" }, "corrected by " + ev.corrected_by.join(", ")));
         for (const change of ev.recorded || []) flags.push(E.el("span", { class: "flag recorded" }, change.text));
-        if (ev.changed) flags.push(E.el("span", { class: "flag announced" }, "changed by a correction; announced at the table: " + (ev.announced || "")));
+        if (ev.announced) flags.push(E.el("span", { class: "flag announced" }, "changed by a correction; announced at the table: " + ev.announced));
       }
+      // The verdicts table records another announcement than the log then decided:
+      // no correction explains that (the CLI's words).
+      if (ev.unexplained) flags.push(E.el("span", { class: "flag announced unexplained bad" },
+        "CHANGED with no correction to explain it: " + (ev.verdicts_table || "the verdicts table was edited")));
       if (ev.correction) flags.push(E.el("span", { class: "correction" }, ev.correction.text || "corrects " + ev.correction.corrects));
       const verdict = ev.verdict === "right" ? E.el("span", { class: "ok" }, "right") : ev.verdict === "wrong" ? E.el("span", { class: "bad" }, "wrong")
         : voided ? E.el("span", { class: "void-tag", title: "the event did not happen: a correction voided it" }, "void") : "";
@@ -129,13 +147,19 @@
     const chain = rep.chain.ok
       ? E.el("span", { class: "ok", id: "chain" }, "✓ hash chain of game " + rep.game + " intact (" + rep.chain.events + " events)")
       : E.el("span", { class: "bad", id: "chain" }, "✗ hash chain of game " + rep.game + " broken at " + rep.chain.broken_at.round + " event " + rep.chain.broken_at.seq + ": " + rep.chain.broken_at.reason);
+    const refused = rep.exports_refused || (rep.chain.ok ? "" : "the hash chain is broken");
     $("summary").replaceChildren(
       isGame ? E.el("div", {}, E.el("b", {}, "Game " + rep.game + " · " + rounds.length + (rounds.length === 1 ? " round" : " rounds"))) : "",
       E.el("div", {}, chain),
       rep.problems.length ? E.el("div", { class: "bad" }, "problems: " + rep.problems.join("; ")) : "",
-      E.el("div", {}, E.el("a", { href: "/api/export/" + id + "/log" + tokenQ }, "export the table log"), " · ",
-        E.el("a", { href: "/api/export/" + game + "/scores?format=html" }, "score sheet"), " (",
-        E.el("a", { href: "/api/export/" + game + "/scores?format=csv" }, "csv"), ")",
+      // Exports of a game that does not check are refused: say so instead of
+      // offering links that would only fail.
+      E.el("div", { id: "exports" },
+        refused
+          ? E.el("span", { class: "bad exports-refused" }, "no exports: " + refused)
+          : [E.el("a", { href: "/api/export/" + id + "/log" + tokenQ }, "export the table log"), " · ",
+            E.el("a", { href: "/api/export/" + game + "/scores?format=html" }, "score sheet"), " (",
+            E.el("a", { href: "/api/export/" + game + "/scores?format=csv" }, "csv"), ")"],
         isGame ? "" : [" · ", E.el("a", { href: "/audit/" + game + tokenQ }, "the whole game")]));
     $("rounds-report").replaceChildren(...rounds.flatMap(roundSection));
     if (!rounds.length) $("rounds-report").append(E.el("div", { class: "muted" }, "Nothing recorded for " + id + "."));

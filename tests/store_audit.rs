@@ -290,7 +290,20 @@ fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
         .expect("announced")
         .starts_with("wrong"));
     assert_eq!(first["corrected_by"][0], "1.1:5");
-    assert_eq!(first["reads"][0]["status"], "corrected");
+    // God confirmed the read at the table (the reads table says so); the card was
+    // corrected later, which is said beside it, not in its place.
+    assert_eq!(first["reads"][0]["status"], "confirmed", "{first}");
+    assert_eq!(first["reads"][0]["card"], "8D", "{first}");
+    assert_eq!(first["reads"][0]["corrected_later_to"], "8S", "{first}");
+    assert_eq!(
+        first["reads"][0]["corrected_later_by"][0], "1.1:5",
+        "{first}"
+    );
+    assert!(
+        events[2]["reads"][0].get("corrected_later_to").is_none(),
+        "{}",
+        events[2]
+    );
     assert_eq!(first["frame"]["intact"], true);
     assert_eq!(first["frame"]["name"], "frame.jpg");
     let second = &events[2];
@@ -312,6 +325,10 @@ fn evidence_is_stored_and_corrections_flag_the_verdicts_they_change() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
         text.contains("reads: 9D 0.97 confirmed; no index read, typed JC"),
+        "{text}"
+    );
+    assert!(
+        text.contains("reads: 8D 0.58 confirmed, since corrected to 8S by 1.1:5\n"),
         "{text}"
     );
     assert_eq!(events[4]["event"], "correct");
@@ -371,6 +388,7 @@ fn tampering_with_a_stored_card_is_reported_at_that_event() {
     record(&db, &log, &[]);
     let (clean, code) = audit_json(&db, "1", &[]);
     assert_eq!((clean["chain"]["ok"].clone(), code), (Value::Bool(true), 0));
+    assert!(clean.get("exports_refused").is_none(), "{clean}");
     {
         // An attacker with the file: drop the append-only guard, change one card.
         let conn = rusqlite::Connection::open(&db).expect("raw");
@@ -390,6 +408,12 @@ fn tampering_with_a_stored_card_is_reported_at_that_event() {
     assert_eq!(report["chain"]["ok"], false);
     assert_eq!(report["chain"]["broken_at"]["round"], "1.1");
     assert_eq!(report["chain"]["broken_at"]["seq"], 3);
+    assert!(
+        report["exports_refused"].as_str().is_some_and(
+            |why| why.starts_with("game 1's hash chain is broken at round 1.1 event 3")
+        ),
+        "{report}"
+    );
     let text = eleusis(&["audit", "1.1", "--db", db.to_str().expect("p")], "");
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
@@ -492,14 +516,106 @@ fn an_edited_announced_verdict_is_reported_when_no_correction_explains_it() {
     );
     assert!(
         report["problems"].to_string().contains(
-            "round 1.1 event 2: the verdict recorded as announced differs from the referee's and no correction made after it explains that"
+            "round 1.1 event 2: the verdict recorded as announced is not what the log then decided: the verdicts table was edited"
         ),
         "{report}"
     );
     let text = eleusis(&["audit", "1.1", "--db", db.to_str().expect("p")], "");
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
-        text.contains("CHANGED with no correction to explain it; announced at the table: wrong"),
+        text.contains("CHANGED with no correction to explain it: the verdicts table records as announced: wrong; the log then decided: right\n"),
+        "{text}"
+    );
+    // The decision did not change: nothing claims a correction changed it.
+    assert!(!text.contains("CHANGED by a correction"), "{text}");
+}
+
+#[test]
+fn an_announcement_forged_to_match_the_decision_now_is_reported() {
+    // A correction reversed the call on 1.1:2 (8D, wrong after 3H, corrected to
+    // 8S, right). Whoever edits the verdicts table to say "right" was announced
+    // would erase the reversal; but what was announced follows from the chained
+    // log as it stood when the play was appended.
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("forged.db");
+    let log = lines(
+        r#"{"event":"round","variant":"new-eleusis","god":"Pierre","players":["Alain","François","Jacques","Philippe"],"rule":"if last.odd then black else red","starter":"3H"}
+{"event":"play","cards":["8D"]}
+{"event":"play","cards":["5S"]}
+{"event":"correct","seq":2,"cards":["8S"]}
+{"event":"play","cards":["9D"]}"#,
+    );
+    let (replies, output) = record(&db, &log, &[]);
+    assert!(output.status.success(), "{replies:?}");
+    let (clean, code) = audit_json(&db, "1", &[]);
+    assert_eq!(code, 0, "{clean}");
+    let play = &clean["rounds"][0]["events"][1];
+    assert_eq!(play["changed"], true, "{play}");
+    assert!(play.get("unexplained").is_none(), "{play}");
+    assert!(
+        play["announced"]
+            .as_str()
+            .expect("announced")
+            .starts_with("wrong"),
+        "{play}"
+    );
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    // The announcement made equal to today's decision: the outcome stored now.
+    let verdict_of = |seq: u32| {
+        format!(
+            "(SELECT e.id FROM events e JOIN rounds r ON r.id = e.round_id WHERE r.number = 1 AND e.seq = {seq})"
+        )
+    };
+    let mut game = eleusis::referee::Game::new();
+    let parse = |line: &str| eleusis::referee::LogEvent::parse_line(line).expect("line");
+    game.apply(&parse(&log[0])).expect("round");
+    let today = game
+        .apply(&parse(r#"{"event":"play","cards":["8S"]}"#))
+        .expect("the corrected play");
+    let today = serde_json::to_string(&today).expect("json");
+    let n = conn
+        .execute(
+            &format!(
+                "UPDATE verdicts SET outcome = ?1 WHERE event_id = {}",
+                verdict_of(2)
+            ),
+            [&today],
+        )
+        .expect("forge");
+    assert_eq!(n, 1);
+    drop(conn);
+    let (report, code) = audit_json(&db, "1", &[]);
+    assert_eq!(code, 1, "{report}");
+    let play = &report["rounds"][0]["events"][1];
+    assert_eq!(play["unexplained"], true, "{play}");
+    // What the table was told still shows: the log decides it, not the edited copy.
+    assert!(
+        play["announced"]
+            .as_str()
+            .expect("announced")
+            .starts_with("wrong"),
+        "{play}"
+    );
+    assert!(
+        report["problems"].to_string().contains(
+            "round 1.1 event 2: the verdict recorded as announced is not what the log then decided: the verdicts table was edited"
+        ),
+        "{report}"
+    );
+    // The other events' copies still check.
+    assert_eq!(
+        report["problems"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
+    let text = eleusis(&["audit", "1", "--db", db.to_str().expect("p")], "");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("CHANGED with no correction to explain it: the verdicts table records as announced: right; on the main line: 8S; no penalty; the log then decided: wrong;"),
+        "{text}"
+    );
+    assert!(
+        text.contains("CHANGED by a correction; announced at the table: wrong"),
         "{text}"
     );
 }
@@ -1167,4 +1283,280 @@ fn a_season_sheet_sums_each_games_own_totals() {
     assert_eq!(code, Some(2), "{csv}");
     assert!(csv.is_empty());
     assert!(stderr.contains("game 2's hash chain is broken"), "{stderr}");
+}
+
+/// The rounds table's id of round `number` of game 1, for raw SQL.
+const ROUND_1: &str = "(SELECT id FROM rounds WHERE game_id = 1 AND number = 1)";
+
+#[test]
+fn a_forged_rule_stops_every_export_and_the_backup_names_it() {
+    // The seals table is outside the hash chain: a rule changed there re-referees
+    // every play under another rule, and the chain still holds. Every place that
+    // refuses a broken chain refuses it too.
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("rule.db");
+    let (_, output) = record(&db, &lines(SHORT_GAME), &[]);
+    assert!(output.status.success());
+    let clean = scores_csv(&db);
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    let n = conn
+        .execute(
+            &format!("UPDATE seals SET rule = 'black' WHERE round_id = {ROUND_1}"),
+            [],
+        )
+        .expect("forge");
+    assert_eq!(n, 1);
+    drop(conn);
+    let (report, code) = audit_json(&db, "1", &[]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["chain"]["ok"], true, "{report}");
+    // The audit page hides its export links on this.
+    assert!(
+        report["exports_refused"]
+            .as_str()
+            .is_some_and(|why| why.starts_with(
+                "round 1.1's stored rule no longer matches the commitment made before play"
+            )),
+        "{report}"
+    );
+    let db_arg = db.to_str().expect("p");
+    let frames = dir.path().join("frames");
+    let frames = frames.to_str().expect("p");
+    let said = "game 1: round 1.1's stored rule no longer matches the commitment made before play";
+    for args in [
+        &["export", "1", "--scores", "csv"][..],
+        &["export", "1", "--scores", "html"],
+        &["export", "1", "--log"],
+        &["export", "1.1", "--log", "--god"],
+        &["export", "1", "--frames", frames],
+        &["season"],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--db", db_arg]);
+        let output = eleusis(&args, "");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr.contains(said) && stderr.contains("run `eleusis audit 1`"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // The backup keeps the evidence, and says the game does not check.
+    let copy = dir.path().join("copy.db");
+    let output = eleusis(&["backup", copy.to_str().expect("p"), "--db", db_arg], "");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(said), "{stderr}");
+    assert!(copy.exists());
+    let (report, code) = audit_json(&copy, "1", &[]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["rounds"][0]["seal"]["verified"], false, "{report}");
+    // Put back, the sheet is the true one again.
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute(
+        &format!("UPDATE seals SET rule = 'red' WHERE round_id = {ROUND_1}"),
+        [],
+    )
+    .expect("restore");
+    drop(conn);
+    assert_eq!(scores_csv(&db), clean);
+}
+
+#[test]
+fn a_forged_sealed_rule_is_refused_too_without_saying_the_rule() {
+    // The round never ended: its rule is sealed, but God's export and the audit
+    // re-referee under it.
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("sealed.db");
+    let log = lines(
+        r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo"],"rule":"red","starter":"AH","hand_size":3}
+{"event":"play","player":"Ana","cards":["2H"]}"#,
+    );
+    let (_, output) = record(&db, &log, &[]);
+    assert!(output.status.success());
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute(
+        &format!("UPDATE seals SET rule = 'black' WHERE round_id = {ROUND_1}"),
+        [],
+    )
+    .expect("forge");
+    drop(conn);
+    let db_arg = db.to_str().expect("p");
+    let output = eleusis(&["export", "1", "--log", "--god", "--db", db_arg], "");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr
+            .contains("round 1.1's stored rule no longer matches the commitment made before play"),
+        "{stderr}"
+    );
+    let (report, code) = audit_json(&db, "1", &[]);
+    assert_eq!(code, 1, "{report}");
+    let problems = report["problems"].to_string();
+    assert!(
+        problems.contains(
+            "round 1.1: the sealed rule and salt do not hash to the commitment made before play"
+        ),
+        "{problems}"
+    );
+    assert!(
+        !report.to_string().contains("black"),
+        "the rule leaked: {report}"
+    );
+}
+
+#[test]
+fn a_backup_of_a_database_with_a_broken_game_is_written_and_names_it() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("club.db");
+    for game in [SHORT_GAME, GAME_B] {
+        let (_, output) = record(&db, &lines(game), &[]);
+        assert!(output.status.success());
+    }
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute_batch(&format!(
+        "DROP TRIGGER events_append_only_update;
+         UPDATE events SET payload = replace(payload, '\"3S\"', '\"3H\"')
+         WHERE seq = 3 AND round_id = {ROUND_1};"
+    ))
+    .expect("tamper");
+    drop(conn);
+    let copy = dir.path().join("evidence.db");
+    let output = eleusis(
+        &[
+            "backup",
+            copy.to_str().expect("p"),
+            "--db",
+            db.to_str().expect("p"),
+        ],
+        "",
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("2 game(s), 9 event(s), 0 frame(s), not every game checks: game 1 (copied as it is, as evidence)"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("warning: game 1's hash chain is broken at round 1.1 event 3")
+            && stderr.contains("run `eleusis audit 1 --db"),
+        "{stderr}"
+    );
+    // The copy is whole: the altered game as it is, the other one clean.
+    let (report, code) = audit_json(&copy, "1", &[]);
+    assert_eq!(code, 1);
+    assert_eq!(report["chain"]["broken_at"]["seq"], 3, "{report}");
+    let (report, code) = audit_json(&copy, "2", &[]);
+    assert_eq!(code, 0, "{report}");
+    // Still never over a file.
+    let again = eleusis(
+        &[
+            "backup",
+            copy.to_str().expect("p"),
+            "--db",
+            db.to_str().expect("p"),
+        ],
+        "",
+    );
+    assert_eq!(again.status.code(), Some(2));
+}
+
+#[test]
+fn a_revealed_round_whose_end_was_cut_off_the_log_is_reported() {
+    // The chain cannot show a cut tail, but the seals table can: round 1.2's rule
+    // was revealed by the `end_game` that the cut removed.
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("cut.db");
+    record(&db, &lines(SHORT_GAME), &[]);
+    let (clean, code) = audit_json(&db, "1", &[]);
+    assert_eq!(code, 0, "{clean}");
+    let last = "(SELECT e.id FROM events e JOIN rounds r ON r.id = e.round_id
+                 WHERE r.game_id = 1 AND r.number = 2 AND e.seq = 3)";
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute_batch(&format!(
+        "DROP TRIGGER events_append_only_delete;
+         DELETE FROM verdicts WHERE event_id = {last};
+         DELETE FROM events WHERE id = {last};"
+    ))
+    .expect("cut");
+    drop(conn);
+    let (report, code) = audit_json(&db, "1", &[]);
+    assert_eq!(report["chain"]["ok"], true, "{report}");
+    assert_eq!(code, 1, "{report}");
+    let problems = report["problems"].to_string();
+    assert!(
+        problems
+            .contains("round 1.2: its rule is revealed, but the stored log never ends the round"),
+        "{problems}"
+    );
+    // Round 1.1 ended by its last play, and 1.2 followed it: nothing said of it.
+    assert!(!problems.contains("round 1.1"), "{problems}");
+}
+
+#[test]
+fn a_confidence_below_one_never_reads_as_one() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("sure.db");
+    let log = lines(
+        r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo"],"rule":"red","starter":"AH","hand_size":3}
+{"event":"play","cards":["2H"],"evidence":{"reads":[{"read":"2H","confidence":0.9995}]}}
+{"event":"play","cards":["3H"],"evidence":{"reads":[{"read":"3H","confidence":1}]}}"#,
+    );
+    record(&db, &log, &[]);
+    let text = eleusis(&["audit", "1", "--db", db.to_str().expect("p")], "");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("reads: 2H 0.9995 confirmed\n"), "{text}");
+    assert!(text.contains("reads: 3H 1.00 confirmed\n"), "{text}");
+}
+
+#[test]
+fn a_frame_whose_card_was_corrected_after_the_table_says_both() {
+    // God confirmed the recognizer's 8S at the table; a later correction made it
+    // 8C. The check set labels the frame 8C and counts the read as corrected (what
+    // `recognize --check` scores), and says how it stood at the table.
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::copy(
+        "tests/data/scenes/08-seq4-dark.jpg",
+        dir.path().join("f.jpg"),
+    )
+    .expect("frame");
+    let db = dir.path().join("frames.db");
+    let log = lines(
+        r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo"],"rule":"red","starter":"AH"}
+{"event":"play","player":"Ana","cards":["8S"],"evidence":{"frame":"f.jpg","reads":[{"read":"8S","confidence":0.61}]}}
+{"event":"correct","seq":2,"cards":["8C"]}"#,
+    );
+    let frames = dir.path().to_str().expect("p").to_string();
+    let (replies, output) = record(&db, &log, &["--frames", &frames]);
+    assert!(output.status.success(), "{replies:?}");
+    let out = dir.path().join("checks");
+    let output = eleusis(
+        &[
+            "export",
+            "1",
+            "--frames",
+            out.to_str().expect("p"),
+            "--db",
+            db.to_str().expect("p"),
+        ],
+        "",
+    );
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.contains("God confirmed 0, corrected 1, typed 0 (no index read); a correction made after the table changed 1 of these cards"),
+        "{said}"
+    );
+    let sidecar: Value = serde_json::from_slice(
+        &std::fs::read(out.join("round-1.1-event-002.json")).expect("sidecar"),
+    )
+    .expect("json");
+    let read = &sidecar["meta"]["reads"][0];
+    assert_eq!(sidecar["cards"][0], "8C", "{sidecar}");
+    assert_eq!(read["status"], "corrected", "{read}");
+    assert_eq!(read["status_at_table"], "confirmed", "{read}");
+    assert_eq!(read["recorded_at_table"], "8S", "{read}");
+    assert_eq!(read["corrected_later_by"][0], "1.1:3", "{read}");
 }

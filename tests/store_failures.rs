@@ -143,6 +143,40 @@ fn an_empty_file_is_said_to_hold_nothing_not_to_need_a_migration() {
     assert_eq!(names_in(dir.path()), ["empty.db"]);
 }
 
+/// A `cp` of the database file alone, taken while a writer (the service) holds
+/// it, misses the write-ahead log that holds every change: such a copy holds
+/// nothing, and the message says that this is what it looks like, and what makes
+/// a whole copy.
+#[test]
+fn a_copy_taken_without_its_wal_says_how_to_take_a_whole_one() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("live.db");
+    let store = Store::open(&db).expect("open");
+    let mut recorder = Recorder::new_game(&store, standard_referee());
+    let lines = numbered(
+        &[
+            r#"{"event":"round","god":"G","players":["Ana","Bo"],"rule":"red","starter":"3H"}"#
+                .to_string(),
+            r#"{"event":"play","cards":["5D"]}"#.to_string(),
+        ],
+        0,
+    );
+    let replies = recorder.record_batch(&lines).expect("record");
+    assert!(replies.iter().all(|r| matches!(r, Reply::Stored(_))));
+    let copy = dir.path().join("cp.db");
+    std::fs::copy(&db, &copy).expect("cp");
+    let out = eleusis(&["audit", "1", "--db", copy.to_str().expect("path")], "");
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("holds nothing"), "{said}");
+    assert!(
+        said.contains("taken without its -wal file") && said.contains("`eleusis backup OUT`"),
+        "{said}"
+    );
+    drop(recorder);
+    drop(store);
+}
+
 #[test]
 fn a_database_in_a_missing_folder_names_the_folder() {
     let dir = tempfile::tempdir().expect("dir");

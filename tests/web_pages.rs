@@ -860,3 +860,73 @@ fn times_are_shown_in_the_browsers_time_zone() {
     drop(driver);
     server.stop();
 }
+
+/// The audit page says what the CLI says of an announcement the log did not decide
+/// (the verdicts table edited), shows a confidence below 1 as below 100 %, and
+/// offers no export of a game whose stored rule no longer matches its commitment.
+#[test]
+fn the_audit_page_says_an_edited_announcement_and_hides_refused_exports() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("edited.db");
+    let server = Server::start(&db);
+    let round =
+        json!({"god": "Pierre", "players": ["Alain", "François"], "rule": "true", "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    server
+        .post(
+            "/api/plays",
+            r#"{"cards":["4S"],"evidence":{"reads":[{"read":"4S","confidence":0.9995}]}}"#,
+        )
+        .expect(200);
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    for trigger in ["verdicts", "seals"] {
+        for (name,) in conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?1")
+            .expect("triggers")
+            .query_map([trigger], |row| Ok((row.get::<_, String>(0)?,)))
+            .expect("names")
+            .map(|r| r.expect("name"))
+            .collect::<Vec<_>>()
+        {
+            conn.execute_batch(&format!("DROP TRIGGER {name}"))
+                .expect("drop trigger");
+        }
+    }
+    conn.execute(
+        "UPDATE verdicts SET outcome = replace(outcome, '\"right\":true', '\"right\":false') \
+         WHERE event_id = (SELECT MAX(id) FROM events)",
+        [],
+    )
+    .expect("edit");
+    conn.execute("UPDATE seals SET rule = 'false'", [])
+        .expect("forge");
+    drop(conn);
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&format!("http://{}/audit/1.1", server.addr));
+    let seen = driver.wait_for(
+        "the edited announcement",
+        "const r = document.getElementById('report'); const x = document.getElementById('exports'); \
+         if (!r || r.hidden || !x) return null; \
+         return {text: r.innerText, links: x.querySelectorAll('a[href^=\"/api/export/\"]').length, exports: x.innerText};",
+        |v| v.is_object(),
+    );
+    let text = seen["text"].as_str().expect("text");
+    assert!(
+        text.contains(
+            "CHANGED with no correction to explain it: the verdicts table records as announced: wrong"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("changed by a correction"), "{text}");
+    assert!(text.contains("4S 99.95% (confirmed)"), "{text}");
+    assert_eq!(seen["links"], 0, "{seen}");
+    assert!(
+        seen["exports"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("no exports: round 1.1's stored rule no longer matches")),
+        "{seen}"
+    );
+    drop(driver);
+    server.stop();
+}

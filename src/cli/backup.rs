@@ -2,8 +2,15 @@
 //! take while `eleusis serve` runs. Copying `eleusis.db` alone with `cp` while the
 //! service runs misses every event still in its write-ahead log (`eleusis.db-wal`)
 //! and gives a copy that audits clean but stops short; this copy holds every
-//! acknowledged event, and every game's hash chain is checked in it before it is
-//! given its name.
+//! acknowledged event, and every game's hash chain, and every rule against the
+//! commitment made before play, is checked in it before it is given its name.
+//!
+//! A game that does not check (an altered event, a rule that no longer matches
+//! its commitment) does not stop the backup: the copy is the evidence of what was
+//! done to the database, and the one thing to keep before anything else happens to
+//! it. The copy is written, each such game is named, and the exit status is 1
+//! ([`BACKED_UP_WITH_BROKEN_GAMES`]); only a copy that cannot be written or read
+//! back whole is refused (status 2).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,8 +18,23 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use crate::store::log::ChainStatus;
+use crate::store::history::{require_intact_chain, HistoryError};
 use crate::store::{directory_of, Store, StoreError, DEFAULT_DB};
+
+/// The exit status of a backup that wrote its copy, whole, of a database holding
+/// games that do not check: the copy is there, but those games' records were
+/// altered (in the database itself; the copy keeps them as they are).
+pub const BACKED_UP_WITH_BROKEN_GAMES: u8 = 1;
+
+/// What a backup wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Backup {
+    /// What the copy holds, in words (`backed up A to B: 1 game(s), …`).
+    pub summary: String,
+    /// Each game of the copy that does not check, in words, with the command that
+    /// shows where: copied as it is, as evidence.
+    pub broken: Vec<String>,
+}
 
 /// Arguments of `eleusis backup`.
 #[derive(Debug, Args)]
@@ -28,10 +50,19 @@ pub struct BackupArgs {
 /// Runs the subcommand.
 pub fn run(args: &BackupArgs) -> ExitCode {
     match backup(&args.db, &args.out) {
-        Ok(summary) => match super::print_stdout(&format!("{summary}\n")) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(status) => status,
-        },
+        Ok(done) => {
+            if let Err(status) = super::print_stdout(&format!("{}\n", done.summary)) {
+                return status;
+            }
+            for game in &done.broken {
+                eprintln!("warning: {game}");
+            }
+            if done.broken.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(BACKED_UP_WITH_BROKEN_GAMES)
+            }
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -39,8 +70,9 @@ pub fn run(args: &BackupArgs) -> ExitCode {
     }
 }
 
-/// Copies `db` into the new file `out` and checks the copy: what it holds, in words.
-pub fn backup(db: &Path, out: &Path) -> Result<String> {
+/// Copies `db` into the new file `out` and checks the copy: what it holds, in words,
+/// and the games in it that do not check (the copy is written all the same).
+pub fn backup(db: &Path, out: &Path) -> Result<Backup> {
     if out.exists() {
         bail!(
             "{} already exists; a backup never overwrites a file: name a new one (e.g. with the date)",
@@ -86,12 +118,17 @@ pub fn backup(db: &Path, out: &Path) -> Result<String> {
             Ok(summary)
         });
     let _ = std::fs::remove_file(&partial);
-    let summary = written?;
-    Ok(format!(
-        "backed up {} to {}: {summary}",
-        db.display(),
-        out.display()
-    ))
+    let (summary, broken) = written?;
+    let copy = out.display();
+    Ok(Backup {
+        summary: format!("backed up {} to {copy}: {summary}", db.display()),
+        broken: broken
+            .into_iter()
+            .map(|(game, why)| {
+                format!("{why}; copied as it is: run `eleusis audit {game} --db {copy}` to see it")
+            })
+            .collect(),
+    })
 }
 
 /// A failure to read the copy back, said of the database given (`--db`): the copy
@@ -110,23 +147,56 @@ fn of_the_source(db: &Path, e: anyhow::Error) -> anyhow::Error {
     }
 }
 
-/// Opens the copy on its own and checks every game's hash chain in it.
-fn check(copy: &Path) -> Result<String> {
+/// A game that does not check: the game and why, in words.
+type Unsound = (crate::store::GameId, String);
+
+/// Opens the copy on its own and checks every game in it as exports do (its hash
+/// chain, and every rule against the commitment made before play): what it
+/// holds, in words, and the games that do not check. A copy that cannot be read
+/// whole is an error.
+fn check(copy: &Path) -> Result<(String, Vec<Unsound>)> {
     let store = Store::open_read_only(copy).context("reading the copy back")?;
     let games = store.games()?;
     let mut events = 0;
-    for game in &games {
-        match store.verify_game(*game, None)? {
-            ChainStatus::Intact { events: n, .. } => events += n,
-            ChainStatus::Broken(broken) => bail!(
-                "game {game}'s hash chain is broken in the copy ({broken}); run `eleusis audit {game}` on the database"
-            ),
+    let mut broken = Vec::new();
+    for &game in &games {
+        events += store.events(game)?.len();
+        match require_intact_chain(&store, game, None) {
+            Ok(()) => {}
+            Err(HistoryError::BrokenChain { game, broken: at }) => {
+                broken.push((game, format!("game {game}'s hash chain is broken at {at}")))
+            }
+            Err(HistoryError::ForgedRule { game, round, what }) => broken.push((
+                game,
+                format!("game {game}: round {round}'s stored rule no longer matches the commitment made before play ({what})"),
+            )),
+            Err(HistoryError::Store(e)) => return Err(e.into()),
+            Err(other) => return Err(other.into()),
         }
     }
     let frames = store.frame_count()?;
-    Ok(format!(
-        "{} game(s), {events} event(s), {frames} frame(s), every hash chain intact",
-        games.len()
+    let verdict = match broken.len() {
+        0 => "every hash chain intact, every rule matches its commitment".to_string(),
+        _ => format!(
+            "not every game checks: {} (copied as {}, as evidence)",
+            broken
+                .iter()
+                .map(|(game, _)| format!("game {game}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if broken.len() == 1 {
+                "it is"
+            } else {
+                "they are"
+            }
+        ),
+    };
+    Ok((
+        format!(
+            "{} game(s), {events} event(s), {frames} frame(s), {verdict}",
+            games.len()
+        ),
+        broken,
     ))
 }
 
@@ -156,8 +226,13 @@ mod tests {
         let replies = recorder.record_batch(&lines).expect("record");
         assert!(replies.iter().all(|r| matches!(r, Reply::Stored(_))));
         let out = dir.path().join("copy.db");
-        let summary = backup(&db, &out).expect("backup");
-        assert!(summary.contains("1 game(s), 3 event(s)"), "{summary}");
+        let done = backup(&db, &out).expect("backup");
+        assert!(
+            done.summary.contains("1 game(s), 3 event(s)"),
+            "{}",
+            done.summary
+        );
+        assert!(done.broken.is_empty(), "{done:?}");
         let copy = Store::open_read_only(&out).expect("copy");
         assert_eq!(
             copy.events(crate::store::GameId(1)).expect("events").len(),

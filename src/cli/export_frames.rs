@@ -17,9 +17,9 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use crate::store::audit::{audit, AuditReport, EventAudit};
+use crate::store::audit::{audit, AuditReport, EventAudit, ReadAudit};
 use crate::store::evidence::{counted, ReadStatus};
-use crate::store::history::standard_referee;
+use crate::store::history::{require_intact_chain, standard_referee};
 use crate::store::{Store, Target};
 use crate::vision::frame::decode_frame;
 use crate::vision::geometry::{Point, Quad};
@@ -32,8 +32,26 @@ pub struct LabelledFrame {
     pub name: String,
     pub sha256: String,
     pub sidecar: Value,
-    /// How each card's read stood (one per read the evidence kept).
+    /// How each card's read stands against its label, the card now (one per read
+    /// the evidence kept): what a check scores.
     pub statuses: Vec<ReadStatus>,
+    /// How many of those cards a correction changed after the table: their
+    /// labels differ from what God recorded then, so a read God confirmed at the
+    /// table may count as corrected here.
+    pub corrected_later: usize,
+}
+
+/// How a read stands against its label (the card the event holds now, a later
+/// correction included): the recognizer read it, read another card, or read no
+/// index. This, not the status at the table, is what `recognize --check` will
+/// score, and the corrected reads are the ones a fine-tuning run wants.
+fn label_status(read: &ReadAudit) -> ReadStatus {
+    let label = read.corrected_later_to.unwrap_or(read.card);
+    match read.read {
+        None => ReadStatus::Typed,
+        Some(card) if card == label => ReadStatus::Confirmed,
+        Some(_) => ReadStatus::Corrected,
+    }
 }
 
 /// What an export found: the frames to write, and the events that hold cards and
@@ -95,9 +113,18 @@ pub fn labelled_frames(
                 sha256: sha256.clone(),
                 sidecar: sidecar(report, &r.round, event, sha256, (width, height), paired),
                 statuses: if paired {
-                    event.reads.iter().map(|read| read.status).collect()
+                    event.reads.iter().map(label_status).collect()
                 } else {
                     Vec::new()
+                },
+                corrected_later: if paired {
+                    event
+                        .reads
+                        .iter()
+                        .filter(|read| read.corrected_later_to.is_some())
+                        .count()
+                } else {
+                    0
                 },
             });
             if !paired {
@@ -137,7 +164,15 @@ fn sidecar(
                 "confidence": read.confidence,
             });
             if paired {
-                shown["status"] = json!(read.status.as_str());
+                // Against the label in `cards`; where a correction changed the
+                // card after the table, also how God took the read there (the
+                // reads table's status) and the corrections that changed it.
+                shown["status"] = json!(label_status(read).as_str());
+                if read.corrected_later_to.is_some() {
+                    shown["status_at_table"] = json!(read.status.as_str());
+                    shown["recorded_at_table"] = json!(read.card.to_string());
+                    shown["corrected_later_by"] = json!(read.corrected_later_by);
+                }
             }
             // With its card (same place in `cards`), the outline is what a
             // fine-tuning run cuts the card from.
@@ -187,6 +222,13 @@ pub fn export_frames(db: &Path, target: Target, dir: &Path) -> Result<String> {
             report.game, broken.round, broken.seq, broken.reason, report.game
         );
     }
+    // So would labels of plays re-refereed under a rule altered since the
+    // commitment (the cards are God's, but the report's verdicts are not).
+    let (game, through) = match target {
+        Target::Game(g) => (g, None),
+        Target::Round(r) => (r.game, Some(r.number)),
+    };
+    require_intact_chain(&store, game, through)?;
     let round = match target {
         Target::Round(r) => Some(r.to_string()),
         Target::Game(_) => None,
@@ -209,6 +251,7 @@ pub fn export_frames(db: &Path, target: Target, dir: &Path) -> Result<String> {
     }
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut cards = 0;
+    let mut later = 0;
     let mut statuses = Vec::new();
     for frame in &set.frames {
         let bytes = store
@@ -221,6 +264,7 @@ pub fn export_frames(db: &Path, target: Target, dir: &Path) -> Result<String> {
         std::fs::write(&labels, text).with_context(|| format!("writing {}", labels.display()))?;
         cards += frame.sidecar["cards"].as_array().map_or(0, Vec::len);
         statuses.extend_from_slice(&frame.statuses);
+        later += frame.corrected_later;
     }
     let with_status = |status: ReadStatus| statuses.iter().filter(|s| **s == status).count();
     let mut text = format!(
@@ -232,6 +276,15 @@ pub fn export_frames(db: &Path, target: Target, dir: &Path) -> Result<String> {
         with_status(ReadStatus::Corrected),
         with_status(ReadStatus::Typed),
     );
+    if later > 0 {
+        // The counts are the table's; the labels are the cards now.
+        text.insert_str(
+            text.len() - 1,
+            &format!(
+                "; a correction made after the table changed {later} of these cards, counted against the cards now"
+            ),
+        );
+    }
     for place in &set.unpaired {
         text += &format!(
             "{place}: a correction changed how many cards it holds, so its reads do not pair with them: exported without a zone or statuses\n"

@@ -2,8 +2,10 @@
 //! the recognizer's reads and confidences, the frame, the verdict and its
 //! explanation, penalties, corrections (what each corrected event first recorded,
 //! what each correction replaced) and, where a correction changed the decision,
-//! what the table was told;
-//! the seal (commitment, or rule and salt re-hashed once revealed) and the hash
+//! what the table was told (what the chained log decided when the event was
+//! appended; the verdicts table's copy of it, outside the chain, is held to that);
+//! the seal (commitment, or rule and salt re-hashed once revealed; a sealed rule is
+//! re-hashed too, and a revealed round must end in the stored log) and the hash
 //! chain check, with the first broken link.
 //!
 //! Before the reveal the rule's explanations are withheld (they would give the rule
@@ -17,7 +19,8 @@ use serde_json::{Map, Value};
 use super::chain::Break;
 use super::evidence::{counted, Evidence, ReadStatus};
 use super::history::{
-    decision, Correction, EntryKind, History, HistoryError, RefereeFactory, Voided, VOID,
+    decision, Correction, Effective, Entry, EntryKind, History, HistoryError, RefereeFactory,
+    Voided, VOID,
 };
 use super::log::{players_index_mismatches, ChainStatus, RoundInfo};
 use super::printable::printable;
@@ -36,6 +39,12 @@ pub struct AuditReport {
     /// Everything else found wrong (seal, frames, replay, index tables that disagree
     /// with the chain).
     pub problems: Vec<String>,
+    /// Why the exports of the audited game are refused (a broken hash chain, a
+    /// stored rule that no longer matches its commitment), as
+    /// [`super::history::require_intact_chain`] refuses them: the audit page
+    /// shows this instead of links that would only fail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exports_refused: Option<String>,
 }
 
 /// The chain verdict.
@@ -84,15 +93,30 @@ pub enum SealAudit {
     },
 }
 
-/// A card read.
+/// A card read, as it stood at the table.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReadAudit {
+    /// The card recorded at the table for this read: what God confirmed, corrected
+    /// the read to, or typed. A correction made since does not change it (see
+    /// `corrected_later_to`): the table's own record stays as it was.
     pub card: Card,
     /// `None` (`null`): the recognizer found the card's outline but read no index
     /// on it (glare, a hard shadow); God typed the card.
     pub read: Option<Card>,
     pub confidence: f64,
+    /// How God took the read at the table, against `card` (the reads table's
+    /// status), whatever a later correction did.
     pub status: ReadStatus,
+    /// The card the event holds now at this place, when a correction made after
+    /// the table changed it (a read God confirmed can still prove wrong later);
+    /// absent when unchanged, or when a correction changed how many cards the event
+    /// holds (`reads_note` says so, and the reads no longer pair with the cards).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corrected_later_to: Option<Card>,
+    /// The corrections (`ROUND:SEQ`) that changed the event's cards after the
+    /// table, when `corrected_later_to` is given.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub corrected_later_by: Vec<String>,
     /// The card's outline in the frame, when the evidence gives it (the audit page
     /// shows the card cut along it).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -157,14 +181,26 @@ pub struct EventAudit {
     /// words (`text`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub correction: Option<Value>,
-    /// The decision now differs from the one announced when it was recorded.
+    /// The decision now differs from the one announced when it was recorded, or
+    /// the verdicts table's record of that announcement is not what the log then
+    /// decided (`unexplained`).
     pub changed: bool,
-    /// It differs with no later correction of it or of an earlier event to
-    /// explain it (the audit's problems say so too).
+    /// The verdicts table (outside the hash chain) records as announced something
+    /// other than what the referee decided on the log as it stood when the event
+    /// was appended (the events before it, with the corrections recorded before
+    /// it): no correction can explain that, the table was edited (the audit's
+    /// problems say so too, and `verdicts_table` says both).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unexplained: bool,
-    /// What was announced when recorded, when it differs: the verdict, the
-    /// penalties, then every other part of the decision that differs now.
+    /// When `unexplained`: what the verdicts table records as announced and what
+    /// the log then decided, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdicts_table: Option<String>,
+    /// What was announced at the table, when the decision now differs from it (a
+    /// correction changed it): the verdict, the penalties, then every other part
+    /// of the decision that differs now. It is what the chained log decided when
+    /// the event was appended, not the verdicts table's copy, which anyone with the
+    /// file could edit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub announced: Option<String>,
     /// Each part of the announced decision that differs from the decision now, as
@@ -766,6 +802,178 @@ fn announced(recorded: &Value, now: &Value, seating: &[String]) -> (String, Vec<
     (said.join("; "), parts)
 }
 
+/// The decision announced at the table for each table event (by entry index), as
+/// the chained log decides it: the referee's decision on the log as it stood when
+/// the event was appended, that is the events before it with the corrections
+/// recorded before it applied. The verdicts table keeps a copy of that decision,
+/// outside the hash chain; this is what the copy is held to.
+///
+/// The log is replayed once per stretch between two corrections (the events of a
+/// stretch were all judged under the same corrections), not once per event; the
+/// last stretch is the whole log, whose replay (`whole`) the audit already has.
+/// Each stretch that does not replay is said in `problems`, and its events get no
+/// decision.
+fn decisions_then(
+    history: &History,
+    factory: &RefereeFactory,
+    whole: Option<(&[Effective], &[Outcome])>,
+    problems: &mut Vec<String>,
+) -> HashMap<usize, Value> {
+    let cuts: Vec<usize> = history
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, entry)| matches!(entry.kind, EntryKind::Correction(_)))
+        .map(|(index, _)| index)
+        .chain(std::iter::once(history.entries.len()))
+        .collect();
+    let mut decided = HashMap::new();
+    let mut start = 0;
+    for end in cuts {
+        let stretch = start..end;
+        start = end + 1;
+        let judged = history.entries.get(stretch.clone()).is_some_and(|entries| {
+            entries
+                .iter()
+                .any(|entry| matches!(entry.kind, EntryKind::Table(_)))
+        });
+        if !judged {
+            continue;
+        }
+        let replayed;
+        let (effective, outcomes) = if end == history.entries.len() {
+            match whole {
+                Some(whole) => whole,
+                // The whole log does not replay: the audit says so already.
+                None => continue,
+            }
+        } else {
+            let before = History {
+                game: history.game,
+                entries: history.entries[..end].to_vec(),
+            };
+            let result = before
+                .effective(&[])
+                .and_then(|eff| before.replay(factory, &eff).map(|(_, out)| (eff, out)));
+            match result {
+                Ok(all) => {
+                    replayed = all;
+                    (replayed.0.as_slice(), replayed.1.as_slice())
+                }
+                Err(e) => {
+                    let at = history
+                        .entries
+                        .get(end)
+                        .map(Entry::event_ref)
+                        .unwrap_or_default();
+                    problems.push(format!(
+                        "the stored log as it stood before the correction {at} does not replay ({e}): the verdicts announced before it cannot be checked"
+                    ));
+                    continue;
+                }
+            }
+        };
+        for (effective, outcome) in effective.iter().zip(outcomes) {
+            if stretch.contains(&effective.entry) {
+                decided.insert(
+                    effective.entry,
+                    decision(&serde_json::to_value(outcome).unwrap_or(Value::Null)),
+                );
+            }
+        }
+    }
+    decided
+}
+
+/// What the table was told for a stored table event: the decision the chained log
+/// then decided (`then`), held against the verdicts table's copy of it. A copy
+/// that differs, is unreadable or is missing was edited: the event is marked
+/// `unexplained` (with both decisions in words) and a problem says so. Falls back
+/// on the copy when the log's decision is not known (a stretch that does not
+/// replay); `None` when neither is.
+fn told_at_the_table(
+    store: &Store,
+    entry: &Entry,
+    then: Option<&Value>,
+    seating: &[String],
+    audit: &mut EventAudit,
+    problems: &mut Vec<String>,
+) -> Result<Option<Value>, StoreError> {
+    let place = format!("round {} event {}", entry.stored.round, entry.stored.seq);
+    let recorded = match store.verdict(entry.stored.id)? {
+        Some(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(value) => Some(decision(&value)),
+            Err(_) => {
+                problems.push(format!("{place}: the announced verdict is unreadable"));
+                None
+            }
+        },
+        None => {
+            if then.is_some() {
+                problems.push(format!(
+                    "{place}: the verdicts table holds no verdict announced for it: the verdicts table was edited"
+                ));
+            }
+            None
+        }
+    };
+    if let (Some(recorded), Some(then)) = (&recorded, then) {
+        if recorded != then {
+            problems.push(format!(
+                "{place}: the verdict recorded as announced is not what the log then decided: the verdicts table was edited (or this version of eleusis decides the play otherwise)"
+            ));
+            audit.unexplained = true;
+            audit.changed = true;
+            audit.verdicts_table = Some(format!(
+                "the verdicts table records as announced: {}; the log then decided: {}",
+                announced(recorded, then, seating).0,
+                announced(then, recorded, seating).0
+            ));
+        }
+    }
+    Ok(then.cloned().or(recorded))
+}
+
+/// The corrections (`ROUND:SEQ`) that replaced the cards of the table event at
+/// `index` (`cards` of a play, `hand` of a no-play), in log order.
+fn card_corrections(history: &History, index: usize) -> Vec<String> {
+    let Some(target) = history.entries.get(index) else {
+        return Vec::new();
+    };
+    history
+        .entries
+        .iter()
+        .filter(|entry| match &entry.kind {
+            EntryKind::Correction(c) => {
+                c.target == target.stored.round
+                    && c.seq == target.stored.seq
+                    && (c.fields.contains_key("cards") || c.fields.contains_key("hand"))
+            }
+            EntryKind::Table(_) => false,
+        })
+        .map(Entry::event_ref)
+        .collect()
+}
+
+/// Why exports of `game` are refused, as the audit found it: its broken chain, or
+/// else the first round whose stored rule no longer matches its commitment.
+fn refused_exports(
+    game: super::GameId,
+    chain: &ChainCheck,
+    forged_rule: Option<super::RoundRef>,
+) -> Option<String> {
+    match (&chain.broken_at, forged_rule) {
+        (Some(b), _) => Some(format!(
+            "game {game}'s hash chain is broken at round {} event {}: the stored events were altered after they were recorded, so nothing is exported from them",
+            b.round, b.seq
+        )),
+        (None, Some(round)) => Some(format!(
+            "round {round}'s stored rule no longer matches the commitment made before play: the seals table was altered, so nothing is exported from game {game}"
+        )),
+        (None, None) => None,
+    }
+}
+
 /// Builds the audit of a round or a game. `for_god` shows explanations of sealed
 /// rounds (God's own audit).
 pub fn audit(
@@ -823,50 +1031,75 @@ pub fn audit(
     let history = History::load(store, game, true);
     let replayed = history.as_ref().map_err(|e| e.to_string()).and_then(|h| {
         let (eff, voided) = h.effective_and_voided(&[]).map_err(|e| e.to_string())?;
-        let (_, outcomes) = h.replay(factory, &eff).map_err(|e| e.to_string())?;
-        Ok((eff, outcomes, voided))
+        let (referee, outcomes) = h.replay(factory, &eff).map_err(|e| e.to_string())?;
+        Ok((eff, outcomes, voided, Some(referee)))
     });
     let history = match history {
         Ok(h) => h,
         Err(HistoryError::Store(e)) => return Err(e),
         Err(e) => {
             problems.push(format!("the stored log cannot be read: {e}"));
+            let exports_refused = refused_exports(game, &chain, None);
             return Ok(AuditReport {
                 game: game.to_string(),
                 rounds: Vec::new(),
                 chain,
                 problems,
+                exports_refused,
             });
         }
     };
-    let (effective, outcomes, voided) = match replayed {
+    let (effective, outcomes, voided, referee) = match replayed {
         Ok(all) => all,
         Err(e) => {
             problems.push(format!("the stored log does not replay: {e}"));
-            (Vec::new(), Vec::new(), Vec::new())
+            (Vec::new(), Vec::new(), Vec::new(), None)
         }
     };
     let voided: HashMap<usize, &Voided> = voided.iter().map(|v| (v.entry, v)).collect();
+    let whole = referee
+        .is_some()
+        .then_some((effective.as_slice(), outcomes.as_slice()));
+    // A log that does not replay as a whole decides nothing to hold the verdicts
+    // table to (the audit shows its events as recorded).
+    let decided_then = match whole {
+        Some(_) => decisions_then(&history, factory, whole, &mut problems),
+        None => HashMap::new(),
+    };
+    // The rounds the stored log ends: by a round-end decision or `end_game`, or
+    // by a later round (one starts only once the one before it has ended), or, for
+    // the last, as the referee's state stands at the end of the log.
+    let mut ended_rounds: std::collections::HashSet<u32> = std::collections::HashSet::new();
+    if let Some(referee) = &referee {
+        let mut last_round = None;
+        for (eff, outcome) in effective.iter().zip(&outcomes) {
+            let Some(entry) = history.entries.get(eff.entry) else {
+                continue;
+            };
+            let number = entry.stored.round.number;
+            if let Some(previous) = last_round.filter(|&n| n != number) {
+                ended_rounds.insert(previous);
+            }
+            last_round = Some(number);
+            if outcome.round_end.is_some() || matches!(eff.event, LogEvent::EndGame(_)) {
+                ended_rounds.insert(number);
+            }
+        }
+        if let Some(last) = last_round {
+            if referee.state().ended || referee.ended() {
+                ended_rounds.insert(last);
+            }
+        }
+    }
 
     let trails = trails(&history);
-    // Where each correction stands and what it reaches back to: a decision may
-    // differ from the one announced only after a correction of it or of an
-    // earlier event (the verdicts table is outside the hash chain).
-    let corrections: Vec<(usize, u32, u64)> = history
-        .entries
-        .iter()
-        .enumerate()
-        .filter_map(|(index, entry)| match &entry.kind {
-            EntryKind::Correction(c) => Some((index, c.target.number, c.seq)),
-            EntryKind::Table(_) => None,
-        })
-        .collect();
     let position_of: HashMap<usize, usize> = effective
         .iter()
         .enumerate()
         .map(|(position, e)| (e.entry, position))
         .collect();
     let mut rounds = Vec::new();
+    let mut forged_rule = None;
     for info in &infos {
         // God, players, variant and commitment below are the chained round event's;
         // the index tables outside the chain must agree with it.
@@ -878,6 +1111,7 @@ pub fn audit(
             Some(reveal) => {
                 let verified = commitment(&reveal.salt, &reveal.rule) == info.commitment;
                 if !verified {
+                    forged_rule = forged_rule.or(Some(info.round));
                     problems.push(format!(
                         "round {}: the revealed rule and salt do not hash to the commitment",
                         info.round
@@ -889,8 +1123,32 @@ pub fn audit(
                     verified,
                 }
             }
-            None => SealAudit::Sealed,
+            None => {
+                // Sealed: the stored rule is what the round is re-refereed under
+                // (scores, exports); that it still hashes to the commitment says
+                // nothing of the rule itself.
+                let sealed = store.seal_for_god(info.round)?;
+                if !sealed.matches(&info.commitment) {
+                    forged_rule = forged_rule.or(Some(info.round));
+                    problems.push(format!(
+                        "round {}: the sealed rule and salt do not hash to the commitment made before play: the seals table was edited",
+                        info.round
+                    ));
+                }
+                SealAudit::Sealed
+            }
         };
+        // A rule is revealed only when the round ends (its last play, `end_game`,
+        // or a correction that ends it), in the transaction that stores that
+        // event, and a correction may not reopen a revealed round. A revealed
+        // round whose stored log does not end it lost its end: events were cut
+        // off the log, which the hash chain alone cannot show.
+        if revealed.is_some() && referee.is_some() && !ended_rounds.contains(&info.round.number) {
+            problems.push(format!(
+                "round {}: its rule is revealed, but the stored log never ends the round: the events that ended it were cut off the log (the chain cannot show a cut tail: compare the head with the last acknowledged hash)",
+                info.round
+            ));
+        }
         let show_explanations = for_god || revealed.is_some();
         let seating: Vec<String> = info
             .players
@@ -931,6 +1189,7 @@ pub fn audit(
                 correction: None,
                 changed: false,
                 unexplained: false,
+                verdicts_table: None,
                 announced: None,
                 announced_parts: Vec::new(),
                 hash: entry.stored.hash.clone(),
@@ -983,33 +1242,19 @@ pub fn audit(
                     scores = serde_json::to_value(&end.scores).ok();
                 }
                 let now = decision(&serde_json::to_value(outcome).unwrap_or(Value::Null));
-                if let Some(recorded) = store.verdict(entry.stored.id)? {
-                    match serde_json::from_str::<Value>(&recorded) {
-                        Ok(recorded) => {
-                            let recorded = decision(&recorded);
-                            if recorded != now {
-                                let round = entry.stored.round.number;
-                                let seq = entry.stored.seq;
-                                let explained = corrections.iter().any(|&(at, r, s)| {
-                                    at > index && (r < round || (r == round && s <= seq))
-                                });
-                                if !explained {
-                                    audit.unexplained = true;
-                                    problems.push(format!(
-                                        "round {} event {seq}: the verdict recorded as announced differs from the referee's and no correction made after it explains that: the verdicts table was edited, or this version of eleusis decides the play otherwise",
-                                        info.round
-                                    ));
-                                }
-                                let (said, parts) = announced(&recorded, &now, &seating);
-                                audit.changed = true;
-                                audit.announced = Some(said);
-                                audit.announced_parts = parts;
-                            }
-                        }
-                        Err(_) => problems.push(format!(
-                            "round {} event {}: the announced verdict is unreadable",
-                            info.round, entry.stored.seq
-                        )),
+                if let Some(told) = told_at_the_table(
+                    store,
+                    entry,
+                    decided_then.get(&index),
+                    &seating,
+                    &mut audit,
+                    &mut problems,
+                )? {
+                    if told != now {
+                        let (said, parts) = announced(&told, &now, &seating);
+                        audit.changed = true;
+                        audit.announced = Some(said);
+                        audit.announced_parts = parts;
                     }
                 }
             } else if let (Some(void), EntryKind::Table(object)) = (voided.get(&index), &entry.kind)
@@ -1019,18 +1264,23 @@ pub fn audit(
                 audit.cards = recorded_cards(object);
                 audit.verdict = Some("void".into());
                 audit.corrected_by = history.event_refs(&void.corrected_by);
-                if let Some(recorded) = store.verdict(entry.stored.id)? {
-                    if let Ok(recorded) = serde_json::from_str::<Value>(&recorded) {
-                        audit.player = recorded
-                            .get("player")
-                            .and_then(Value::as_str)
-                            .map(str::to_string);
-                        audit.changed = true;
-                        audit.announced = Some(
-                            verdict_word(recorded.get("right").and_then(Value::as_bool))
-                                .unwrap_or_else(|| "no verdict".into()),
-                        );
-                    }
+                if let Some(told) = told_at_the_table(
+                    store,
+                    entry,
+                    decided_then.get(&index),
+                    &seating,
+                    &mut audit,
+                    &mut problems,
+                )? {
+                    audit.player = told
+                        .get("player")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
+                    audit.changed = true;
+                    audit.announced = Some(
+                        verdict_word(told.get("right").and_then(Value::as_bool))
+                            .unwrap_or_else(|| "no verdict".into()),
+                    );
                 }
             } else if let EntryKind::Table(object) = &entry.kind {
                 // The log does not replay: show the event as recorded.
@@ -1048,14 +1298,36 @@ pub fn audit(
                         counted(audit.cards.len(), "card")
                     ));
                 }
+                // How each read stood at the table is judged against the cards
+                // recorded then (as the reads table keeps it); a correction made
+                // since is said beside it, with the corrections that made it.
+                let at_table = match &entry.kind {
+                    EntryKind::Table(object) => recorded_cards(object),
+                    EntryKind::Correction(_) => Vec::new(),
+                };
+                let same_count = at_table.len() == audit.cards.len();
+                let card_fixes = card_corrections(&history, index);
                 audit.reads = evidence
-                    .statuses(&audit.cards)
-                    .map(|(_, read, card, status)| ReadAudit {
-                        card,
-                        read: read.read,
-                        confidence: read.confidence,
-                        status,
-                        corners: read.corners,
+                    .statuses(&at_table)
+                    .map(|(i, read, card, status)| {
+                        let later = audit
+                            .cards
+                            .get(i)
+                            .copied()
+                            .filter(|now| same_count && *now != card);
+                        ReadAudit {
+                            card,
+                            read: read.read,
+                            confidence: read.confidence,
+                            status,
+                            corrected_later_to: later,
+                            corrected_later_by: if later.is_some() {
+                                card_fixes.clone()
+                            } else {
+                                Vec::new()
+                            },
+                            corners: read.corners,
+                        }
                     })
                     .collect();
                 if evidence.frame_sha256.is_some() || evidence.frame_ref.is_some() {
@@ -1098,12 +1370,28 @@ pub fn audit(
     if let Target::Round(r) = target {
         rounds.retain(|a| a.round == r.to_string());
     }
+    let exports_refused = refused_exports(game, &chain, forged_rule);
     Ok(AuditReport {
         game: game.to_string(),
         rounds,
         chain,
         problems,
+        exports_refused,
     })
+}
+
+/// A recognizer's confidence for people, to two decimals, or as many more as it
+/// takes (up to eight, then cut, never rounded up) for a confidence below 1 not to
+/// read as 1: `0.9995` is below the model's confirmation threshold, and `1.00`
+/// would make it look sure.
+pub fn confidence_text(confidence: f64) -> String {
+    for decimals in 2..=8 {
+        let text = format!("{confidence:.decimals$}");
+        if confidence >= 1.0 || text.parse::<f64>().is_ok_and(|shown| shown < 1.0) {
+            return text;
+        }
+    }
+    format!("{:.8}", (confidence * 1e8).floor() / 1e8)
 }
 
 impl AuditReport {
@@ -1168,14 +1456,25 @@ impl AuditReport {
                     let reads: Vec<String> = e
                         .reads
                         .iter()
-                        .map(|r| match (r.read, r.status) {
-                            (Some(read), ReadStatus::Confirmed) => {
-                                format!("{read} {:.2} confirmed", r.confidence)
+                        .map(|r| {
+                            let at_table = match (r.read, r.status) {
+                                (Some(read), ReadStatus::Confirmed) => {
+                                    format!("{read} {} confirmed", confidence_text(r.confidence))
+                                }
+                                (Some(read), _) => format!(
+                                    "{read} {} corrected to {}",
+                                    confidence_text(r.confidence),
+                                    r.card
+                                ),
+                                (None, _) => format!("no index read, typed {}", r.card),
+                            };
+                            match r.corrected_later_to {
+                                Some(now) => format!(
+                                    "{at_table}, since corrected to {now} by {}",
+                                    r.corrected_later_by.join(", ")
+                                ),
+                                None => at_table,
                             }
-                            (Some(read), _) => {
-                                format!("{read} {:.2} corrected to {}", r.confidence, r.card)
-                            }
-                            (None, _) => format!("no index read, typed {}", r.card),
                         })
                         .collect();
                     line(format!("      reads: {}", reads.join("; ")));
@@ -1229,15 +1528,15 @@ impl AuditReport {
                 for change in &e.recorded {
                     line(format!("      {}", change.text));
                 }
-                if e.changed {
+                if e.unexplained {
                     line(format!(
-                        "      CHANGED {}; announced at the table: {}",
-                        if e.unexplained {
-                            "with no correction to explain it"
-                        } else {
-                            "by a correction"
-                        },
-                        e.announced.as_deref().unwrap_or("?")
+                        "      CHANGED with no correction to explain it: {}",
+                        e.verdicts_table.as_deref().unwrap_or("?")
+                    ));
+                }
+                if let Some(announced) = &e.announced {
+                    line(format!(
+                        "      CHANGED by a correction; announced at the table: {announced}"
                     ));
                 }
             }
@@ -1301,6 +1600,7 @@ mod tests {
                     correction: None,
                     changed: false,
                     unexplained: false,
+                    verdicts_table: None,
                     announced: None,
                     announced_parts: Vec::new(),
                     hash: "cd".into(),
@@ -1318,6 +1618,21 @@ mod tests {
                 }),
             },
             problems: vec![problem.into()],
+            exports_refused: None,
+        }
+    }
+
+    #[test]
+    fn a_confidence_below_one_is_never_shown_as_one() {
+        assert_eq!(confidence_text(0.41), "0.41");
+        assert_eq!(confidence_text(0.97), "0.97");
+        assert_eq!(confidence_text(1.0), "1.00");
+        assert_eq!(confidence_text(0.9995), "0.9995");
+        assert_eq!(confidence_text(0.999699), "0.9997");
+        assert_eq!(confidence_text(0.996), "0.996");
+        assert_eq!(confidence_text(0.99999999999), "0.99999999");
+        for c in [0.995, 0.9999, 0.99995, 0.999_999_5] {
+            assert!(confidence_text(c).starts_with("0.99"), "{c}");
         }
     }
 

@@ -143,20 +143,62 @@ pub enum HistoryError {
     BadCorrection(String),
     #[error("game {game}'s hash chain is broken at {broken}: the stored events were altered after they were recorded, so nothing is exported from them; run `eleusis audit {game}` to see where")]
     BrokenChain { game: GameId, broken: Break },
+    /// A round's stored rule (the `seals` table, outside the hash chain) no longer
+    /// hashes to the commitment its chained `round` event made before play: every
+    /// decision re-refereed under it, and so every score, would be forged while the
+    /// chain itself still holds.
+    #[error("game {game}: round {round}'s stored rule no longer matches the commitment made before play ({what}): the seals table was altered after the round began, so nothing is exported from the game; run `eleusis audit {game}` to see it")]
+    ForgedRule {
+        game: GameId,
+        round: RoundRef,
+        /// How it fails: the re-hash differs, or no rule is stored at all.
+        what: String,
+    },
 }
 
-/// Refuses a game (up to round `through`) whose hash chain no longer holds: an
-/// export or score sheet made from altered events would look as good as a true
-/// one, and only `eleusis audit` would have said otherwise.
+impl HistoryError {
+    /// Whether the error says the game's stored record does not check (a broken
+    /// hash chain, a rule that no longer matches its commitment), as opposed to a
+    /// database that cannot be read: a backup copies such a game as evidence.
+    pub fn is_tampering(&self) -> bool {
+        matches!(
+            self,
+            HistoryError::BrokenChain { .. } | HistoryError::ForgedRule { .. }
+        )
+    }
+}
+
+/// Refuses a game (up to round `through`) whose hash chain no longer holds, or one
+/// of whose stored rules no longer hashes to the commitment its chained `round`
+/// event made before play: an export or score sheet made from altered events, or
+/// re-refereed under an altered rule, would look as good as a true one, and only
+/// `eleusis audit` would have said otherwise. Every round's rule is checked, sealed
+/// or revealed (re-refereeing uses both; the check says nothing of the rule).
 pub fn require_intact_chain(
     store: &Store,
     game: GameId,
     through: Option<u32>,
 ) -> Result<(), HistoryError> {
-    match store.verify_game(game, through)? {
-        ChainStatus::Intact { .. } => Ok(()),
-        ChainStatus::Broken(broken) => Err(HistoryError::BrokenChain { game, broken }),
+    if let ChainStatus::Broken(broken) = store.verify_game(game, through)? {
+        return Err(HistoryError::BrokenChain { game, broken });
     }
+    for info in store.rounds(game)? {
+        if through.is_some_and(|last| info.round.number > last) {
+            continue;
+        }
+        let what = match store.seal_for_god(info.round) {
+            Ok(seal) if seal.matches(&info.commitment) => continue,
+            Ok(_) => "its rule and salt do not re-hash to it".to_string(),
+            Err(StoreError::Inconsistent { what, .. }) => what,
+            Err(e) => return Err(e.into()),
+        };
+        return Err(HistoryError::ForgedRule {
+            game,
+            round: info.round,
+            what,
+        });
+    }
+    Ok(())
 }
 
 /// A correction to apply: the entry it is stored at (`None` for one not yet

@@ -82,9 +82,12 @@ pub enum StoreError {
         supported: i64,
     },
     /// A file with no table at all (empty, or a fresh SQLite file): nothing was
-    /// ever recorded in it, which is a wrong `--db` more often than an old one.
+    /// ever recorded in it, which is a wrong `--db` more often than an old one. A
+    /// `cp` of a database in use by a running service, taken without its `-wal`
+    /// file, looks the same (every change is still in the write-ahead log), so the
+    /// message says that too, and what makes a whole copy.
     #[error(
-        "database {path} holds nothing (no game was ever recorded in it): check the --db path"
+        "database {path} holds nothing (no game was ever recorded in it): check the --db path; a copy of a running service's database taken without its -wal file (e.g. with cp) looks like this too: `eleusis backup OUT` makes a whole copy"
     )]
     Empty { path: PathBuf },
     #[error("database {path}: schema version {found}, this program needs {expected}: open it once for writing (e.g. `eleusis record --db FILE < /dev/null`) to migrate it")]
