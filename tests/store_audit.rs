@@ -119,6 +119,26 @@ fn explanations_stay_sealed_until_the_reveal_and_rules_do_not_leak() {
         )
         .expect("count");
     assert_eq!(in_log, 0);
+
+    // A starter God kept though the rule refuses it tells the rule: withheld from
+    // the audit too until the reveal, as from the tablet; God's audit says it.
+    let db = dir.path().join("kept.db");
+    let kept = [
+        r#"{"event":"round","god":"G","players":["A","B","C"],"rule":"red","starter":"KS"}"#
+            .to_string(),
+    ];
+    let (replies, _) = record(&db, &kept, &[]);
+    assert_eq!(acked(&replies).len(), 1);
+    let (report, _) = audit_json(&db, "1.1", &[]);
+    assert!(
+        !report.to_string().contains("God kept it as the starter"),
+        "{report}"
+    );
+    let (god, _) = audit_json(&db, "1.1", &["--god"]);
+    assert!(
+        god.to_string().contains("God kept it as the starter"),
+        "{god}"
+    );
 }
 
 #[test]

@@ -50,6 +50,13 @@ pub const MAX_SHOWN_HAND: usize = 1000;
 /// says it was kept rather than inviting a choice no event can make.
 pub const STARTER_KEPT: &str = "is not acceptable under the rule; God kept it as the starter (another is turned up before the round starts, with the refused ones in refused_starters)";
 
+/// Whether a warning tells something of the rule (a starter God kept though the
+/// rule does not accept it): every view of the players, the tablet's and the
+/// public audit's alike, leaves it out before the reveal.
+pub fn tells_the_rule(warning: &str) -> bool {
+    warning.contains(STARTER_KEPT)
+}
+
 /// Whether `c` could break a printed line or disguise what a line says: C0 and C1
 /// controls and DEL (Unicode `Cc`: line breaks, tabs), the line and paragraph
 /// separators (U+2028, U+2029, shown as line breaks by Unicode-aware viewers), and

@@ -1236,6 +1236,12 @@ pub fn audit(
                     audit.explanations_withheld = !outcome.verdicts.is_empty();
                 }
                 audit.effects = effects(outcome, &mut laid);
+                if !show_explanations {
+                    // A starter God kept though the rule refuses it tells the rule.
+                    audit
+                        .effects
+                        .retain(|e| !crate::referee::round::tells_the_rule(e));
+                }
                 audit.penalties = outcome.penalties.iter().map(ToString::to_string).collect();
                 audit.corrected_by = history.event_refs(&eff.corrected_by);
                 if let Some(end) = &outcome.round_end {

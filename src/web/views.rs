@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::cards::Card;
 use crate::referee::game::GameState;
-use crate::referee::round::STARTER_KEPT;
+use crate::referee::round::tells_the_rule;
 use crate::referee::{Deal, Game, Outcome, Placement};
 use crate::store::history::{
     decision, paired, strip_annotations, Effective, EntryKind, History, HistoryError,
@@ -184,12 +184,6 @@ pub fn strip_explanations(value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(strip_explanations),
         _ => {}
     }
-}
-
-/// Whether a warning tells something of the rule (a starter God kept though the
-/// rule does not accept it): left out of the players' view before the reveal.
-fn tells_the_rule(warning: &str) -> bool {
-    warning.contains(STARTER_KEPT)
 }
 
 /// Leaves out of a list of warnings (JSON) those that [`tells_the_rule`].
