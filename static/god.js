@@ -1380,6 +1380,10 @@
     if (!fresh && view && v.version < view.version) return;
     view = v;
     const s = v.state || {};
+    // The service stopped recording (its database was altered outside it): said
+    // above everything until the database is restored and the alarm goes.
+    $("alarm").hidden = !v.alarm;
+    $("alarm").textContent = v.alarm ? "⚠ recording stopped: " + v.alarm : "";
     prefillNextRound(v);
     $("round-meta").textContent = v.round ? "round " + v.round + " · " + s.variant + " · God " + s.god : "no round";
     $("rule-now").textContent = v.rule ? "rule: " + v.rule + (v.revealed ? "   (revealed)" : "   (sealed)") : "";

@@ -2406,3 +2406,95 @@ fn start_pressed_again_after_the_round_started_shows_no_false_failure() {
     drop(driver);
     server.stop();
 }
+
+/// An acknowledged play edited in the database beside the running service (its
+/// card changed by SQL, the append-only trigger dropped): the console says across
+/// its top that recording stopped and why, a play pressed meanwhile is refused
+/// with that reason, and once the row is put back the alarm goes and playing goes
+/// on.
+#[test]
+fn an_event_altered_outside_the_service_stops_recording_on_the_console() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("altered.db");
+    let server = Server::start(&db);
+    server
+        .post("/api/rounds", &round(&["Alain", "François", "Jacques"]))
+        .expect(200);
+    server.post("/api/plays", r#"{"cards":["5D"]}"#).expect(200);
+    let turn = |server: &Server| {
+        let state = server.get("/api/state").expect(200);
+        state["state"]["turn"].as_str().expect("turn").to_string()
+    };
+    let next = turn(&server);
+    let driver = open_console(dir.path(), &console(&server));
+    wait_for_turn(&driver, &next);
+    let alarm = "const a = document.getElementById('alarm'); return [a.hidden, a.textContent];";
+    assert_eq!(driver.eval(alarm), json!([true, ""]));
+
+    let edit = |from: &str, to: &str| {
+        let conn = rusqlite::Connection::open(&db).expect("raw");
+        let trigger: String = conn
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = 'events_append_only_update'",
+                [],
+                |row| row.get(0),
+            )
+            .expect("trigger");
+        conn.execute_batch(&format!(
+            "BEGIN; DROP TRIGGER events_append_only_update; \
+             UPDATE events SET payload = replace(payload, '{from}', '{to}') WHERE seq = 2; \
+             {trigger}; COMMIT;"
+        ))
+        .expect("edited");
+    };
+    edit("5D", "5H");
+    let shown = driver.wait_within(Duration::from_secs(60), "the alarm", alarm, |v| {
+        v[0] == false
+    });
+    let text = shown[1].as_str().expect("text");
+    assert!(
+        text.contains("recording stopped")
+            && text.contains("event 2 of round 1.1, acknowledged at ")
+            && text.contains("no longer matches its hash"),
+        "{text}"
+    );
+    driver.eval(
+        "const f = document.getElementById('cards'); f.value = '6S'; \
+         f.dispatchEvent(new Event('input', { bubbles: true })); \
+         document.getElementById('play').click(); return true;",
+    );
+    let said = driver.wait_for(
+        "the play refused",
+        "return document.getElementById('play-error').textContent;",
+        |v| v.as_str().is_some_and(|t| !t.is_empty()),
+    );
+    assert!(
+        said.as_str()
+            .unwrap()
+            .contains("altered outside the service"),
+        "{said}"
+    );
+    assert_eq!(plays(&server).len(), 1, "a play was recorded");
+
+    edit("5H", "5D");
+    driver.wait_within(Duration::from_secs(60), "the alarm gone", alarm, |v| {
+        v[0] == true
+    });
+    driver.eval(
+        "const f = document.getElementById('cards'); f.value = '6S'; \
+         f.dispatchEvent(new Event('input', { bubbles: true })); \
+         document.getElementById('play').click(); return true;",
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while plays(&server).len() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the play was not recorded: {}",
+            driver.eval("return document.getElementById('play-error').textContent;")
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    wait_for_turn(&driver, &turn(&server));
+    drop(driver);
+    server.stop();
+}

@@ -4,6 +4,11 @@
 //! lain still for three frames, with its frame kept as evidence that a play can
 //! take; the zone must be seen cleared; cards outside the zone are not the play;
 //! and bad requests get clear errors without disturbing the watcher.
+//!
+//! Also the service watching its own database: an acknowledged event deleted, or
+//! an event's payload edited, by SQL typed beside the running service stops
+//! recording (every write refused, saying what is wrong; reads go on, with the
+//! alarm) until the database is restored.
 
 mod web_support;
 
@@ -449,4 +454,135 @@ fn a_spread_hand_is_kept_with_the_frame_that_found_all_its_cards() {
     // The evidence is the frame the twelve were read in, not the last one.
     use sha2::Digest;
     assert_eq!(laid["frame"], hex::encode(sha2::Sha256::digest(&full)));
+}
+
+/// Polls the public state until `ready` holds, or fails after a minute: the
+/// service looks at its database twice a second.
+fn wait_for_state(server: &Server, what: &str, ready: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let state = server.get("/api/state").expect(200);
+        if ready(&state) {
+            return state;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the service never showed {what}: {state}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Runs `sql` on the database as someone at a terminal would, the append-only
+/// triggers dropped first and put back after.
+fn tamper(db: &std::path::Path, sql: &str) {
+    let conn = rusqlite::Connection::open(db).expect("raw");
+    let triggers: Vec<String> = conn
+        .prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'")
+        .and_then(|mut stmt| stmt.query_map([], |row| row.get(0))?.collect())
+        .expect("triggers");
+    assert_eq!(triggers.len(), 2, "{triggers:?}");
+    conn.execute_batch(&format!(
+        "BEGIN; DROP TRIGGER events_append_only_update; DROP TRIGGER events_append_only_delete; \
+         {sql}; {}; COMMIT;",
+        triggers.join("; ")
+    ))
+    .expect("tampered");
+}
+
+#[test]
+fn an_acknowledged_event_deleted_or_edited_outside_stops_recording_until_restored() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("club.db");
+    let server = Server::start(&db);
+    server.post("/api/rounds", ROUND).expect(200);
+    let first = server.post("/api/plays", r#"{"cards":["5D"]}"#).expect(200);
+    assert_eq!(first["ack"]["seq"], 2, "{first}");
+    let second = server.post("/api/plays", r#"{"cards":["6S"]}"#).expect(200);
+    assert_eq!(second["ack"]["seq"], 3, "{second}");
+    let laid = server.get("/api/state").expect(200)["state"]["laid"].clone();
+
+    // The newest acknowledged play deleted (its verdict first), rows kept aside
+    // to put back.
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    let (id, event_row, verdict): (i64, Vec<rusqlite::types::Value>, String) = conn
+        .query_row(
+            "SELECT e.id, e.round_id, e.seq, e.recorded_ms, e.kind, e.payload, e.prev_hash, e.hash, v.outcome \
+             FROM events e JOIN verdicts v ON v.event_id = e.id ORDER BY e.id DESC LIMIT 1",
+            [],
+            |row| {
+                let values = (1..8)
+                    .map(|i| row.get::<_, rusqlite::types::Value>(i))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok((row.get(0)?, values, row.get(8)?))
+            },
+        )
+        .expect("the last event");
+    drop(conn);
+    tamper(
+        &db,
+        &format!("DELETE FROM verdicts WHERE event_id = {id}; DELETE FROM reads WHERE event_id = {id}; DELETE FROM events WHERE id = {id}"),
+    );
+    let shown = wait_for_state(&server, "the alarm", |s| s["alarm"].is_string());
+    let alarm = shown["alarm"].as_str().expect("alarm").to_string();
+    assert!(
+        alarm.contains("altered outside the service")
+            && alarm.contains("event 3 of round 1.1, acknowledged at ")
+            && alarm.contains("is gone")
+            && alarm.contains("eleusis audit 1"),
+        "{alarm}"
+    );
+    // The pages keep what was acknowledged; God's view says it too.
+    assert_eq!(shown["state"]["laid"], laid, "{shown}");
+    assert_eq!(server.get_god("/api/state").expect(200)["alarm"], alarm);
+    // Nothing more is recorded, saying why.
+    let refused = server.post("/api/plays", r#"{"cards":["7H"]}"#).expect(409);
+    assert_eq!(refused["error"], alarm, "{refused}");
+    let refused = server.post("/api/end-game", "{}").expect(409);
+    assert_eq!(refused["error"], alarm, "{refused}");
+
+    // Put back as it was: recording goes on after the acknowledged play.
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute(
+        "INSERT INTO events (id, round_id, seq, recorded_ms, kind, payload, prev_hash, hash) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        rusqlite::params_from_iter(
+            std::iter::once(rusqlite::types::Value::Integer(id)).chain(event_row),
+        ),
+    )
+    .expect("event put back");
+    conn.execute(
+        "INSERT INTO verdicts (event_id, outcome) VALUES (?1, ?2)",
+        rusqlite::params![id, verdict],
+    )
+    .expect("verdict put back");
+    drop(conn);
+    wait_for_state(&server, "the alarm gone", |s| s["alarm"].is_null());
+    let third = server.post("/api/plays", r#"{"cards":["7H"]}"#).expect(200);
+    assert_eq!(third["ack"]["seq"], 4, "{third}");
+    let laid = server.get("/api/state").expect(200)["state"]["laid"].clone();
+
+    // An acknowledged play's card changed in place: its hash no longer holds.
+    tamper(
+        &db,
+        &format!("UPDATE events SET payload = replace(payload, '6S', '6H') WHERE id = {id}"),
+    );
+    let shown = wait_for_state(&server, "the alarm", |s| s["alarm"].is_string());
+    let alarm = shown["alarm"].as_str().expect("alarm").to_string();
+    assert!(
+        alarm.contains("event 3 of round 1.1, acknowledged at ")
+            && alarm.contains("no longer matches its hash"),
+        "{alarm}"
+    );
+    let refused = server.post("/api/plays", r#"{"cards":["8C"]}"#).expect(409);
+    assert_eq!(refused["error"], alarm, "{refused}");
+    assert_eq!(shown["state"]["laid"], laid, "{shown}");
+    tamper(
+        &db,
+        &format!("UPDATE events SET payload = replace(payload, '6H', '6S') WHERE id = {id}"),
+    );
+    wait_for_state(&server, "the alarm gone", |s| s["alarm"].is_null());
+    let fourth = server.post("/api/plays", r#"{"cards":["8C"]}"#).expect(200);
+    assert_eq!(fourth["ack"]["seq"], 5, "{fourth}");
+    server.stop();
 }

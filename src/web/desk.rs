@@ -5,8 +5,13 @@
 //! every change it rebuilds the views and publishes them to the WebSocket clients.
 //! Between jobs it watches the database for commits by other writers (an
 //! `eleusis record` fed by a club's own tools, a correction typed at a terminal)
-//! and shows them too.
+//! and shows them too. Each time it also checks that the database still holds
+//! every event the service acknowledged (or showed) with the hash it had, and that
+//! the game's hash chain still holds: an event deleted or edited outside the
+//! service (SQL typed at a terminal) stops recording, with an alarm on God's view
+//! and a refusal of every write, until the database is restored.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -16,9 +21,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio::sync::{oneshot, watch};
 
+use crate::store::chain::Break;
 use crate::store::history::RefereeFactory;
+use crate::store::log::ChainStatus;
 use crate::store::recorder::{Ack, Recorder, Reply};
-use crate::store::{GameId, Store, StoreError};
+use crate::store::{format_utc, now_ms, GameId, RoundRef, Store, StoreError};
 
 use super::error::ApiError;
 use super::views::{self, Views};
@@ -50,6 +57,84 @@ pub struct Desk<'s> {
     version: u64,
     /// The store's data version when the desk last looked ([`Store::data_version`]).
     data_version: Option<i64>,
+    /// The events of the game on show that the desk vouches for: each one it
+    /// acknowledged, and the head it found at start or after another writer's
+    /// commit. The database must go on holding each of them with the same hash.
+    held: Vec<Held>,
+    /// Where the game's chain was already broken when the desk took it up (the
+    /// start warning): that break alone does not stop recording.
+    known_break: Option<(GameId, Break)>,
+    /// Set while the database no longer holds what the desk vouches for, or
+    /// cannot be read: logged once (and again when it changes or is over).
+    alarm: Option<Alarm>,
+}
+
+/// An event the desk vouches for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Held {
+    round: RoundRef,
+    seq: u64,
+    hash: String,
+    /// When it was acknowledged (or first seen), Unix milliseconds.
+    at_ms: i64,
+    /// Acknowledged by this service, rather than found in the database.
+    acknowledged: bool,
+}
+
+impl Held {
+    /// `event 2 of round 1.1, acknowledged at 10:40:01 UTC`.
+    fn describe(&self) -> String {
+        let time = format_utc(self.at_ms);
+        let clock = time.get(11..19).unwrap_or(&time);
+        let how = if self.acknowledged {
+            "acknowledged at"
+        } else {
+            "shown since"
+        };
+        format!(
+            "event {} of round {}, {how} {clock} UTC",
+            self.seq, self.round
+        )
+    }
+}
+
+/// Recording stopped: the database no longer holds what the desk vouches for.
+struct Alarm {
+    message: String,
+    /// The views as they were before the database was altered: shown on, with
+    /// the alarm, while it lasts.
+    shown: Arc<Views>,
+}
+
+/// The views `shown` with `alarm` added (`"alarm"`, in both views): what the
+/// pages show while recording is stopped.
+fn with_alarm(shown: &Views, alarm: &str) -> Views {
+    let value = Value::String(alarm.to_string());
+    let splice = |body: &str| match body.strip_prefix('{') {
+        Some(rest) if rest.trim_start().starts_with('}') => format!("{{\"alarm\":{value}}}"),
+        Some(rest) => format!("{{\"alarm\":{value},{rest}"),
+        None => body.to_string(),
+    };
+    let add = |view: &Value| {
+        let mut view = view.clone();
+        if let Value::Object(map) = &mut view {
+            map.insert("alarm".into(), value.clone());
+        }
+        view
+    };
+    let public_body = splice(&shown.public_body);
+    let god_body = splice(&shown.god_body);
+    Views {
+        version: shown.version,
+        public: add(&shown.public),
+        god: add(&shown.god),
+        public_text: shown
+            .public_text
+            .replacen(&shown.public_body, &public_body, 1),
+        god_text: shown.god_text.replacen(&shown.god_body, &god_body, 1),
+        public_body,
+        god_body,
+    }
 }
 
 impl<'s> Desk<'s> {
@@ -90,6 +175,17 @@ impl<'s> Desk<'s> {
         at: &str,
         new_game: bool,
     ) -> Result<Ack, ApiError> {
+        // Another connection committed since the desk last looked (perhaps an
+        // event deleted or edited by hand): checked now, not after this write.
+        if self.alarm.is_some() || self.store.data_version().ok() != self.data_version {
+            self.follow_outside_writers();
+        }
+        if let Some(alarm) = &self.alarm {
+            return Err(ApiError::Halted {
+                what: alarm.message.clone(),
+                at: at.into(),
+            });
+        }
         let is_round = object.get("event").and_then(Value::as_str) == Some("round");
         if let Some(game) = self
             .game()
@@ -117,10 +213,12 @@ impl<'s> Desk<'s> {
             Some(Reply::Stored(ack)) => {
                 if let Some(recorder) = fresh_recorder {
                     self.recorder = recorder;
+                    self.held.clear();
                 }
-                if self.game_over() {
+                self.hold_acknowledged(&ack);
+                if self.game_over() && self.take_up_newer_game() {
                     // A game another writer started meanwhile is on show from now.
-                    self.take_up_newer_game();
+                    self.took_up_game();
                 }
                 self.publish();
                 Ok(ack)
@@ -141,6 +239,173 @@ impl<'s> Desk<'s> {
         }
     }
 
+    /// Keeps an acknowledged event (the last of a correction group, whose hash
+    /// the acknowledgement carries) among those the store must go on holding.
+    fn hold_acknowledged(&mut self, ack: &Ack) {
+        let Ok(round) = ack.round.parse::<RoundRef>() else {
+            return;
+        };
+        let seq = ack
+            .group
+            .as_ref()
+            .and_then(|group| group.last().copied())
+            .unwrap_or(ack.seq);
+        self.held.push(Held {
+            round,
+            seq,
+            hash: ack.hash.clone(),
+            at_ms: now_ms(),
+            acknowledged: true,
+        });
+    }
+
+    /// Keeps the head of the game on show, found in the store, among the events
+    /// the store must go on holding (at start, after another writer's commit).
+    fn hold_head(&mut self, head: Option<(RoundRef, u64, String)>) {
+        let Some((round, seq, hash)) = head else {
+            return;
+        };
+        if self
+            .held
+            .iter()
+            .any(|h| h.round == round && h.seq == seq && h.hash == hash)
+        {
+            return;
+        }
+        self.held.push(Held {
+            round,
+            seq,
+            hash,
+            at_ms: now_ms(),
+            acknowledged: false,
+        });
+    }
+
+    /// After another game was put on show: what the desk vouches for is that
+    /// game's head as stored, and a break its chain already has is known.
+    fn took_up_game(&mut self) {
+        self.held.clear();
+        self.known_break = None;
+        let Some(game) = self.game() else {
+            return;
+        };
+        let found = self
+            .store
+            .read(|store| Ok::<_, StoreError>((store.head(game)?, store.verify_game(game, None)?)));
+        match found {
+            Ok((head, status)) => {
+                self.hold_head(head);
+                if let ChainStatus::Broken(broken) = status {
+                    self.known_break = Some((game, broken));
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot read the head of game {game}"),
+        }
+    }
+
+    /// Whether the store still holds every event the desk vouches for, each with
+    /// its hash, and the chain of the game on show still holds (but for a break
+    /// it had when the desk took the game up). `Ok` with the head it found, or
+    /// the alarm to raise.
+    fn check_store(&self) -> Result<Option<(RoundRef, u64, String)>, String> {
+        let Some(game) = self.game() else {
+            return Ok(None);
+        };
+        let until = self.until();
+        let read = self.store.read(|store| {
+            Ok::<_, StoreError>((store.events(game)?, store.verify_game(game, None)?))
+        });
+        let (events, status) = match read {
+            Ok(found) => found,
+            Err(StoreError::UnknownGame(_)) => {
+                return Err(format!(
+                    "the database was altered outside the service: game {game} is gone from it; {until}"
+                ))
+            }
+            Err(e) => return Err(self.unreadable(&e)),
+        };
+        let stored: HashMap<(u32, u64), &str> = events
+            .iter()
+            .map(|e| ((e.round.number, e.seq), e.hash.as_str()))
+            .collect();
+        for held in self.held.iter().filter(|h| h.round.game == game) {
+            let what = match stored.get(&(held.round.number, held.seq)) {
+                None => "is gone",
+                Some(hash) if *hash != held.hash => "no longer carries the hash it had",
+                Some(_) => continue,
+            };
+            return Err(format!(
+                "the database was altered outside the service: {}, {what}; {until}",
+                held.describe()
+            ));
+        }
+        if let ChainStatus::Broken(broken) = status {
+            let known = self
+                .known_break
+                .as_ref()
+                .is_some_and(|(g, b)| *g == game && *b == broken);
+            if !known {
+                let held = self
+                    .held
+                    .iter()
+                    .find(|h| h.acknowledged && h.round == broken.round && h.seq == broken.seq);
+                let what = match held {
+                    Some(held) => format!(
+                        "{}, no longer matches its hash: {}",
+                        held.describe(),
+                        broken.reason
+                    ),
+                    None => format!("game {game}'s hash chain is broken at {broken}"),
+                };
+                return Err(format!(
+                    "the database was altered outside the service: {what}; {until}"
+                ));
+            }
+        }
+        Ok(events.last().map(|e| (e.round, e.seq, e.hash.clone())))
+    }
+
+    /// How the alarm ends: what stops and what to do.
+    fn until(&self) -> String {
+        let audit = match self.game() {
+            Some(game) => format!("; run `eleusis audit {game}`"),
+            None => String::new(),
+        };
+        format!(
+            "nothing more is recorded until it is restored (the altered rows put back, or the \
+             service stopped and a backup put in its place){audit}"
+        )
+    }
+
+    /// The alarm for a database the desk cannot read any more.
+    fn unreadable(&self, error: &StoreError) -> String {
+        let audit = match self.game() {
+            Some(game) => format!(", and run `eleusis audit {game}`"),
+            None => String::new(),
+        };
+        format!(
+            "the database cannot be read any more ({error}): it was altered outside the \
+             service, or its disk failed; nothing more is recorded: stop the service, put the \
+             database back (from a backup) and start it again{audit}"
+        )
+    }
+
+    /// Stops recording with `message`, shown on both views over what they showed
+    /// before, and logged once.
+    fn raise(&mut self, message: String) {
+        if self.alarm.as_ref().is_some_and(|a| a.message == message) {
+            return;
+        }
+        tracing::error!("{message}");
+        let shown = match self.alarm.take() {
+            Some(alarm) => alarm.shown,
+            None => self.latest(),
+        };
+        self.views
+            .send_replace(Arc::new(with_alarm(&shown, &message)));
+        self.alarm = Some(Alarm { message, shown });
+    }
+
     /// Rebuilds the recorder from the store (after a failure inside a job).
     fn resume(&mut self) {
         let recorder = match self.recorder.game() {
@@ -159,22 +424,47 @@ impl<'s> Desk<'s> {
     /// followed once the one on show has ended (or none was started here), as a
     /// restarted service would. The game being played is never left for another
     /// while it goes on. A failure is logged and the desk keeps what it had.
+    ///
+    /// First it checks that the store still holds what the desk vouches for
+    /// ([`Desk::check_store`]): when it does not, nothing is followed, the pages
+    /// keep what they showed with the alarm over it, and every write is refused
+    /// until a look finds the store as it was (restored); the check is made at
+    /// every look meanwhile.
     fn follow_outside_writers(&mut self) {
         let version = match self.store.data_version() {
             Ok(v) => v,
             Err(e) => {
-                tracing::warn!(error = %e, "cannot look for other writers");
+                // Twice a second while it lasts (a database file truncated under
+                // the service): said once, as the alarm.
+                let message = self.unreadable(&e);
+                self.raise(message);
                 return;
             }
         };
-        if self.data_version == Some(version) {
+        if self.data_version == Some(version) && self.alarm.is_none() {
             return;
         }
         self.data_version = Some(version);
-        if !self.take_up_newer_game() {
-            if let Err(e) = self.recorder.follow() {
-                tracing::error!(error = %e, "cannot follow another writer's events");
+        match self.check_store() {
+            Ok(head) => {
+                if let Some(alarm) = self.alarm.take() {
+                    tracing::warn!(
+                        "the database holds again what the service acknowledged; recording \
+                         goes on (it was stopped: {})",
+                        alarm.message
+                    );
+                }
+                self.hold_head(head);
             }
+            Err(message) => {
+                self.raise(message);
+                return;
+            }
+        }
+        if self.take_up_newer_game() {
+            self.took_up_game();
+        } else if let Err(e) = self.recorder.follow() {
+            tracing::error!(error = %e, "cannot follow another writer's events");
         }
         // Always: another game's rounds (the audit list) may have changed too.
         self.publish();
@@ -216,8 +506,14 @@ impl<'s> Desk<'s> {
         Arc::clone(&self.views.borrow())
     }
 
-    /// Rebuilds the views and pushes them to every page.
+    /// Rebuilds the views and pushes them to every page. While recording is
+    /// stopped ([`Alarm`]) the pages keep what they showed, with the alarm.
     pub fn publish(&mut self) {
+        if let Some(alarm) = &self.alarm {
+            self.views
+                .send_replace(Arc::new(with_alarm(&alarm.shown, &alarm.message)));
+            return;
+        }
         self.version += 1;
         // On one snapshot: an outside writer's commit half-way through would
         // otherwise show a round's header without its last events.
@@ -416,8 +712,12 @@ fn desk_thread(
         views,
         version: first_version(),
         data_version: None,
+        held: Vec::new(),
+        known_break: None,
+        alarm: None,
     };
     desk.data_version = desk.store.data_version().ok();
+    desk.took_up_game();
     desk.publish();
     if opened.send(Ok(())).is_err() {
         return;
@@ -562,6 +862,139 @@ mod tests {
             .expect("desk");
         assert_eq!(shown.expect("end_game is stored"), Some(GameId(2)));
         assert_eq!(table.views().borrow().public["game"], "2");
+        table.close();
+    }
+
+    #[test]
+    fn a_database_truncated_under_the_table_stops_recording_and_says_so() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("t.db");
+        let table = Table::open(&path, standard_referee()).expect("open");
+        let rt = runtime();
+        let record = |line: &'static str| {
+            rt.block_on(table.run(move |desk: &mut Desk<'_>| {
+                let object: Map<String, Value> = serde_json::from_str(line).expect("object");
+                desk.record(object, "test", false).map(|ack| ack.seq)
+            }))
+            .expect("desk")
+        };
+        let round = r#"{"event":"round","god":"Gil","players":["Ana","Bo"],"rule":"true","starter":"3H","hand_size":12}"#;
+        assert_eq!(record(round).expect("round"), 1);
+        assert_eq!(
+            record(r#"{"event":"play","cards":["4S"]}"#).expect("play"),
+            2
+        );
+        // Everything in the database file itself (none in its write-ahead log),
+        // kept aside, and the file emptied.
+        let other = rusqlite::Connection::open(&path).expect("other");
+        other
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .expect("checkpoint");
+        drop(other);
+        let kept = std::fs::read(&path).expect("read");
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .expect("file");
+        file.set_len(0).expect("truncated");
+        let view = wait_for_view(&table, "the alarm", |v| v["alarm"].is_string());
+        let alarm = view["alarm"].as_str().expect("alarm");
+        assert!(alarm.contains("cannot be read"), "{alarm}");
+        assert_eq!(view["state"]["laid"], 2, "{view}");
+        match record(r#"{"event":"play","cards":["5D"]}"#) {
+            Err(ApiError::Halted { what, .. }) => assert_eq!(what, alarm),
+            other => panic!("recorded on an emptied database: {other:?}"),
+        }
+        // SQLite's connection stays unable to read that file, even once it is put
+        // back: stopped, and started again on the file put back, the table goes
+        // on where it was.
+        table.close();
+        std::fs::write(&path, kept).expect("put back");
+        let table = Table::open(&path, standard_referee()).expect("reopen");
+        let next = rt
+            .block_on(table.run(|desk: &mut Desk<'_>| {
+                let play: Map<String, Value> =
+                    serde_json::from_str(r#"{"event":"play","cards":["5D"]}"#).expect("object");
+                desk.record(play, "test", false).map(|ack| ack.seq)
+            }))
+            .expect("desk");
+        assert_eq!(next.expect("play"), 3);
+        table.close();
+    }
+
+    #[test]
+    fn a_chain_already_broken_at_start_does_not_stop_recording_but_a_new_change_does() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("t.db");
+        let outside = |lines: &[&str], game: Option<GameId>| {
+            let store = Store::open(&path).expect("second writer");
+            let mut recorder = match game {
+                Some(game) => Recorder::resume(&store, standard_referee(), game).expect("resume"),
+                None => Recorder::new_game(&store, standard_referee()),
+            };
+            let batch: Vec<(usize, String)> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (i + 1, l.to_string()))
+                .collect();
+            for reply in recorder.record_batch(&batch).expect("stored") {
+                assert!(matches!(reply, Reply::Stored(_)), "{}", reply.to_line());
+            }
+        };
+        let by_hand = |sql: &str| {
+            let conn = rusqlite::Connection::open(&path).expect("raw");
+            conn.execute_batch(&format!(
+                "DROP TRIGGER events_append_only_update; DROP TRIGGER events_append_only_delete; {sql}"
+            ))
+            .expect("by hand");
+        };
+        let round = r#"{"event":"round","god":"Gil","players":["Ana","Bo"],"rule":"true","starter":"3H","hand_size":12}"#;
+        outside(&[round, r#"{"event":"play","cards":["4S"]}"#], None);
+        // Broken before the service starts (its start warning says so).
+        by_hand("UPDATE events SET payload = replace(payload, '4S', '4C') WHERE seq = 2");
+        let table = Table::open(&path, standard_referee()).expect("open");
+        let rt = runtime();
+        let record = |line: &'static str| {
+            rt.block_on(table.run(move |desk: &mut Desk<'_>| {
+                let object: Map<String, Value> = serde_json::from_str(line).expect("object");
+                desk.record(object, "test", false).map(|ack| ack.seq)
+            }))
+            .expect("desk")
+        };
+        assert_eq!(
+            record(r#"{"event":"play","cards":["5D"]}"#).expect("play"),
+            3
+        );
+        // Another writer's play is followed, the old break notwithstanding.
+        outside(&[r#"{"event":"play","cards":["6C"]}"#], Some(GameId(1)));
+        wait_for_view(&table, "the outside play", |v| v["state"]["laid"] == 4);
+        assert!(table.views().borrow().public["alarm"].is_null());
+        assert_eq!(
+            record(r#"{"event":"play","cards":["7H"]}"#).expect("play"),
+            5
+        );
+        // The newest event, acknowledged here, cut off by hand: caught.
+        let conn = rusqlite::Connection::open(&path).expect("raw");
+        conn.execute_batch(
+            "DELETE FROM verdicts WHERE event_id = (SELECT max(id) FROM events); \
+             DELETE FROM events WHERE id = (SELECT max(id) FROM events)",
+        )
+        .expect("cut");
+        drop(conn);
+        let view = wait_for_view(&table, "the alarm", |v| v["alarm"].is_string());
+        let alarm = view["alarm"].as_str().expect("alarm");
+        assert!(
+            alarm.contains("event 5 of round 1.1, acknowledged at ") && alarm.contains("is gone"),
+            "{alarm}"
+        );
+        assert_eq!(view["state"]["laid"], 5, "{view}");
+        match record(r#"{"event":"play","cards":["8S"]}"#) {
+            Err(e @ ApiError::Halted { .. }) => {
+                assert_eq!(e.status(), axum::http::StatusCode::CONFLICT);
+                assert_eq!(e.to_string(), alarm);
+            }
+            other => panic!("recorded on a cut log: {other:?}"),
+        }
         table.close();
     }
 

@@ -34,6 +34,11 @@ pub enum ApiError {
     /// The store failed (disk full, locked, corrupt); the state is as it was.
     #[error("{what}")]
     Store { what: String, at: String },
+    /// Recording is stopped: the database no longer holds what the service
+    /// acknowledged (altered outside it). Reads go on; writes wait until it is
+    /// restored.
+    #[error("{what}")]
+    Halted { what: String, at: String },
     /// The table's worker is gone (the service is shutting down).
     #[error("the service is shutting down")]
     Unavailable { at: String },
@@ -107,6 +112,7 @@ impl ApiError {
             ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ApiError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Store { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Halted { .. } => StatusCode::CONFLICT,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
@@ -120,6 +126,7 @@ impl ApiError {
             | ApiError::Forbidden { at, .. }
             | ApiError::TooLarge { at, .. }
             | ApiError::Store { at, .. }
+            | ApiError::Halted { at, .. }
             | ApiError::Unavailable { at } => at,
         }
     }
