@@ -577,6 +577,14 @@ fn an_acknowledged_event_deleted_or_edited_outside_stops_recording_until_restore
     let refused = server.post("/api/plays", r#"{"cards":["8C"]}"#).expect(409);
     assert_eq!(refused["error"], alarm, "{refused}");
     assert_eq!(shown["state"]["laid"], laid, "{shown}");
+    // The altered game's exports are refused as a conflict, not a failure.
+    let export = server.get_god("/api/export/1/scores").expect(409);
+    assert!(
+        export["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("hash chain is broken at round 1.1 event 3")),
+        "{export}"
+    );
     tamper(
         &db,
         &format!("UPDATE events SET payload = replace(payload, '6H', '6S') WHERE id = {id}"),

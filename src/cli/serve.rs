@@ -14,6 +14,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use thiserror::Error;
 use tokio::net::TcpListener;
 
+use crate::store::history::HistoryError;
 use crate::store::{side_file, DEFAULT_DB, SERVE_LOCK_SUFFIX};
 use crate::web::{Service, ServiceOptions, Urls};
 
@@ -201,11 +202,16 @@ fn broken_chains(db: &std::path::Path) -> Vec<String> {
     let games = store.games().unwrap_or_default();
     games
         .into_iter()
-        .filter_map(|game| match store.verify_game(game, None) {
-            Ok(crate::store::log::ChainStatus::Broken(broken)) => Some(format!(
-                "  warning:      game {game}'s hash chain is broken at {broken}: its stored events were altered; run `eleusis audit {game}` (its exports are refused)"
-            )),
-            _ => None,
+        .filter_map(|game| {
+            match crate::store::history::require_intact_chain(&store, game, None) {
+                Err(HistoryError::BrokenChain { broken, .. }) => Some(format!(
+                    "  warning:      game {game}'s hash chain is broken at {broken}: its stored events were altered; run `eleusis audit {game}` (its exports are refused)"
+                )),
+                Err(HistoryError::ForgedRule { round, what, .. }) => Some(format!(
+                    "  warning:      game {game}: round {round}'s stored rule no longer matches the commitment made before play ({what}): the seals table was altered; run `eleusis audit {game}` (its exports are refused)"
+                )),
+                _ => None,
+            }
         })
         .collect()
 }
@@ -368,7 +374,9 @@ fn where_the_game_stands(view: &serde_json::Value) -> String {
     let state = &view["state"];
     let plays = view["plays"].as_array().map_or(0, |p| {
         p.iter()
-            .filter(|p| p["event"] != "round" && p["void"].is_null())
+            // Plays and "no play" declarations: a prophet's declaration, a
+            // correction or a hint is not a turn taken.
+            .filter(|p| (p["event"] == "play" || p["event"] == "no_play") && p["void"].is_null())
             .count()
     });
     match (game, round) {
@@ -491,6 +499,23 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, ["club.db.serve.lock"]);
+    }
+
+    /// A prophet's declaration, a correction or a voided play is not a play.
+    #[test]
+    fn the_start_line_counts_plays_and_no_plays_only() {
+        let view = serde_json::json!({
+            "game": "1", "round": "1.1", "game_over": false,
+            "state": {"ended": false, "turn": "Bo"},
+            "plays": [
+                {"event": "round"}, {"event": "play"}, {"event": "no_play"},
+                {"event": "prophet"}, {"event": "play", "void": true}, {"event": "correct"},
+            ],
+        });
+        assert_eq!(
+            where_the_game_stands(&view),
+            "round 1.1 continued (2 plays so far, Bo to play; its rule still sealed)"
+        );
     }
 
     #[test]

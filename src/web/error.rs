@@ -39,6 +39,11 @@ pub enum ApiError {
     /// restored.
     #[error("{what}")]
     Halted { what: String, at: String },
+    /// The game's stored events or rule were altered after they were recorded
+    /// (a broken hash chain, a rule that no longer matches its commitment): its
+    /// exports are refused, which is no failure of the service.
+    #[error("{what}")]
+    Altered { what: String, at: String },
     /// The table's worker is gone (the service is shutting down).
     #[error("the service is shutting down")]
     Unavailable { at: String },
@@ -95,6 +100,10 @@ impl ApiError {
     pub fn history(error: HistoryError, at: impl Into<String>) -> ApiError {
         match error {
             HistoryError::Store(e) => ApiError::store(e, at),
+            other if other.is_tampering() => ApiError::Altered {
+                what: other.to_string(),
+                at: at.into(),
+            },
             other => ApiError::Store {
                 what: other.to_string(),
                 at: at.into(),
@@ -112,7 +121,7 @@ impl ApiError {
             ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ApiError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Store { .. } => StatusCode::INTERNAL_SERVER_ERROR,
-            ApiError::Halted { .. } => StatusCode::CONFLICT,
+            ApiError::Halted { .. } | ApiError::Altered { .. } => StatusCode::CONFLICT,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
@@ -127,6 +136,7 @@ impl ApiError {
             | ApiError::TooLarge { at, .. }
             | ApiError::Store { at, .. }
             | ApiError::Halted { at, .. }
+            | ApiError::Altered { at, .. }
             | ApiError::Unavailable { at } => at,
         }
     }
