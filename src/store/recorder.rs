@@ -194,6 +194,19 @@ impl<'s> Recorder<'s> {
         if head == self.at.head {
             return Ok(None);
         }
+        // Another writer only ever adds: the last event this one stored or saw is
+        // still there. Gone, the log was cut outside any writer, and catching up
+        // would build on what is left as if nothing had been acknowledged.
+        if let Some(ours) = &self.at.head {
+            if !self.store.events(game)?.iter().any(|e| &e.hash == ours) {
+                return Err(HistoryError::Store(StoreError::Inconsistent {
+                    round: self.at.round.unwrap_or(RoundRef { game, number: 0 }),
+                    what: format!(
+                        "the last event this writer stored or saw (hash {ours}) is gone from the log: the database was altered outside; run `eleusis audit {game}`"
+                    ),
+                }));
+            }
+        }
         Self::position_from_store(self.store, &self.factory, game).map(Some)
     }
 
@@ -961,6 +974,32 @@ mod tests {
             error_of(&replies[0]).contains("can be corrected"),
             "{replies:?}"
         );
+    }
+
+    /// An event this recorder stored, cut off the log outside any writer: the next
+    /// line is refused, not judged on what is left.
+    #[test]
+    fn an_event_cut_off_under_the_recorder_stops_it() {
+        let (dir, store) = fresh_store();
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let replies = recorder
+            .record_batch(&round_of_plays(&["2H", "3H"]))
+            .expect("batch");
+        assert!(replies.iter().all(|r| matches!(r, Reply::Stored(_))));
+        let raw = rusqlite::Connection::open(dir.path().join("r.db")).expect("raw");
+        raw.execute_batch(
+            "DROP TRIGGER events_append_only_delete;
+             DELETE FROM verdicts WHERE event_id = (SELECT MAX(id) FROM events);
+             DELETE FROM reads WHERE event_id = (SELECT MAX(id) FROM events);
+             DELETE FROM events WHERE id = (SELECT MAX(id) FROM events);",
+        )
+        .expect("cut");
+        drop(raw);
+        let err = recorder
+            .record_batch(&lines(&[r#"{"event":"play","cards":["4H"]}"#]))
+            .expect_err("refused");
+        assert!(err.to_string().contains("is gone from the log"), "{err}");
+        assert_eq!(store.events(GameId(1)).expect("events").len(), 2);
     }
 
     /// "ana" for "Ana", "Francois" for "François": one person typed twice, not a
