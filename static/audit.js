@@ -145,7 +145,8 @@
     // A game: every round. A round: that round (the report holds only it).
     const rounds = isGame ? rep.rounds : rep.rounds.filter((r) => r.round === id);
     const chain = rep.chain.ok
-      ? E.el("span", { class: "ok", id: "chain" }, "✓ hash chain of game " + rep.game + " intact (" + rep.chain.events + " events)")
+      // A round's audit checks the chain up to that round, not the whole game's.
+      ? E.el("span", { class: "ok", id: "chain" }, "✓ hash chain of game " + rep.game + " intact" + (isGame ? "" : " up to round " + id) + " (" + rep.chain.events + " events)")
       : E.el("span", { class: "bad", id: "chain" }, "✗ hash chain of game " + rep.game + " broken at " + rep.chain.broken_at.round + " event " + rep.chain.broken_at.seq + ": " + rep.chain.broken_at.reason);
     const refused = rep.exports_refused || (rep.chain.ok ? "" : "the hash chain is broken");
     $("summary").replaceChildren(
