@@ -617,7 +617,7 @@ fn summary_json(sum: &CheckSummary, in_effect: Option<f32>, courts_confirmed: bo
         "sequences_exact": sum.sequences_ok,
         "accuracy": sum.accuracy().map(|a| round(a, 4)),
         "localisation": sum.localisation().map(|l| round(l, 4)),
-        "max_corner_error": round(sum.max_corner_error, 2),
+        "max_corner_error": corner_error(sum).map(|e| round(e, 2)),
         "outside_zone": sum.outside_zone,
         "confirm_threshold": in_effect.map(|t| round(f64::from(t), 6)),
         "surest_misread": sum.surest_misread.map(|c| round(f64::from(c), 6)),
@@ -653,9 +653,16 @@ fn percent(fraction: Option<f64>) -> String {
     }
 }
 
+/// The worst corner error of the located cards, `None` when no card was located
+/// by its corners (every frame scored by order, or none located): 0.0 would claim
+/// outlines measured and perfect.
+fn corner_error(sum: &CheckSummary) -> Option<f64> {
+    (sum.corners_measured > 0).then_some(sum.max_corner_error)
+}
+
 fn summary_text(sum: &CheckSummary, in_effect: Option<f32>) -> String {
     let mut text = format!(
-        "cards read right: {}/{} ({}), located {}/{} ({}), misread {} ({} without asking for confirmation), right but asking {}, spurious {}, exact sequences {}/{}, unreadable files {}, worst corner error {:.1} px",
+        "cards read right: {}/{} ({}), located {}/{} ({}), misread {} ({} without asking for confirmation), right but asking {}, spurious {}, exact sequences {}/{}, unreadable files {}, worst corner error {}",
         sum.correct,
         sum.labelled,
         percent(sum.accuracy()),
@@ -669,7 +676,7 @@ fn summary_text(sum: &CheckSummary, in_effect: Option<f32>) -> String {
         sum.sequences_ok,
         sum.scenes,
         sum.scenes_failed,
-        sum.max_corner_error
+        corner_error(sum).map_or("not measured (no card located by its corners)".to_string(), |e| format!("{e:.1} px"))
     );
     // Added at the end, and only when there are some, so that the line stays as
     // tools already parse it.
@@ -1075,6 +1082,27 @@ mod tests {
             ..SceneScore::default()
         };
         assert!(check_text("f.jpg", &found).contains("worst corner 3.2 px"));
+        // In the totals: measured when some card was located by its corners, and
+        // "not measured" (null in JSON) when every frame was scored by order.
+        let mut sum = CheckSummary::default();
+        sum.add(&found);
+        assert!(summary_text(&sum, None).contains("worst corner error 3.2 px"));
+        assert_eq!(
+            summary_json(&sum, None, false)["summary"]["max_corner_error"],
+            3.25
+        );
+        let mut by_order = CheckSummary::default();
+        by_order.add(&SceneScore {
+            by_order: true,
+            max_corner_error: 0.0,
+            ..found
+        });
+        let text = summary_text(&by_order, None);
+        assert!(
+            text.contains("worst corner error not measured (no card located by its corners)"),
+            "{text}"
+        );
+        assert!(summary_json(&by_order, None, false)["summary"]["max_corner_error"].is_null());
     }
 
     #[test]

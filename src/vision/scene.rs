@@ -623,6 +623,10 @@ pub struct CheckSummary {
     pub spurious: usize,
     pub sequences_ok: usize,
     pub max_corner_error: f64,
+    /// Cards located by their labelled corners, whose corner error
+    /// `max_corner_error` measures; 0 when every scene was scored by order (the
+    /// frames of `eleusis export --frames`), when there is no error to report.
+    pub corners_measured: usize,
     /// Reads set aside outside the labels' zones.
     pub outside_zone: usize,
 }
@@ -642,6 +646,9 @@ impl CheckSummary {
         self.spurious += s.spurious;
         self.sequences_ok += usize::from(s.sequence_ok);
         self.max_corner_error = self.max_corner_error.max(s.max_corner_error);
+        if !s.by_order {
+            self.corners_measured += s.located;
+        }
         self.outside_zone += s.outside_zone;
     }
 
