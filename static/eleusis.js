@@ -101,23 +101,39 @@
   // Calls onView(view, fresh) with every view pushed on /ws; reconnects with backoff.
   // `fresh` is true for the first view of each connection: the service may have
   // restarted in between, and its view is then the truth whatever its version.
+  // The service sends a heartbeat ({"type":"beat"}) every 5 s when it has nothing
+  // else to send: 15 s without any message (or a socket still connecting after
+  // 15 s) means the service cannot be reached — frozen, or its laptop asleep, which
+  // an open socket would never tell — so the page says so and connects again.
+  const SILENCE_MS = 15000;
   function live(onView, onStatus, asGod) {
     let delay = 500;
     function connect() {
       const proto = location.protocol === "https:" ? "wss:" : "ws:";
       const q = asGod && token ? "?token=" + encodeURIComponent(token) : "";
       const ws = new WebSocket(proto + "//" + location.host + "/ws" + q);
-      let fresh = true;
-      ws.onopen = () => { delay = 500; onStatus && onStatus(true); };
+      let fresh = true, done = false, heard = Date.now();
+      const watchdog = setInterval(() => {
+        if (Date.now() - heard >= SILENCE_MS) lost();
+      }, 1000);
+      // Once per socket: say not live, drop the socket, connect again later.
+      function lost() {
+        if (done) return;
+        done = true;
+        clearInterval(watchdog);
+        ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+        try { ws.close(); } catch (e) { /* closing a socket still connecting can throw in old browsers */ }
+        onStatus && onStatus(false);
+        setTimeout(connect, delay); delay = Math.min(delay * 2, 8000);
+      }
+      ws.onopen = () => { heard = Date.now(); delay = 500; onStatus && onStatus(true); };
       ws.onmessage = (m) => {
+        heard = Date.now();
         try { const msg = JSON.parse(m.data); if (msg.type === "view") { onView(msg.view, fresh); fresh = false; } }
         catch (e) { console.error("bad message", e); }
       };
-      ws.onclose = () => {
-        onStatus && onStatus(false);
-        setTimeout(connect, delay); delay = Math.min(delay * 2, 8000);
-      };
-      ws.onerror = () => ws.close();
+      ws.onclose = lost;
+      ws.onerror = lost;
     }
     connect();
   }

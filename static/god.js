@@ -151,6 +151,15 @@
     if (chars.length < 2 || !"SHDCshdc♠♤♥♡♦♢♣♧".includes(chars[chars.length - 1])) return false;
     return /^(?:[AaTtJjQqKk1-9]|10)$/.test(chars.slice(0, -1).join(""));
   }
+  // A name as the referee keeps it (src/referee/round.rs `name_form`: NFC, spaces
+  // at its ends trimmed): names are matched exactly in that form.
+  const nameForm = (n) => n.normalize("NFC").trim();
+  // What two names of one round must not share (`alike_key`): the name without
+  // joiners or variation selectors, in lower case.
+  const alikeKey = (n) => nameForm(n.replace(/[\u200C\u200D\uFE00-\uFE0F]|\uDB40[\uDD00-\uDDEF]/g, "")).toLowerCase();
+  // Without accents too (`loose_key`): what a name typed again for one person may
+  // differ by (ana for Ana, Francois for François).
+  const looseKey = (n) => alikeKey(n).normalize("NFD").replace(/\p{M}/gu, "");
   // What is missing or wrong in the start form, every field at once, each line
   // naming its field ("God: …"), with the field to go to first: a started round
   // cannot be undone, and the service would name only one field.
@@ -167,6 +176,19 @@
         (new Set(others).size < 2 ? "; a round needs at least 2 players besides God" : ""));
     } else if (body.players.length < 2) say("players", "players: only " + body.players[0] + " — a round needs at least 2");
     if (twice.length) say("players", "players: " + twice.map((p) => "“" + p + "”").join(", ") + " listed twice");
+    // Names that print alike (Ana and ana), God's among them: the referee refuses
+    // them as it refuses a name listed twice.
+    const alike = [], firstOf = new Map();
+    for (const n of [body.god].concat(body.players).filter(Boolean)) {
+      const k = alikeKey(n), first = firstOf.get(k);
+      if (first === undefined) firstOf.set(k, n);
+      else if (first !== n && !alike.some(([a, b]) => a === first && b === n)) alike.push([first, n]);
+    }
+    if (alike.length) {
+      say(body.god && alike.some(([a, b]) => a === body.god || b === body.god) ? "god" : "players",
+        "players: " + alike.map(([a, b]) => "“" + a + "” and “" + b + "”").join(", ") +
+        (alike.length === 1 ? " are" : " are each") + " alike (they differ only in capitals, joiners or variation selectors) — give each person a name the table can tell apart");
+    }
     if (!body.rule.trim()) say("rule", "rule: empty — type the secret rule");
     else if (checked && checked.rule === body.rule && checked.error) say("rule", "rule: " + checked.error);
     if (!body.starter) say("starter", "starter: empty — the card that begins the line, like 3H");
@@ -226,11 +248,15 @@
     const game = view && view.state && view.state.game;
     const known = game && !view.game_over ? Object.keys(game.standings || game.totals || {}) : [];
     if (!body.new_game && known.length) {
-      const key = (n) => n.normalize("NFC").trim().toLowerCase();
-      const seen = new Set(known.map(key));
-      const fresh = [body.god].concat(body.players).filter((n) => !seen.has(key(n)));
+      // Matched exactly, as the referee matches them: "ana" is not the game's "Ana".
+      const seen = new Set(known.map(nameForm));
+      const fresh = [body.god].concat(body.players).filter((n) => !seen.has(nameForm(n)));
       if (fresh.length) {
-        out.push({ what: "players", text: fresh.join(", ") + (fresh.length === 1 ? " is" : " are") +
+        // One written like a participant's name but for case or accents is a slip
+        // (the service refuses it): said first, with the name meant.
+        const meant = fresh.map((n) => [n, known.find((k) => looseKey(k) === looseKey(n))]).filter(([, k]) => k);
+        const slips = meant.map(([n, k]) => "“" + n + "” is not “" + k + "”: did you mean " + k + "? Names are matched exactly, so “" + n + "” would be another person, with a score of his own (the service refuses such a round). ");
+        out.push({ what: "players", text: slips.join("") + fresh.join(", ") + (fresh.length === 1 ? " is" : " are") +
           " new to game " + view.game + ": this round joins that game (at its end everyone who has not been God gets 10 more, newcomers too). For a game of their own, end game " + view.game + " first (End the game) and tick \"new game\"." });
       }
     }
@@ -297,7 +323,14 @@
       clearTimeout(checkTimer); checkSeq++;
       for (const id of ["rule", "hint", "starter"]) $(id).value = "";
       $("check").textContent = ""; $("new-game").checked = false;
-    } catch (e) { $("start-error").textContent = e.message; }
+    } catch (e) {
+      // Said as the round's refusal, with the field that holds the name it quotes
+      // ("ana" is new to this game, but "Ana" is in it already: …) to go to.
+      const quoted = (/^"([^"]*)"/.exec(e.message) || [])[1];
+      $("start-error").textContent = (e.status ? "Round not started: " : "") + e.message;
+      if (quoted && nameForm(quoted) === nameForm(body.god)) $("god").focus();
+      else if (quoted && body.players.some((p) => nameForm(p) === nameForm(quoted))) $("players").focus();
+    }
   }
 
   // --- plays ---
@@ -546,6 +579,8 @@
   function send(path, body) { return oneAtATime(() => sendNow(path, body)); }
   async function sendNow(path, body) {
     $("play-error").textContent = "";
+    // A no-play asked about is not this action's question.
+    noPlayConfirmed = null; askNoPlay(null);
     if (unconfirmed().length) { refuse("Confirm or correct every read marked “needs confirmation” first.", REFUSED[path]); return; }
     // While a prophet is in office every play is called right or wrong by the
     // prophet first (RULES.md 4): the console never makes the call up.
@@ -594,10 +629,59 @@
   $("play").addEventListener("click", () => { if (!pressedTwice("play")) playNow(); });
   $("noplay").addEventListener("click", () => {
     if (pressedTwice("noplay")) return;
+    noPlay();
+  });
+  // The referee trusts the shown hand (TABLE-LOG): a right no-play with this many
+  // cards or fewer ends the round, the player out, and reveals the rule, which no
+  // correction can take back (`no_play_ends_round_at`, 4 in every variant that has
+  // a no-play: src/referee/variant.rs). No play pressed instead of Play (one card
+  // typed), or a spread hand the camera read only part of, would end the round for
+  // good: asked first, as an unfitting starter is.
+  const NO_PLAY_ENDS_ROUND_AT = 4;
+  let noPlayConfirmed = null; // the no-play Send anyway was pressed for
+  function noPlay() {
     const body = baseEvent({ hand: words($("cards").value) });
     if ($("pick").value.trim()) body.pick = $("pick").value.trim();
+    const s = (view && view.state) || {};
+    const player = body.player || s.turn || "";
+    const held = s.hands && typeof s.hands[player] === "number" ? s.hands[player] : null;
+    const shown = body.hand.length;
+    const key = JSON.stringify([view && view.round, player, body.hand, body.pick || "", held]);
+    // What is refused at once (reads to confirm, the prophet's call to choose, a
+    // player whose turn it is not) is refused without a question first.
+    const refusedAnyway = unconfirmed().length || (prophetInOffice() && !body.prophet_says) ||
+      (s.turn && player !== s.turn);
+    const differs = held !== null && shown !== held;
+    const ends = shown <= NO_PLAY_ENDS_ROUND_AT;
+    if (!refusedAnyway && roundInPlay(view) && player && (differs || ends) && noPlayConfirmed !== key) {
+      const counts = held === null ? ""
+        : differs ? player + " holds " + held + " card" + (held === 1 ? "" : "s") + " by the referee's count; the shown hand has " + shown + ". "
+        : player + " shows a hand of " + shown + " (the referee's count too). ";
+      const end = "A right no play with " + NO_PLAY_ENDS_ROUND_AT + " cards or fewer ends the round and reveals the rule, and no correction can reopen it.";
+      askNoPlay(counts + (ends ? end : "The referee trusts the shown hand, not its own count."), key);
+      return;
+    }
+    noPlayConfirmed = null; askNoPlay(null);
     send("/api/no-plays", body);
-  });
+  }
+  // The question under the Play panel's buttons (null: none), as the start form's.
+  function askNoPlay(text, key) {
+    const box = $("noplay-confirm");
+    box.replaceChildren();
+    box.hidden = !text;
+    if (!text) return;
+    box.append(E.el("div", { class: "ask" }, "⚠ " + text),
+      E.el("div", { class: "row" },
+        E.el("button", { id: "noplay-anyway", class: "danger", onclick: () => { noPlayConfirmed = key; noPlay(); } }, "Send anyway"),
+        E.el("button", { id: "noplay-change", class: "secondary", onclick: () => {
+          askNoPlay(null);
+          $("cards").focus(); $("cards").select();
+        } }, "Change the cards")));
+    $("noplay-anyway").focus();
+  }
+  // The question is about the form as it was: a change to it takes the question away.
+  for (const id of ["cards", "pick"]) $(id).addEventListener("input", () => { noPlayConfirmed = null; askNoPlay(null); });
+  for (const id of ["player", "call"]) $(id).addEventListener("change", () => { noPlayConfirmed = null; askNoPlay(null); });
   $("prophet").addEventListener("click", () => {
     if (pressedTwice("prophet")) return;
     const player = prophetCandidate();
@@ -1234,7 +1318,9 @@
   const kindOf = (event) => KINDS[event] || String(event || "event").replace(/_/g, " ");
   // Things shown one after the other, a space between each two.
   const spaced = (list) => list.filter(Boolean).flatMap((x, i) => (i ? [" ", x] : [x]));
-  const tallyText = (t) => Object.entries(t || {}).map(([n, x]) => n + " " + x).join(", ");
+  // A tally (scores, score changes, totals) in seating order, God last, as the Game
+  // panel lists it: the service sends it as a JSON object, its names sorted.
+  const tallyText = (t, s) => seatedText(s || {}, t || {});
   // The event's cards: a play's, a shown hand (counted), a round's starter.
   function cardsOf(p) {
     const cards = Array.isArray(p.cards) ? p.cards : [];
@@ -1248,13 +1334,13 @@
   // What the event did besides its verdict, as the referee's trace says it: the
   // prophet's call, God's pick, the false prophet overthrown, penalties, the end of
   // the round… (where the cards went and whose turn is next are shown elsewhere).
-  function effectsOf(o) {
+  function effectsOf(o, s) {
     const out = [];
     if (o.prophet_call) out.push("prophet " + o.prophet_call.prophet + " said " + o.prophet_call.said + ", God " + (o.prophet_call.confirmed ? "confirms" : "contradicts"));
     if (o.pick) out.push(o.pick.by + " takes " + o.pick.card + (o.pick.accepted ? " (acceptable)" : " (not acceptable: back to the hand)"));
     if (o.kept_by) out.push("the wrong card stays face up before " + o.kept_by);
     if (o.prediction) out.push(o.prediction.player + " predicted " + o.prediction.says + ": " + (o.prediction.right ? "right" : "wrong"));
-    if (o.score_changes) out.push("score changes " + tallyText(o.score_changes));
+    if (o.score_changes) out.push("score changes " + tallyText(o.score_changes, s));
     if (o.overthrown) out.push("false prophet " + o.overthrown + " overthrown");
     if (o.covered) out.push("covered by the false prophet: no penalty");
     for (const pen of o.penalties || []) out.push(pen.player + " takes " + pen.cards + " penalty cards (" + pen.reason + ")");
@@ -1263,8 +1349,8 @@
     for (const n of o.eliminated || []) out.push(n + " is eliminated");
     for (const ph of o.phases || []) out.push(ph);
     for (const w of o.warnings || []) out.push("warning: " + w);
-    if (o.round_end) out.push("round ends: " + o.round_end.reason + "; scores " + tallyText(o.round_end.scores));
-    if (o.totals) out.push("game totals " + tallyText(o.totals));
+    if (o.round_end) out.push("round ends: " + o.round_end.reason + "; scores " + tallyText(o.round_end.scores, s));
+    if (o.totals) out.push("game totals " + tallyText(o.totals, s));
     return out;
   }
 
@@ -1340,7 +1426,7 @@
     if (pr.answer) {
       const a = pr.answer;
       return [(pr.right ? "right" : "wrong") + ": " + a.player + "'s " + (a.cards || []).join(" ") + " (#" + a.seq + ") was " +
-        (a.right ? "accepted" : "rejected") + (a.outcome.score_changes ? "; score changes " + tallyText(a.outcome.score_changes) : "")];
+        (a.right ? "accepted" : "rejected") + (a.outcome.score_changes ? "; score changes " + tallyText(a.outcome.score_changes, s) : "")];
     }
     if (pr.void) return ["void: the round ended before the proposal"];
     return pr.pending ? ["waiting for God's answer to " + (s.turn || "the next") + "'s proposal"] : [];
@@ -1400,6 +1486,8 @@
     $("end").disabled = !v.round || !!v.game_over;
     $("end").className = inPlay ? "danger" : "secondary";
     drawPlayers(v);
+    // A no-play asked about is one of the round in play.
+    if (!inPlay) { noPlayConfirmed = null; askNoPlay(null); }
     showStart();
     drawScores(v);
     showVariantControls(s);
@@ -1443,7 +1531,7 @@
       const right = pr ? pr.right : p.right;
       const verdict = right === true ? E.el("span", { class: "ok" }, "right") : right === false ? E.el("span", { class: "bad" }, "wrong") : null;
       const flags = [p.corrected ? E.el("span", { class: "flag" }, "corrected") : null, p.changed ? E.el("span", { class: "flag" }, "verdict changed") : null];
-      const effects = pr ? predictionEffects(pr, s) : effectsOf(o);
+      const effects = pr ? predictionEffects(pr, s) : effectsOf(o, s);
       const expl = (o.verdicts || []).map((x) => x.card + ": " + x.explanation).join("; ");
       const canFix = !v.game_over && ["play", "no_play", "prophet"].includes(p.event);
       log.append(E.el("tr", { class: "event" + (expl || effects.length ? " explained" : ""), "data-seq": p.seq, "data-event": p.event },

@@ -262,6 +262,10 @@
         seal.append(E.el("b", {}, "Sealed rule, commitment: "), E.el("span", { id: "commitment" }, view.seal.commitment));
       }
     }
+    // The service stopped recording (its database was altered outside it): plays
+    // made now are not recorded, which the players must know as well as God.
+    $("alarm").hidden = !view.alarm;
+    $("alarm").textContent = view.alarm ? "⚠ recording stopped: " + view.alarm : "";
     const banners = $("banners");
     banners.replaceChildren();
     if (s.sudden_death) banners.append(E.el("div", { class: "banner death", id: "sudden-death" }, "SUDDEN DEATH — a wrong play eliminates"));

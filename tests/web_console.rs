@@ -2498,3 +2498,261 @@ fn an_event_altered_outside_the_service_stops_recording_on_the_console() {
     drop(driver);
     server.stop();
 }
+
+/// The question under the Play panel's buttons: its text, "" while hidden.
+const NOPLAY_ASKED: &str =
+    "const q = document.getElementById('noplay-confirm'); return q.hidden ? '' : q.innerText;";
+
+/// The no-plays recorded in round 1.1.
+fn no_plays(server: &Server) -> usize {
+    let audit = server.get_god("/api/audit/1.1").expect(200);
+    audit["rounds"][0]["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["event"] == "no_play")
+        .count()
+}
+
+/// Types `cards` in the cards field (as typing would) and presses No play.
+fn press_no_play(driver: &Driver, cards: &str) {
+    driver.eval(&format!(
+        "const f = document.getElementById('cards'); f.value = '{cards}'; \
+         f.dispatchEvent(new Event('input', {{ bubbles: true }})); \
+         document.getElementById('noplay').click(); return true;"
+    ));
+}
+
+/// The referee trusts the shown hand, and a right no-play with 4 cards or fewer
+/// ends the round for good: No play pressed instead of Play with one card typed
+/// (or a spread hand the camera read only part of) is asked about first, naming
+/// the referee's count and the shown one. "Change the cards" sends nothing; a hand
+/// of the referee's count is sent without a question; one that differs is sent
+/// once God presses "Send anyway".
+#[test]
+fn a_no_play_that_could_end_the_round_or_differs_from_the_count_is_asked_first() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("noplay-ask.db"));
+    let body = json!({"god": "Pierre", "players": ["Dee", "Alain", "Jacques"], "rule": RULE,
+        "starter": "3H", "hand_size": 13});
+    server.post("/api/rounds", &body.to_string()).expect(200);
+    let state = |server: &Server| server.get("/api/state").expect(200)["state"].clone();
+    let first = state(&server)["turn"].as_str().expect("turn").to_string();
+    let driver = open_console(dir.path(), &console(&server));
+    wait_for_turn(&driver, &first);
+
+    // One card typed, No play pressed: asked, nothing sent.
+    press_no_play(&driver, "5c");
+    let asked = driver.wait_for("the question", NOPLAY_ASKED, |v| v != "");
+    let text = asked.as_str().expect("text");
+    assert!(
+        text.contains(&format!(
+            "{first} holds 13 cards by the referee's count; the shown hand has 1. \
+             A right no play with 4 cards or fewer ends the round and reveals the rule, \
+             and no correction can reopen it."
+        )) && text.contains("Send anyway")
+            && text.contains("Change the cards"),
+        "{text}"
+    );
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("god-noplay-asked.png"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(no_plays(&server), 0, "a no-play was sent");
+    driver.eval("document.getElementById('noplay-change').click(); return true;");
+    let after = driver.eval(
+        "return [document.getElementById('noplay-confirm').hidden, document.activeElement.id];",
+    );
+    assert_eq!(after, json!([true, "cards"]));
+    assert_eq!(no_plays(&server), 0, "a no-play was sent");
+
+    // The whole hand, all red after the odd starter: a right no-play of the
+    // referee's count, sent without a question (a new hand of 9).
+    let hearts = "AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH";
+    press_no_play(&driver, hearts);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while no_plays(&server) < 1 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the no-play was not sent: {} / {}",
+            driver.eval(NOPLAY_ASKED),
+            driver.eval("return document.getElementById('play-error').textContent;")
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(state(&server)["hands"][&first], 9);
+    let second = state(&server)["turn"].as_str().expect("turn").to_string();
+    wait_for_turn(&driver, &second);
+
+    // Twelve cards shown of thirteen: asked, then sent with Send anyway.
+    press_no_play(&driver, "AD 2D 3D 4D 5D 6D 7D 8D 9D 10D JD QD");
+    let asked = driver.wait_for("the question", NOPLAY_ASKED, |v| v != "");
+    let text = asked.as_str().expect("text");
+    assert!(
+        text.contains(&format!(
+            "{second} holds 13 cards by the referee's count; the shown hand has 12."
+        )) && !text.contains("ends the round"),
+        "{text}"
+    );
+    assert_eq!(no_plays(&server), 1, "the second no-play was sent unasked");
+    driver.eval("document.getElementById('noplay-anyway').click(); return true;");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while no_plays(&server) < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Send anyway sent nothing: {}",
+            driver.eval("return document.getElementById('play-error').textContent;")
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    driver.wait_for("the question gone", NOPLAY_ASKED, |v| v == "");
+    assert_eq!(state(&server)["hands"][&second], 8);
+    assert!(state(&server)["ended"] != true, "the round ended");
+    drop(driver);
+    server.stop();
+}
+
+/// A tally in a log row (the round's scores, the game's totals, score changes)
+/// lists its players in seating order, God last, as the Game panel does, not in
+/// the alphabetical order of the service's JSON object.
+#[test]
+fn a_log_rows_tallies_are_in_seating_order_god_last() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("tally-order.db"));
+    let seats = ["Zoé", "Bo", "Ana"];
+    let body = json!({"god": "Pierre", "players": seats, "rule": "true", "starter": "3H",
+        "hand_size": 1});
+    server.post("/api/rounds", &body.to_string()).expect(200);
+    // The first play empties a hand: the round ends, scored.
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    let driver = open_console(dir.path(), &console(&server));
+    let rows = driver.wait_for("the play's row", LOG, |v| {
+        v.as_array()
+            .is_some_and(|r| r.iter().any(|x| x["seq"] == "2"))
+    });
+    let row = rows
+        .as_array()
+        .and_then(|r| r.iter().find(|x| x["seq"] == "2"))
+        .cloned()
+        .expect("row 2");
+    let effects = row["effects"].as_str().expect("effects");
+    let scores = effects
+        .split("; scores ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no scores in {effects:?}"));
+    let order: Vec<&str> = scores
+        .split(" · ")
+        .next()
+        .unwrap_or("")
+        .split(", ")
+        .map(|t| t.split(' ').next().unwrap_or(""))
+        .collect();
+    assert_eq!(order, ["Zoé", "Bo", "Ana", "Pierre"], "{effects}");
+    let summary = driver.eval("return document.getElementById('round-scores').textContent;");
+    let summary = summary.as_str().expect("summary");
+    assert!(
+        summary.ends_with(scores.split(" · ").next().unwrap_or("")),
+        "the log says {scores:?}, the Game panel {summary:?}"
+    );
+
+    // The game ended: its row's totals too.
+    server.post("/api/end-game", "").expect(200);
+    let rows = driver.wait_for("the end of the game's row", LOG, |v| {
+        v.as_array()
+            .is_some_and(|r| r.iter().any(|x| x["kind"] == "end of game"))
+    });
+    let row = rows
+        .as_array()
+        .and_then(|r| r.iter().find(|x| x["kind"] == "end of game"))
+        .cloned()
+        .expect("the end of the game's row");
+    let effects = row["effects"].as_str().expect("effects");
+    let totals = effects
+        .split("game totals ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no totals in {effects:?}"));
+    let order: Vec<&str> = totals
+        .split(" · ")
+        .next()
+        .unwrap_or("")
+        .split(", ")
+        .map(|t| t.split(' ').next().unwrap_or(""))
+        .collect();
+    assert_eq!(order, ["Zoé", "Bo", "Ana", "Pierre"], "{effects}");
+    drop(driver);
+    server.stop();
+}
+
+/// Names that print alike (Ana and ana) are listed with the form's other
+/// problems, not left to the service; a newcomer is one whose name the game has
+/// not seen exactly, and one written like a participant's name but for case or
+/// accents is asked about with the name meant ("did you mean Ana?"). Started
+/// anyway, the service's refusal is said in the start form, naming the round.
+#[test]
+fn alike_names_and_a_newcomer_like_a_participant_are_said_in_the_start_form() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("alike.db"));
+    let driver = open_console(dir.path(), &console(&server));
+    driver.eval(COUNT_ROUND_POSTS);
+    driver.eval(
+        "document.getElementById('god').value = 'Cy'; \
+         document.getElementById('players').value = 'Ana, Dee, Bo, Cy, ana'; \
+         document.getElementById('rule').value = 'true'; \
+         document.getElementById('starter').value = '3H'; \
+         document.getElementById('start').click(); return true;",
+    );
+    let shown = driver.wait_for("the form's errors", START_ERROR, |v| v[0] != "");
+    let text = shown[0].as_str().expect("text");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].contains("God (Cy) is among them"), "{text}");
+    assert!(
+        lines[1].starts_with("players: “Ana” and “ana” are alike"),
+        "{text}"
+    );
+    assert_eq!(shown[1], 0, "a round was asked for: {shown}");
+
+    // A first round, scored at its first play (a hand of one).
+    let body = json!({"god": "Cy", "players": ["Ana", "Bo", "Dee"], "rule": "true",
+        "starter": "3H", "hand_size": 1});
+    server.post("/api/rounds", &body.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    driver.wait_for(
+        "the round over",
+        "return document.getElementById('now').textContent;",
+        |v| v.as_str().is_some_and(|t| t.starts_with("Round over")),
+    );
+    driver.eval(
+        "document.getElementById('god').value = 'Bo'; \
+         document.getElementById('players').value = 'Dee, Cy, ana'; \
+         document.getElementById('rule').value = 'true'; \
+         document.getElementById('starter').value = '3H'; \
+         document.getElementById('start-error').textContent = ''; \
+         document.getElementById('start').click(); return true;",
+    );
+    let asked = driver.wait_for(
+        "the question about the newcomer",
+        "const q = document.getElementById('start-confirm'); return q.hidden ? '' : q.innerText;",
+        |v| v.as_str().is_some_and(|t| !t.is_empty()),
+    );
+    let text = asked.as_str().expect("text");
+    assert!(
+        text.contains("did you mean Ana?")
+            && text.contains("ana is new to game 1")
+            && text.contains("Change the players"),
+        "{text}"
+    );
+    assert_eq!(driver.eval(START_ERROR)[1], 0, "a round was asked for");
+    driver.eval("document.getElementById('start-anyway').click(); return true;");
+    let shown = driver.wait_for("the refusal", START_ERROR, |v| v[0] != "");
+    let text = shown[0].as_str().expect("text");
+    assert!(
+        text.starts_with(
+            "Round not started: \"ana\" is new to this game, but \"Ana\" is in it already"
+        ),
+        "{text}"
+    );
+    assert_eq!(shown[1], 1, "{shown}");
+    assert_eq!(driver.eval("return document.activeElement.id;"), "players");
+    assert_eq!(server.get("/api/state").expect(200)["round"], "1.1");
+    drop(driver);
+    server.stop();
+}

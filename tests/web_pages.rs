@@ -344,6 +344,15 @@ fn the_audit_shows_a_whole_game_and_follows_the_table_live() {
     let seen = driver.wait_for("the round", AUDIT, |v| v["rows"] == json!([3]));
     assert_eq!(seen["title"], "round 1.2", "{seen}");
     assert_eq!(seen["rounds"], json!(["1.2"]), "{seen}");
+    // Its chain check runs up to that round: the count is not the game's.
+    driver.goto(&format!("http://{}/audit/1.1", server.addr));
+    let seen = driver.wait_for("round 1.1", AUDIT, |v| v["title"] == "round 1.1");
+    assert_eq!(
+        seen["chain"],
+        "✓ hash chain of game 1 intact up to round 1.1 (2 events)"
+    );
+    driver.goto(&format!("http://{}/audit/1.2", server.addr));
+    driver.wait_for("round 1.2 again", AUDIT, |v| v["rows"] == json!([3]));
 
     // A play read by the camera as one card, corrected to two: the page says the
     // reads no longer pair with the cards one for one.
@@ -927,6 +936,183 @@ fn the_audit_page_says_an_edited_announcement_and_hides_refused_exports() {
             .is_some_and(|t| t.starts_with("no exports: round 1.1's stored rule no longer matches")),
         "{seen}"
     );
+    drop(driver);
+    server.stop();
+}
+
+/// With nothing to push, `/ws` sends a heartbeat (`{"type":"beat"}`, every 5 s),
+/// by which the pages tell a frozen service (or its laptop asleep) from a quiet
+/// one. The deadline is generous: this is no timing test.
+#[test]
+fn an_idle_websocket_gets_a_heartbeat() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("beat.db"));
+    let mut ws = server.ws(false);
+    let (first, next) = server.rt.block_on(async {
+        let first = ws
+            .next_message_async(std::time::Duration::from_secs(20))
+            .await;
+        let next = ws
+            .next_message_async(std::time::Duration::from_secs(30))
+            .await;
+        (first, next)
+    });
+    assert_eq!(first["type"], "view", "{first}");
+    assert_eq!(next, json!({"type": "beat"}));
+    // The view client skips beats: the next view after a change comes through.
+    server
+        .post(
+            "/api/rounds",
+            &json!({"god": "Pierre", "players": ["Alain", "Bo"], "rule": RULE, "starter": "3H"})
+                .to_string(),
+        )
+        .expect(200);
+    let view = ws.next_view(&server.rt);
+    assert_eq!(view["round"], "1.1", "{view}");
+    drop(ws);
+    server.stop();
+}
+
+/// While the service has stopped recording (its database altered outside it) the
+/// tablet says so across its top, as the God console does: plays made meanwhile
+/// are not recorded. Once the row is put back the banner goes.
+#[test]
+fn the_tablet_says_when_recording_stopped() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("alarm.db");
+    let (server, driver) = tablet(&db);
+    let round = json!({"god": "Pierre", "players": ["Alain", "François", "Jacques"], "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["5D"]}"#).expect(200);
+    let alarm = "const a = document.getElementById('alarm'); \
+                 return [a.hidden, a.textContent, a.getBoundingClientRect().height];";
+    driver.wait_for("the play", TABLET, |v| {
+        v["last"].as_str().is_some_and(|t| t.contains("5"))
+    });
+    assert_eq!(driver.eval(alarm)[0], true);
+
+    let edit = |from: &str, to: &str| {
+        let conn = rusqlite::Connection::open(&db).expect("raw");
+        let trigger: String = conn
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = 'events_append_only_update'",
+                [],
+                |row| row.get(0),
+            )
+            .expect("trigger");
+        conn.execute_batch(&format!(
+            "BEGIN; DROP TRIGGER events_append_only_update; \
+             UPDATE events SET payload = replace(payload, '{from}', '{to}') WHERE seq = 2; \
+             {trigger}; COMMIT;"
+        ))
+        .expect("edited");
+    };
+    edit("5D", "5H");
+    let limit = std::time::Duration::from_secs(60);
+    let shown = driver.wait_within(limit, "the alarm", alarm, |v| v[0] == false);
+    let text = shown[1].as_str().expect("text");
+    assert!(
+        text.starts_with("⚠ recording stopped: ")
+            && text.contains("altered outside the service")
+            && text.contains("event 2 of round 1.1"),
+        "{text}"
+    );
+    assert!(shown[2].as_f64().unwrap_or(0.0) > 0.0, "{shown}");
+    driver.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("tablet-alarm.png"));
+    edit("5H", "5D");
+    driver.wait_within(limit, "the alarm gone", alarm, |v| v[0] == true);
+    drop(driver);
+    server.stop();
+}
+
+/// A TCP relay in front of the service that can be frozen: while frozen it holds
+/// every byte either way and closes nothing, as a service stopped with SIGSTOP (or
+/// a laptop asleep) looks to a tablet on another device.
+struct Relay {
+    addr: std::net::SocketAddr,
+    frozen: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Relay {
+    fn start(to: std::net::SocketAddr) -> Relay {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("relay");
+        let addr = listener.local_addr().expect("relay address");
+        let frozen = Arc::new(AtomicBool::new(false));
+        let held = frozen.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { continue };
+                let Ok(service) = std::net::TcpStream::connect(to) else {
+                    continue;
+                };
+                for (mut from, mut into) in [
+                    (
+                        client.try_clone().expect("clone"),
+                        service.try_clone().expect("clone"),
+                    ),
+                    (service, client),
+                ] {
+                    let held = held.clone();
+                    std::thread::spawn(move || {
+                        use std::io::{Read, Write};
+                        let mut buf = [0u8; 16384];
+                        loop {
+                            let n = match from.read(&mut buf) {
+                                Ok(0) | Err(_) => break,
+                                Ok(n) => n,
+                            };
+                            while held.load(Ordering::SeqCst) {
+                                std::thread::sleep(std::time::Duration::from_millis(50));
+                            }
+                            if into.write_all(&buf[..n]).is_err() {
+                                break;
+                            }
+                        }
+                        let _ = into.shutdown(std::net::Shutdown::Write);
+                    });
+                }
+            }
+        });
+        Relay { addr, frozen }
+    }
+
+    fn freeze(&self, frozen: bool) {
+        self.frozen
+            .store(frozen, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// A frozen service (no byte comes back, no socket is closed) is not shown as
+/// `live`: without a message for a while (the heartbeat comes every 5 s) the
+/// tablet says `reconnecting…` and tries again, and is live again once the
+/// service answers. The deadlines are generous: this is no timing test.
+#[test]
+fn the_tablet_says_reconnecting_while_the_service_is_frozen() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("frozen.db"));
+    let relay = Relay::start(server.addr);
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&format!("http://{}/", relay.addr));
+    let conn = "const c = document.getElementById('conn'); return [c.className, c.textContent];";
+    let up = |v: &Value| v[0].as_str().is_some_and(|c| c.contains("up"));
+    let limit = std::time::Duration::from_secs(90);
+    driver.wait_within(limit, "the live connection", conn, up);
+
+    relay.freeze(true);
+    let shown = driver.wait_within(limit, "not live", conn, |v| !up(v));
+    assert_eq!(shown[1], "reconnecting…", "{shown}");
+
+    relay.freeze(false);
+    driver.wait_within(limit, "live again", conn, up);
+    // Live indeed: a round started now is shown.
+    let round = json!({"god": "Pierre", "players": ["Alain", "Bo"], "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    driver.wait_within(limit, "the round", TABLET, |v| {
+        v["text"].as_str().is_some_and(|t| t.contains("round 1.1"))
+    });
     drop(driver);
     server.stop();
 }

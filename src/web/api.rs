@@ -773,7 +773,8 @@ async fn variants() -> Response {
 }
 
 /// `GET /ws`: pushes `{"type":"view","view":…}` now and after every change (God's
-/// view with `?token=`).
+/// view with `?token=`), and `{"type":"beat"}` after 5 s of silence, so that a page
+/// can tell a quiet table from a service that cannot be reached.
 async fn ws(
     State(state): Shared,
     headers: HeaderMap,
@@ -797,6 +798,12 @@ async fn push(mut socket: WebSocket, mut views: watch::Receiver<Arc<Views>>, god
     if socket.send(Message::Text(text(&mut views))).await.is_err() {
         return;
     }
+    // A heartbeat, `{"type":"beat"}`, every 5 s in which nothing else was sent:
+    // the pages take 15 s of silence for a service that cannot be reached (frozen,
+    // or a laptop asleep), which a socket left open would never tell them.
+    const BEAT: std::time::Duration = std::time::Duration::from_secs(5);
+    let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + BEAT, BEAT);
+    beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             changed = views.changed() => {
@@ -804,6 +811,13 @@ async fn push(mut socket: WebSocket, mut views: watch::Receiver<Arc<Views>>, god
                     break;
                 }
                 if socket.send(Message::Text(text(&mut views))).await.is_err() {
+                    break;
+                }
+                beat.reset();
+            }
+            _ = beat.tick() => {
+                let beat_text = r#"{"type":"beat"}"#.to_string();
+                if socket.send(Message::Text(beat_text)).await.is_err() {
                     break;
                 }
             }

@@ -197,17 +197,38 @@ impl Ws {
         rt.block_on(self.next_view_async())
     }
 
+    /// Skips the service's heartbeats (`{"type":"beat"}`).
     pub async fn next_view_async(&mut self) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
         loop {
-            let message = tokio::time::timeout(Duration::from_secs(20), self.stream.next())
+            let message = tokio::time::timeout_at(deadline, self.stream.next())
                 .await
                 .expect("a view within 20 s")
                 .expect("the socket is open")
                 .expect("a message");
             if let tokio_tungstenite::tungstenite::Message::Text(text) = message {
                 let value: Value = serde_json::from_str(&text).expect("JSON message");
+                if value["type"] == "beat" {
+                    continue;
+                }
                 assert_eq!(value["type"], "view", "{value}");
                 return value["view"].clone();
+            }
+        }
+    }
+
+    /// The next text message of any type, whole (`{"type":"beat"}` or a view's
+    /// message), waiting at most `within`.
+    pub async fn next_message_async(&mut self, within: Duration) -> Value {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let message = tokio::time::timeout_at(deadline, self.stream.next())
+                .await
+                .expect("a message in time")
+                .expect("the socket is open")
+                .expect("a message");
+            if let tokio_tungstenite::tungstenite::Message::Text(text) = message {
+                return serde_json::from_str(&text).expect("JSON message");
             }
         }
     }
