@@ -124,7 +124,26 @@
       // no correction explains that (the CLI's words).
       if (ev.unexplained) flags.push(E.el("span", { class: "flag announced unexplained bad" },
         "CHANGED with no correction to explain it: " + (ev.verdicts_table || "the verdicts table was edited")));
-      if (ev.correction) flags.push(E.el("span", { class: "correction" }, ev.correction.text || "corrects " + ev.correction.corrects));
+      // A correction: what it corrects, in words, with the verdict; what it changed
+      // when it was recorded (the decisions on the log just before it beside those
+      // just after it: what the table was told then) is its effect. A line of
+      // corrections (`also`) says that once, at its first; the others name it. The
+      // CLI's words.
+      const then = [];
+      if (ev.correction) {
+        const c = ev.correction;
+        flags.push(E.el("span", { class: "correction" }, c.text || "corrects " + c.corrects));
+        const me = round.round + ":" + ev.seq;
+        const group = c.group || [];
+        if (group.length && group[0] !== me) then.push(E.el("span", { class: "group-with" }, "given with " + group[0] + " on one line"));
+        const changes = c.changed_then || [];
+        if (changes.length) {
+          const others = group.filter((m) => m !== me);
+          then.push(E.el("span", { class: "changed-then" },
+            "at the time" + (others.length ? ", with " + others.join(" and ") + "," : "") + " it changed " +
+            changes.map((x) => x.text).join("; ")));
+        }
+      }
       const verdict = ev.verdict === "right" ? E.el("span", { class: "ok" }, "right") : ev.verdict === "wrong" ? E.el("span", { class: "bad" }, "wrong")
         : voided ? E.el("span", { class: "void-tag", title: "the event did not happen: a correction voided it" }, "void") : "";
       t.append(E.el("tr", { class: voided ? "void" : null },
@@ -132,7 +151,7 @@
         cell("player", struck(ev.player || "")), cell("cards", struck((ev.cards || []).join(" "))),
         cell("reads", reads), cell("frame", frame),
         cell("verdict", spaced([verdict, ...flags])), cell("explanation", expl, "explain"),
-        cell("effects", [].concat(ev.effects || [], ev.penalties || []).join("; "))));
+        cell("effects", then.length ? spaced(then) : [].concat(ev.effects || [], ev.penalties || []).join("; "))));
     }
     return [head, E.el("section", { class: "panel events-panel" }, t)];
   }

@@ -1106,9 +1106,11 @@ fn a_corrected_event_shows_what_it_first_recorded() {
         "  1.1:2 ",
         "      corrected by 1.1:5, 1.1:7\n      cards: recorded 8H → corrected to 7S\n",
         "      shown hand: recorded 2C 4D → corrected to 2C 5D\n      pick: recorded 2C → corrected to none\n",
-        "      corrects 1.1:2: cards 8H → 5S\n",
+        // Each says what it changed when it was recorded (the mended shown hand
+        // changed no decision).
+        "      corrects 1.1:2: cards 8H → 5S; at the time it changed 1.1:2: wrong, Alain takes 2 penalty cards (wrong card), on a sideline: 8H → right, on the main line: 5S, no penalty\n",
         "      corrects 1.1:4: shown hand 2C 4D → 2C 5D; pick 2C → none\n",
-        "      corrects 1.1:2: cards 5S → 7S\n",
+        "      corrects 1.1:2: cards 5S → 7S; at the time it changed 1.1:2: right, on the main line: 5S → right, on the main line: 7S\n",
         "      on the sideline under 2C (laid card 4): 4S (laid card 5)\n",
     ] {
         assert!(text.contains(expected), "{expected:?} missing:\n{text}");
@@ -1579,4 +1581,264 @@ fn a_frame_whose_card_was_corrected_after_the_table_says_both() {
     assert_eq!(read["status_at_table"], "confirmed", "{read}");
     assert_eq!(read["recorded_at_table"], "8S", "{read}");
     assert_eq!(read["corrected_later_by"][0], "1.1:3", "{read}");
+}
+
+/// The correction `ROUND:SEQ` of a report's round: its `correction` object.
+fn correction_of(report: &Value, seq: u64) -> &Value {
+    report["rounds"][0]["events"]
+        .as_array()
+        .and_then(|events| events.iter().find(|e| e["seq"] == seq))
+        .map(|e| &e["correction"])
+        .unwrap_or(&Value::Null)
+}
+
+/// The audit's text report of `id`.
+fn audit_text(db: &Path, id: &str) -> String {
+    let output = eleusis(&["audit", id, "--db", db.to_str().expect("path")], "");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Ana's 4D (right: the rule is red) corrected to 4S: the play became wrong and her
+/// penalty was announced to the table; then corrected again to 4H, right again. The
+/// audit says, on each correction's line, what it changed when it was recorded: the
+/// first what the table heard between the two, which the decision now no longer
+/// shows. A shown hand corrected to another with the same verdict changed no
+/// decision, and says nothing of it.
+#[test]
+fn each_correction_says_what_it_changed_when_it_was_recorded() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("then.db");
+    let log = lines(
+        r#"{"event":"round","variant":"basic","god":"Gil","players":["Ana","Bo"],"rule":"red","starter":"AH","hand_size":3}
+{"event":"play","player":"Ana","cards":["4D"]}
+{"event":"play","player":"Bo","cards":["5H"]}
+{"event":"correct","seq":2,"cards":["4S"]}
+{"event":"correct","seq":2,"cards":["4H"]}
+{"event":"no_play","player":"Ana","hand":["2S","3C"]}
+{"event":"correct","seq":6,"hand":["2S","4C"]}"#,
+    );
+    let (replies, output) = record(&db, &log, &[]);
+    assert!(output.status.success(), "{replies:?}");
+    for i in [3, 4] {
+        assert_eq!(
+            replies[i]["changed"],
+            serde_json::json!(["1.1:2"]),
+            "{}",
+            replies[i]
+        );
+    }
+    // The ack lists the corrected no-play (its event changed), though no decision
+    // of it did.
+    assert_eq!(
+        replies[6]["changed"],
+        serde_json::json!(["1.1:6"]),
+        "{}",
+        replies[6]
+    );
+
+    let (report, code) = audit_json(&db, "1.1", &[]);
+    assert_eq!(code, 0, "{report}");
+    let first = correction_of(&report, 4);
+    assert_eq!(first["text"], "corrects 1.1:2: cards 4D → 4S", "{first}");
+    let turned = first["changed_then"].as_array().expect("changed_then");
+    assert_eq!(turned.len(), 1, "{first}");
+    assert_eq!(turned[0]["event"], "1.1:2");
+    assert_eq!(turned[0]["was"]["right"], true, "{first}");
+    assert_eq!(turned[0]["was"]["placed"]["line"], "main", "{first}");
+    assert!(turned[0]["was"].get("penalties").is_none(), "{first}");
+    assert_eq!(turned[0]["became"]["right"], false, "{first}");
+    assert_eq!(
+        turned[0]["became"]["penalties"],
+        serde_json::json!([{"player": "Ana", "cards": 2, "reason": "wrong card"}]),
+        "{first}"
+    );
+    assert_eq!(
+        turned[0]["text"],
+        "1.1:2: right, on the main line: 4D, no penalty → wrong, Ana takes 2 penalty cards (wrong card), on a sideline: 4S"
+    );
+    let second = correction_of(&report, 5);
+    let turned = second["changed_then"].as_array().expect("changed_then");
+    assert_eq!(turned.len(), 1, "{second}");
+    assert_eq!(
+        turned[0]["was"], first["changed_then"][0]["became"],
+        "{second}"
+    );
+    assert_eq!(turned[0]["became"]["right"], true, "{second}");
+    assert_eq!(
+        turned[0]["text"],
+        "1.1:2: wrong, Ana takes 2 penalty cards (wrong card), on a sideline: 4S → right, on the main line: 4H, no penalty"
+    );
+    // The play now stands as first announced but for its card.
+    let play = &report["rounds"][0]["events"][1];
+    assert_eq!(play["verdict"], "right", "{play}");
+    // The shown hand: no decision changed, nothing said; no group either.
+    let hand = correction_of(&report, 7);
+    assert_eq!(
+        hand["text"], "corrects 1.1:6: shown hand 2S 3C → 2S 4C",
+        "{hand}"
+    );
+    assert!(hand.get("changed_then").is_none(), "{hand}");
+    assert!(hand.get("group").is_none(), "{hand}");
+    assert!(
+        report["problems"].as_array().is_some_and(Vec::is_empty),
+        "{report}"
+    );
+
+    let text = audit_text(&db, "1.1");
+    for expected in [
+        "      corrects 1.1:2: cards 4D → 4S; at the time it changed 1.1:2: right, on the main line: 4D, no penalty → wrong, Ana takes 2 penalty cards (wrong card), on a sideline: 4S\n",
+        "      corrects 1.1:2: cards 4S → 4H; at the time it changed 1.1:2: wrong, Ana takes 2 penalty cards (wrong card), on a sideline: 4S → right, on the main line: 4H, no penalty\n",
+        "      corrects 1.1:6: shown hand 2S 3C → 2S 4C\n",
+    ] {
+        assert!(text.contains(expected), "{expected:?} missing:\n{text}");
+    }
+}
+
+/// A prophet's call corrected on one play and removed from the next, on one line
+/// (`also`): the line changed both plays' decisions, said once, at its first
+/// correction; the second names the first. The log between the two is never
+/// replayed (it is illegal there): a group whose mark was stripped from the file
+/// is then said as a log that does not replay, not a crash.
+#[test]
+fn a_line_of_corrections_says_what_it_changed_once() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("group.db");
+    let log = lines(
+        r#"{"event":"round","god":"G","players":["A","B","C","D"],"rule":"red","starter":"AH"}
+{"event":"play","cards":["2H"]}
+{"event":"prophet","player":"A"}
+{"event":"play","cards":["3S"],"prophet_says":"wrong"}
+{"event":"play","cards":["4H"],"prophet_says":"right"}
+{"event":"correct","seq":4,"prophet_says":"right","also":[{"seq":5,"prophet_says":null}]}"#,
+    );
+    let (replies, output) = record(&db, &log, &[]);
+    assert!(output.status.success(), "{replies:?}");
+    assert_eq!(
+        replies[5]["group"],
+        serde_json::json!([6, 7]),
+        "{}",
+        replies[5]
+    );
+
+    let (report, code) = audit_json(&db, "1.1", &[]);
+    assert_eq!(code, 0, "{report}");
+    let first = correction_of(&report, 6);
+    let second = correction_of(&report, 7);
+    for c in [first, second] {
+        assert_eq!(c["group"], serde_json::json!(["1.1:6", "1.1:7"]), "{c}");
+    }
+    assert!(second.get("changed_then").is_none(), "said once: {second}");
+    let turned = first["changed_then"].as_array().expect("changed_then");
+    let events: Vec<&str> = turned.iter().filter_map(|t| t["event"].as_str()).collect();
+    assert_eq!(events, ["1.1:4", "1.1:5"], "{first}");
+    // 3S: the prophet now contradicted, overthrown, he takes the penalty.
+    assert_eq!(turned[0]["was"]["penalties"][0]["player"], "B", "{first}");
+    assert_eq!(turned[0]["became"]["overthrown"], "A", "{first}");
+    assert_eq!(
+        turned[1]["text"],
+        "1.1:5: right, prophet A said right, God confirms → right, no prophet's call"
+    );
+    let text = audit_text(&db, "1.1");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("      corrects 1.1:4: prophet's call wrong → right"))
+        .expect("the first correction's line");
+    assert!(
+        line.starts_with(
+            "      corrects 1.1:4: prophet's call wrong → right; at the time, with 1.1:7, it changed 1.1:4: wrong, B takes 2 penalty cards (wrong card), prophet A said wrong, God confirms, "
+        ),
+        "{line}"
+    );
+    assert!(
+        line.ends_with(
+            "; 1.1:5: right, prophet A said right, God confirms → right, no prophet's call"
+        ),
+        "{line}"
+    );
+    assert_eq!(text.matches("it changed").count(), 1, "{text}");
+    assert!(
+        text.contains(
+            "      corrects 1.1:5: prophet's call right → none; given with 1.1:6 on one line\n"
+        ),
+        "{text}"
+    );
+
+    // The group's mark stripped from the file: the two look like corrections made
+    // one after the other, and the log between them does not replay.
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute_batch("DROP TRIGGER events_append_only_update")
+        .expect("drop");
+    let n = conn
+        .execute(
+            "UPDATE events SET payload = replace(payload, ',\"with_previous\":true', '') WHERE seq = 7",
+            [],
+        )
+        .expect("strip");
+    assert_eq!(n, 1);
+    drop(conn);
+    let (report, code) = audit_json(&db, "1.1", &[]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["chain"]["ok"], false, "{report}");
+    for seq in [6, 7] {
+        let c = correction_of(&report, seq);
+        assert!(c.get("changed_then").is_none(), "{c}");
+        assert!(c.get("group").is_none(), "{c}");
+    }
+    let problems = report["problems"].to_string();
+    assert!(
+        problems
+            .contains("the stored log as it stood before the correction 1.1:7 does not replay (")
+            && problems.contains("what 1.1:6 and 1.1:7 changed when recorded cannot be said"),
+        "{report}"
+    );
+}
+
+/// A void and its taking back, and a correction in round 1.2 of a play of round
+/// 1.1 that moved that round's end scores: each says what it changed then, the
+/// void as `void`, the scores in round 1.1's seating order.
+#[test]
+fn a_void_and_an_earlier_rounds_scores_are_said_as_changed_then() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("void.db");
+    let log = lines(
+        r#"{"event":"round","variant":"new-eleusis","god":"Pierre","players":["Alain","François","Jacques","Philippe"],"rule":"if last.odd then black else red","starter":"3H"}
+{"event":"play","cards":["4S"]}
+{"event":"play","cards":["9S"]}
+{"event":"correct","seq":3,"void":true}
+{"event":"correct","seq":3,"void":null}"#,
+    );
+    let (replies, output) = record(&db, &log, &[]);
+    assert!(output.status.success(), "{replies:?}");
+    let (report, _) = audit_json(&db, "1.1", &[]);
+    let voided = &correction_of(&report, 4)["changed_then"];
+    assert_eq!(voided[0]["became"], Value::Null, "{voided}");
+    assert_eq!(
+        voided[0]["text"],
+        "1.1:3: wrong, Philippe takes 2 penalty cards (wrong card) → void (it did not happen)"
+    );
+    let back = &correction_of(&report, 5)["changed_then"];
+    assert_eq!(back[0]["was"], Value::Null, "{back}");
+    assert_eq!(
+        back[0]["text"],
+        "1.1:3: void → wrong, Philippe takes 2 penalty cards (wrong card)"
+    );
+
+    let db = dir.path().join("scores.db");
+    let log = lines(
+        r#"{"event":"round","god":"P","players":["Q","R"],"rule":"red","starter":"AH","hand_size":2}
+{"event":"play","cards":["2S"]}
+{"event":"play","cards":["2H","3H"]}
+{"event":"round","god":"Q","players":["R","P"],"rule":"black","starter":"AS","hand_size":2}
+{"event":"play","cards":["2D"]}
+{"event":"correct","round":1,"seq":2,"cards":["2H"]}"#,
+    );
+    let (replies, output) = record(&db, &log, &[]);
+    assert!(output.status.success(), "{replies:?}");
+    let text = audit_text(&db, "1.2");
+    assert!(
+        text.contains(
+            "      corrects 1.1:2: cards 2S → 2H; at the time it changed 1.1:2: wrong, Q takes 2 penalty cards (wrong card), on a sideline: 2S → right, on the main line: 2H, no penalty; 1.1:3: right, round ends: R has no cards left; scores Q 0, R 7, P 7 → right, round ends: R has no cards left; scores Q 0, R 5, P 5\n"
+        ),
+        "{text}"
+    );
 }

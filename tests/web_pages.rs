@@ -1116,3 +1116,53 @@ fn the_tablet_says_reconnecting_while_the_service_is_frozen() {
     drop(driver);
     server.stop();
 }
+
+/// A play corrected twice (right, wrong, right again): each correction's row says
+/// in its effects what it changed when it was recorded, in the CLI's words.
+#[test]
+fn the_audit_page_says_what_each_correction_changed_at_the_time() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("then.db"));
+    let round =
+        json!({"god": "Pierre", "players": ["Alain", "François"], "rule": RULE, "starter": "3H"});
+    server.post("/api/rounds", &round.to_string()).expect(200);
+    server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
+    server
+        .post("/api/corrections", r#"{"seq":2,"cards":["4D"]}"#)
+        .expect(200);
+    server
+        .post("/api/corrections", r#"{"seq":2,"cards":["4C"]}"#)
+        .expect(200);
+    let mut driver = Driver::start();
+    driver.open_session(&dir.path().join("profile"));
+    driver.goto(&format!("http://{}/audit/1.1", server.addr));
+    let seen = driver.wait_for(
+        "the corrections",
+        "const rows = Array.from(document.querySelectorAll('#report table.events tr')) \
+           .filter(tr => (tr.querySelector('td[data-label=\"event\"]') || {}).textContent === 'correct'); \
+         return rows.length === 2 ? rows.map(tr => tr.querySelector('td[data-label=\"effects\"]').innerText) : null;",
+        |v| v.is_array(),
+    );
+    let first = seen[0].as_str().unwrap_or_default();
+    assert!(
+        first.starts_with(
+            "at the time it changed 1.1:2: right, on the main line: 4S, no penalty → wrong, "
+        ),
+        "{seen}"
+    );
+    assert!(
+        first.contains("penalty cards (wrong card), on a sideline: 4D"),
+        "{seen}"
+    );
+    let second = seen[1].as_str().unwrap_or_default();
+    assert!(
+        second.starts_with("at the time it changed 1.1:2: wrong, "),
+        "{seen}"
+    );
+    assert!(
+        second.ends_with("→ right, on the main line: 4C, no penalty"),
+        "{seen}"
+    );
+    drop(driver);
+    server.stop();
+}

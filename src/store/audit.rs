@@ -12,6 +12,7 @@
 //! away); the verdicts themselves are public at the table and are shown.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -20,7 +21,7 @@ use super::chain::Break;
 use super::evidence::{counted, Evidence, ReadStatus};
 use super::history::{
     decision, Correction, Effective, Entry, EntryKind, History, HistoryError, RefereeFactory,
-    Voided, VOID,
+    Voided, VOID, WITH_PREVIOUS,
 };
 use super::log::{players_index_mismatches, ChainStatus, RoundInfo};
 use super::printable::printable;
@@ -758,6 +759,16 @@ fn part_words(part: &str, value: Option<&Value>, seating: &[String]) -> String {
 /// when they stand) and every other part that differs — round-end scores, the next
 /// turn, markers and the rest.
 fn announced(recorded: &Value, now: &Value, seating: &[String]) -> (String, Vec<AnnouncedPart>) {
+    let (said, parts) = announced_pieces(recorded, now, seating);
+    (said.join("; "), parts)
+}
+
+/// [`announced`], its words one piece each.
+fn announced_pieces(
+    recorded: &Value,
+    now: &Value,
+    seating: &[String],
+) -> (Vec<String>, Vec<AnnouncedPart>) {
     let empty = Map::new();
     let before = recorded.as_object().unwrap_or(&empty);
     let after = now.as_object().unwrap_or(&empty);
@@ -799,54 +810,175 @@ fn announced(recorded: &Value, now: &Value, seating: &[String]) -> (String, Vec<
             said.push(part.text.clone());
         }
     }
-    (said.join("; "), parts)
+    (said, parts)
+}
+
+/// What a correction changed of an earlier event's decision when it was recorded,
+/// in words: `1.1:2: right, on the main line: 4D, no penalty → wrong, Ana takes 2
+/// penalty cards (wrong card), on a sideline: 4S`. Each side is said as
+/// [`announced`] says what the table was told: the verdict, the penalties, then
+/// every other part that differs from the other side; an event that was not in the
+/// log on one side (voided) is `void` there, and the other side says its verdict
+/// and penalties. An event with no verdict on either side (a prophet's
+/// declaration) is said by its parts alone.
+fn turned_words(
+    event: &str,
+    was: Option<&Value>,
+    became: Option<&Value>,
+    seating: &[String],
+) -> String {
+    let side = |this: Option<&Value>, other: Option<&Value>, void: &str| -> String {
+        let Some(this) = this else {
+            return void.to_string();
+        };
+        let verdictless = |d: &Value| d.get("right").is_none_or(Value::is_null);
+        let words = |other: &Value| {
+            let (mut pieces, _) = announced_pieces(this, other, seating);
+            if verdictless(this) && verdictless(other) && !pieces.is_empty() {
+                pieces.remove(0);
+            }
+            pieces
+        };
+        let mut pieces = words(other.unwrap_or(this));
+        if pieces.is_empty() {
+            pieces = words(&Value::Object(Map::new()));
+        }
+        pieces.join(", ")
+    };
+    format!(
+        "{event}: {} → {}",
+        side(was, became, "void"),
+        side(became, was, "void (it did not happen)")
+    )
+}
+
+/// What a correction (a group given on one line counting as one) changed when it
+/// was recorded, as the audit's `changed_then` lists it.
+fn changed_then_json(
+    history: &History,
+    turned: &[Turned],
+    seating_of: &HashMap<u32, Vec<String>>,
+) -> Vec<Value> {
+    turned
+        .iter()
+        .filter_map(|t| {
+            let entry = history.entries.get(t.entry)?;
+            let event = entry.event_ref();
+            let seating = seating_of
+                .get(&entry.stored.round.number)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            Some(serde_json::json!({
+                "text": turned_words(&event, t.was.as_ref(), t.became.as_ref(), seating),
+                "was": t.was.clone().unwrap_or(Value::Null),
+                "became": t.became.clone().unwrap_or(Value::Null),
+                "event": event,
+            }))
+        })
+        .collect()
+}
+
+/// The `correct` events of a history in groups, as entry ranges in log order: a
+/// correction with the ones given with it on one line (`also`: stored right after
+/// it, each marked [`WITH_PREVIOUS`]). A group was checked and stored as one: the
+/// log between two of its members may be illegal, so it is never replayed there.
+fn correction_groups(history: &History) -> Vec<Range<usize>> {
+    let mut groups: Vec<Range<usize>> = Vec::new();
+    for (index, entry) in history.entries.iter().enumerate() {
+        if !matches!(entry.kind, EntryKind::Correction(_)) {
+            continue;
+        }
+        let with_previous = entry.payload.get(WITH_PREVIOUS) == Some(&Value::Bool(true));
+        match groups.last_mut() {
+            Some(group) if with_previous && group.end == index => group.end = index + 1,
+            _ => groups.push(index..index + 1),
+        }
+    }
+    groups
+}
+
+/// An earlier event's decision that a correction (or a group of corrections given
+/// on one line) changed when it was recorded: the referee's decision on the log
+/// just before it and just after it (`None`: the event was not in that log, being
+/// void there).
+#[derive(Debug, Clone)]
+struct Turned {
+    /// The entry index of the event.
+    entry: usize,
+    was: Option<Value>,
+    became: Option<Value>,
+}
+
+/// The referee's decision on each table event of a log (by entry index).
+type Decisions = HashMap<usize, Value>;
+
+/// What the chained log decided, correction by correction.
+#[derive(Debug, Default)]
+struct Then {
+    /// The decision announced at the table for each table event (by entry index).
+    decided: HashMap<usize, Value>,
+    /// For the first entry of each correction group whose logs before and after it
+    /// both replay: every earlier event whose decision it changed, in log order.
+    changed: HashMap<usize, Vec<Turned>>,
 }
 
 /// The decision announced at the table for each table event (by entry index), as
 /// the chained log decides it: the referee's decision on the log as it stood when
 /// the event was appended, that is the events before it with the corrections
 /// recorded before it applied. The verdicts table keeps a copy of that decision,
-/// outside the hash chain; this is what the copy is held to.
+/// outside the hash chain; this is what the copy is held to. And for each
+/// correction (a group given on one line counting as one), the earlier events
+/// whose decision it changed when it was recorded: the decisions on the log just
+/// before it against those on the log just after it.
 ///
-/// The log is replayed once per stretch between two corrections (the events of a
-/// stretch were all judged under the same corrections), not once per event; the
-/// last stretch is the whole log, whose replay (`whole`) the audit already has.
-/// Each stretch that does not replay is said in `problems`, and its events get no
-/// decision.
+/// The log is replayed once per correction group, up to the group (the events of
+/// the stretch before it were all judged under the same corrections), not once per
+/// event; the last stretch is the whole log, whose replay (`whole`) the audit
+/// already has. An event's decision depends only on the events before it, so the
+/// replay up to the next group (or the whole log) gives the decisions just after a
+/// group of every event before it: one replay serves as the "after" of one group
+/// and the "before" of the next. Each replay that fails is said in `problems`, and
+/// what it would have given is left out.
 fn decisions_then(
     history: &History,
     factory: &RefereeFactory,
     whole: Option<(&[Effective], &[Outcome])>,
     problems: &mut Vec<String>,
-) -> HashMap<usize, Value> {
-    let cuts: Vec<usize> = history
-        .entries
+) -> Then {
+    let len = history.entries.len();
+    let groups = correction_groups(history);
+    let cuts: Vec<usize> = groups
         .iter()
-        .enumerate()
-        .filter(|(_, entry)| matches!(entry.kind, EntryKind::Correction(_)))
-        .map(|(index, _)| index)
-        .chain(std::iter::once(history.entries.len()))
+        .map(|group| group.start)
+        .chain(std::iter::once(len))
         .collect();
-    let mut decided = HashMap::new();
+    let decisions_of = |effective: &[Effective], outcomes: &[Outcome]| -> Decisions {
+        effective
+            .iter()
+            .zip(outcomes)
+            .map(|(effective, outcome)| {
+                (
+                    effective.entry,
+                    decision(&serde_json::to_value(outcome).unwrap_or(Value::Null)),
+                )
+            })
+            .collect()
+    };
+    let mut then = Then::default();
+    // The group before this cut, and the decisions on the log just before it.
+    let mut previous: Option<(Range<usize>, Option<Decisions>)> = None;
     let mut start = 0;
-    for end in cuts {
+    for (k, &end) in cuts.iter().enumerate() {
         let stretch = start..end;
-        start = end + 1;
+        start = groups.get(k).map_or(len, |group| group.end);
         let judged = history.entries.get(stretch.clone()).is_some_and(|entries| {
             entries
                 .iter()
                 .any(|entry| matches!(entry.kind, EntryKind::Table(_)))
         });
-        if !judged {
-            continue;
-        }
-        let replayed;
-        let (effective, outcomes) = if end == history.entries.len() {
-            match whole {
-                Some(whole) => whole,
-                // The whole log does not replay: the audit says so already.
-                None => continue,
-            }
+        let decisions = if end == len {
+            // The whole log does not replay: the audit says so already.
+            whole.map(|(effective, outcomes)| decisions_of(effective, outcomes))
         } else {
             let before = History {
                 game: history.game,
@@ -856,33 +988,70 @@ fn decisions_then(
                 .effective(&[])
                 .and_then(|eff| before.replay(factory, &eff).map(|(_, out)| (eff, out)));
             match result {
-                Ok(all) => {
-                    replayed = all;
-                    (replayed.0.as_slice(), replayed.1.as_slice())
-                }
+                Ok((effective, outcomes)) => Some(decisions_of(&effective, &outcomes)),
                 Err(e) => {
                     let at = history
                         .entries
                         .get(end)
                         .map(Entry::event_ref)
                         .unwrap_or_default();
-                    problems.push(format!(
-                        "the stored log as it stood before the correction {at} does not replay ({e}): the verdicts announced before it cannot be checked"
+                    let mut lost = Vec::new();
+                    if judged {
+                        lost.push("the verdicts announced before it cannot be checked".to_string());
+                    }
+                    let mut whose: Vec<String> = previous
+                        .as_ref()
+                        .and_then(|(group, _)| history.entries.get(group.start))
+                        .map(Entry::event_ref)
+                        .into_iter()
+                        .collect();
+                    whose.push(at.clone());
+                    lost.push(format!(
+                        "what {} changed when recorded cannot be said",
+                        whose.join(" and ")
                     ));
-                    continue;
+                    problems.push(format!(
+                        "the stored log as it stood before the correction {at} does not replay ({e}): {}",
+                        lost.join(", and ")
+                    ));
+                    None
                 }
             }
         };
-        for (effective, outcome) in effective.iter().zip(outcomes) {
-            if stretch.contains(&effective.entry) {
-                decided.insert(
-                    effective.entry,
-                    decision(&serde_json::to_value(outcome).unwrap_or(Value::Null)),
-                );
+        if let Some(decisions) = &decisions {
+            if judged {
+                for (&entry, value) in decisions {
+                    if stretch.contains(&entry) {
+                        then.decided.insert(entry, value.clone());
+                    }
+                }
             }
         }
+        if let Some((group, Some(before))) = previous.take() {
+            if let Some(after) = &decisions {
+                let entries: std::collections::BTreeSet<usize> = before
+                    .keys()
+                    .chain(after.keys())
+                    .copied()
+                    .filter(|&entry| entry < group.start)
+                    .collect();
+                let turned: Vec<Turned> = entries
+                    .into_iter()
+                    .filter(|entry| before.get(entry) != after.get(entry))
+                    .map(|entry| Turned {
+                        entry,
+                        was: before.get(&entry).cloned(),
+                        became: after.get(&entry).cloned(),
+                    })
+                    .collect();
+                then.changed.insert(group.start, turned);
+            }
+        }
+        if let Some(group) = groups.get(k) {
+            previous = Some((group.clone(), decisions));
+        }
     }
-    decided
+    then
 }
 
 /// What the table was told for a stored table event: the decision the chained log
@@ -1062,10 +1231,30 @@ pub fn audit(
         .then_some((effective.as_slice(), outcomes.as_slice()));
     // A log that does not replay as a whole decides nothing to hold the verdicts
     // table to (the audit shows its events as recorded).
-    let decided_then = match whole {
+    let then = match whole {
         Some(_) => decisions_then(&history, factory, whole, &mut problems),
-        None => HashMap::new(),
+        None => Then::default(),
     };
+    let decided_then = &then.decided;
+    // Each correction group's entries, by the entry of each member.
+    let group_of: HashMap<usize, Range<usize>> = correction_groups(&history)
+        .into_iter()
+        .flat_map(|group| group.clone().map(move |index| (index, group.clone())))
+        .collect();
+    // Every audited round's seating, to say the scores of an earlier round's event
+    // that a later correction changed.
+    let seating_of: HashMap<u32, Vec<String>> = infos
+        .iter()
+        .map(|info| {
+            let seating = info
+                .players
+                .iter()
+                .chain(std::iter::once(&info.god))
+                .cloned()
+                .collect();
+            (info.round.number, seating)
+        })
+        .collect();
     // The rounds the stored log ends: by a round-end decision or `end_game`, or
     // by a later round (one starts only once the one before it has ended), or, for
     // the last, as the referee's state stands at the end of the log.
@@ -1150,12 +1339,10 @@ pub fn audit(
             ));
         }
         let show_explanations = for_god || revealed.is_some();
-        let seating: Vec<String> = info
-            .players
-            .iter()
-            .chain(std::iter::once(&info.god))
+        let seating: Vec<String> = seating_of
+            .get(&info.round.number)
             .cloned()
-            .collect();
+            .unwrap_or_default();
         let mut laid = Laid::default();
         let mut events = Vec::new();
         let mut scores = None;
@@ -1201,8 +1388,27 @@ pub fn audit(
                     "fields": c.fields,
                     "text": correction_words(c, replaced),
                 });
-                if let (Some(object), Some(replaced)) = (correction.as_object_mut(), replaced) {
-                    object.insert("was".into(), Value::Object(replaced.clone()));
+                if let Some(object) = correction.as_object_mut() {
+                    if let Some(replaced) = replaced {
+                        object.insert("was".into(), Value::Object(replaced.clone()));
+                    }
+                    let group = group_of.get(&index).filter(|group| group.len() > 1);
+                    if let Some(group) = group {
+                        let members: Vec<Value> = group
+                            .clone()
+                            .filter_map(|i| history.entries.get(i))
+                            .map(|member| Value::String(member.event_ref()))
+                            .collect();
+                        object.insert("group".into(), Value::Array(members));
+                    }
+                    // What the correction (its line's whole group, said once, at
+                    // its first) changed when it was recorded.
+                    let turned = then.changed.get(&index).map(Vec::as_slice);
+                    let changed =
+                        changed_then_json(&history, turned.unwrap_or_default(), &seating_of);
+                    if !changed.is_empty() {
+                        object.insert("changed_then".into(), Value::Array(changed));
+                    }
                 }
                 audit.correction = Some(correction);
                 events.push(audit);
@@ -1386,6 +1592,47 @@ pub fn audit(
     })
 }
 
+/// What the audit adds to a correction's line: what it changed when it was
+/// recorded (`; at the time it changed 1.1:2: right, … → wrong, …`; a group given
+/// on one line says it once, at its first correction: `; at the time, with 1.1:7,
+/// it changed …`), and for a later correction of a group, the first one (`; given
+/// with 1.1:6 on one line`). `me` is the correction's own `ROUND:SEQ`. Nothing
+/// when it changed no decision.
+fn correction_then_words(correction: &Value, me: &str) -> String {
+    let group: Vec<&str> = correction
+        .get("group")
+        .and_then(Value::as_array)
+        .map(|members| members.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out = String::new();
+    if let Some(first) = group.first().filter(|first| **first != me) {
+        out.push_str(&format!("; given with {first} on one line"));
+    }
+    let changes: Vec<&str> = correction
+        .get("changed_then")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|item| item.get("text").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !changes.is_empty() {
+        let others: Vec<&str> = group.iter().copied().filter(|m| *m != me).collect();
+        let with = if others.is_empty() {
+            String::new()
+        } else {
+            format!(", with {},", others.join(" and "))
+        };
+        out.push_str(&format!(
+            "; at the time{with} it changed {}",
+            changes.join("; ")
+        ));
+    }
+    out
+}
+
 /// A recognizer's confidence for people, to two decimals, or as many more as it
 /// takes (up to eight, then cut, never rounded up) for a confidence below 1 not to
 /// read as 1: `0.9995` is below the model's confirmation threshold, and `1.00`
@@ -1524,7 +1771,10 @@ impl AuditReport {
                 }
                 if let Some(c) = &e.correction {
                     match c.get("text").and_then(Value::as_str) {
-                        Some(text) => line(format!("      {text}")),
+                        Some(text) => line(format!(
+                            "      {text}{}",
+                            correction_then_words(c, &format!("{}:{}", round.round, e.seq))
+                        )),
                         None => line(format!("      correction: {c}")),
                     }
                 }
@@ -1775,5 +2025,56 @@ mod tests {
             &seating,
         );
         assert_eq!(said, "right; no penalty");
+    }
+
+    #[test]
+    fn what_a_correction_changed_then_is_said_side_by_side() {
+        use serde_json::json;
+        let seating = ["Ana".to_string(), "Bo".to_string(), "Gil".to_string()];
+        let penalty = json!([{"player": "Ana", "cards": 2, "reason": "wrong card"}]);
+        let right = json!({"right": true, "placed": {"line": "main", "cards": ["4D"]}});
+        let wrong = json!({"right": false, "penalties": penalty,
+                           "placed": {"line": "sideline", "cards": ["4S"]}});
+        assert_eq!(
+            turned_words("1.1:2", Some(&right), Some(&wrong), &seating),
+            "1.1:2: right, on the main line: 4D, no penalty → wrong, Ana takes 2 penalty cards (wrong card), on a sideline: 4S"
+        );
+        // Voided, and the void taken back: its verdict and penalties on one side.
+        assert_eq!(
+            turned_words("1.1:2", Some(&wrong), None, &seating),
+            "1.1:2: wrong, Ana takes 2 penalty cards (wrong card) → void (it did not happen)"
+        );
+        assert_eq!(
+            turned_words("1.1:2", None, Some(&right), &seating),
+            "1.1:2: void → right"
+        );
+        // A prophet's declaration has no verdict: its parts alone.
+        let marker = |at: u32| json!({"player": "Bo", "prophet_declared": ["Bo", at]});
+        assert_eq!(
+            turned_words("1.1:5", Some(&marker(3)), Some(&marker(4)), &seating),
+            "1.1:5: Bo is Prophet, marker on laid card 3 → Bo is Prophet, marker on laid card 4"
+        );
+        assert_eq!(
+            turned_words("1.1:5", Some(&marker(3)), None, &seating),
+            "1.1:5: played by Bo, Bo is Prophet, marker on laid card 3 → void (it did not happen)"
+        );
+        // On the correction's line: once, at the group's first correction.
+        let item = json!({"text": "1.1:2: right → wrong"});
+        let alone = json!({"changed_then": [item]});
+        assert_eq!(
+            correction_then_words(&alone, "1.1:4"),
+            "; at the time it changed 1.1:2: right → wrong"
+        );
+        let first = json!({"group": ["1.1:6", "1.1:7"], "changed_then": [item, item]});
+        assert_eq!(
+            correction_then_words(&first, "1.1:6"),
+            "; at the time, with 1.1:7, it changed 1.1:2: right → wrong; 1.1:2: right → wrong"
+        );
+        let later = json!({"group": ["1.1:6", "1.1:7"]});
+        assert_eq!(
+            correction_then_words(&later, "1.1:7"),
+            "; given with 1.1:6 on one line"
+        );
+        assert_eq!(correction_then_words(&json!({}), "1.1:4"), "");
     }
 }
