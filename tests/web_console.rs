@@ -2624,28 +2624,38 @@ fn a_log_rows_tallies_are_in_seating_order_god_last() {
     // The first play empties a hand: the round ends, scored.
     server.post("/api/plays", r#"{"cards":["4S"]}"#).expect(200);
     let driver = open_console(dir.path(), &console(&server));
-    let rows = driver.wait_for("the play's row", LOG, |v| {
-        v.as_array()
-            .is_some_and(|r| r.iter().any(|x| x["seq"] == "2"))
-    });
-    let row = rows
-        .as_array()
-        .and_then(|r| r.iter().find(|x| x["seq"] == "2"))
-        .cloned()
-        .expect("row 2");
-    let effects = row["effects"].as_str().expect("effects");
-    let scores = effects
-        .split("; scores ")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no scores in {effects:?}"));
-    let order: Vec<&str> = scores
-        .split(" · ")
-        .next()
-        .unwrap_or("")
-        .split(", ")
-        .map(|t| t.split(' ').next().unwrap_or(""))
-        .collect();
-    assert_eq!(order, ["Zoé", "Bo", "Ana", "Pierre"], "{effects}");
+    // The effects of the first log row that `is_it`, once it is shown.
+    let effects_of = |what: &str, is_it: &dyn Fn(&Value) -> bool| -> String {
+        let rows = driver.wait_for(what, LOG, |v| {
+            v.as_array().is_some_and(|r| r.iter().any(is_it))
+        });
+        rows.as_array()
+            .and_then(|r| r.iter().find(|x| is_it(x)))
+            .and_then(|x| x["effects"].as_str())
+            .expect("the row's effects")
+            .to_string()
+    };
+    // The names of the tally after `label` in `effects`, in the order shown.
+    let names_after = |effects: &str, label: &str| -> Vec<String> {
+        let tally = effects
+            .split(label)
+            .nth(1)
+            .unwrap_or_else(|| panic!("no {label:?} in {effects:?}"));
+        tally
+            .split(" · ")
+            .next()
+            .unwrap_or("")
+            .split(", ")
+            .map(|t| t.split(' ').next().unwrap_or("").to_string())
+            .collect()
+    };
+    let effects = effects_of("the play's row", &|x| x["seq"] == "2");
+    assert_eq!(
+        names_after(&effects, "; scores "),
+        ["Zoé", "Bo", "Ana", "Pierre"],
+        "{effects}"
+    );
+    let scores = effects.split("; scores ").nth(1).unwrap_or("");
     let summary = driver.eval("return document.getElementById('round-scores').textContent;");
     let summary = summary.as_str().expect("summary");
     assert!(
@@ -2655,28 +2665,12 @@ fn a_log_rows_tallies_are_in_seating_order_god_last() {
 
     // The game ended: its row's totals too.
     server.post("/api/end-game", "").expect(200);
-    let rows = driver.wait_for("the end of the game's row", LOG, |v| {
-        v.as_array()
-            .is_some_and(|r| r.iter().any(|x| x["kind"] == "end of game"))
-    });
-    let row = rows
-        .as_array()
-        .and_then(|r| r.iter().find(|x| x["kind"] == "end of game"))
-        .cloned()
-        .expect("the end of the game's row");
-    let effects = row["effects"].as_str().expect("effects");
-    let totals = effects
-        .split("game totals ")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no totals in {effects:?}"));
-    let order: Vec<&str> = totals
-        .split(" · ")
-        .next()
-        .unwrap_or("")
-        .split(", ")
-        .map(|t| t.split(' ').next().unwrap_or(""))
-        .collect();
-    assert_eq!(order, ["Zoé", "Bo", "Ana", "Pierre"], "{effects}");
+    let effects = effects_of("the end of the game's row", &|x| x["kind"] == "end of game");
+    assert_eq!(
+        names_after(&effects, "game totals "),
+        ["Zoé", "Bo", "Ana", "Pierre"],
+        "{effects}"
+    );
     drop(driver);
     server.stop();
 }
