@@ -808,27 +808,31 @@ mod tests {
         }
     }
 
+    /// Records `lines` through a second writer on the database at `path`, into
+    /// `game` (a new game when `None`), as `eleusis record` beside the service would.
+    fn record_outside(path: &std::path::Path, lines: &[&str], game: Option<GameId>) {
+        let store = Store::open(path).expect("second writer");
+        let mut recorder = match game {
+            Some(game) => Recorder::resume(&store, standard_referee(), game).expect("resume"),
+            None => Recorder::new_game(&store, standard_referee()),
+        };
+        let batch: Vec<(usize, String)> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.to_string()))
+            .collect();
+        for reply in recorder.record_batch(&batch).expect("stored") {
+            assert!(matches!(reply, Reply::Stored(_)), "{}", reply.to_line());
+        }
+    }
+
     #[test]
     fn the_table_shows_what_another_writer_records() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("t.db");
         let table = Table::open(&path, standard_referee()).expect("open");
         let round = r#"{"event":"round","god":"Gil","players":["Ana","Bo"],"rule":"true","starter":"3H","hand_size":12}"#;
-        let outside = |lines: &[&str], game: Option<GameId>| {
-            let store = Store::open(&path).expect("second writer");
-            let mut recorder = match game {
-                Some(game) => Recorder::resume(&store, standard_referee(), game).expect("resume"),
-                None => Recorder::new_game(&store, standard_referee()),
-            };
-            let batch: Vec<(usize, String)> = lines
-                .iter()
-                .enumerate()
-                .map(|(i, l)| (i + 1, l.to_string()))
-                .collect();
-            for reply in recorder.record_batch(&batch).expect("stored") {
-                assert!(matches!(reply, Reply::Stored(_)), "{}", reply.to_line());
-            }
-        };
+        let outside = |lines: &[&str], game: Option<GameId>| record_outside(&path, lines, game);
         // A game started elsewhere while none was being played here is taken up.
         outside(&[round, r#"{"event":"play","cards":["4S"]}"#], None);
         let view = wait_for_view(&table, "the outside game", |v| v["game"] == "1");
@@ -926,21 +930,7 @@ mod tests {
     fn a_chain_already_broken_at_start_does_not_stop_recording_but_a_new_change_does() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("t.db");
-        let outside = |lines: &[&str], game: Option<GameId>| {
-            let store = Store::open(&path).expect("second writer");
-            let mut recorder = match game {
-                Some(game) => Recorder::resume(&store, standard_referee(), game).expect("resume"),
-                None => Recorder::new_game(&store, standard_referee()),
-            };
-            let batch: Vec<(usize, String)> = lines
-                .iter()
-                .enumerate()
-                .map(|(i, l)| (i + 1, l.to_string()))
-                .collect();
-            for reply in recorder.record_batch(&batch).expect("stored") {
-                assert!(matches!(reply, Reply::Stored(_)), "{}", reply.to_line());
-            }
-        };
+        let outside = |lines: &[&str], game: Option<GameId>| record_outside(&path, lines, game);
         let by_hand = |sql: &str| {
             let conn = rusqlite::Connection::open(&path).expect("raw");
             conn.execute_batch(&format!(
