@@ -465,6 +465,11 @@ impl<'s> Desk<'s> {
             self.took_up_game();
         } else if let Err(e) = self.recorder.follow() {
             tracing::error!(error = %e, "cannot follow another writer's events");
+        } else if self.take_up_newer_game() {
+            // The other writer ended the game on show and started another between
+            // two looks: ended only now that its events are followed, it gives way
+            // to the newer game at once (no later look would, nothing having moved).
+            self.took_up_game();
         }
         // Always: another game's rounds (the audit list) may have changed too.
         self.publish();
@@ -866,6 +871,11 @@ mod tests {
             .expect("desk");
         assert_eq!(shown.expect("end_game is stored"), Some(GameId(2)));
         assert_eq!(table.views().borrow().public["game"], "2");
+        // Another writer ends the game on show and starts a third one, both between
+        // two looks: the game ends when followed, and the third is taken up then.
+        outside(&[r#"{"event":"end_game"}"#], Some(GameId(2)));
+        outside(&[round], None);
+        wait_for_view(&table, "the third game", |v| v["game"] == "3");
         table.close();
     }
 
