@@ -210,3 +210,65 @@ fn a_demo_whose_reader_goes_away_stops_and_cleans_up() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(!db.exists(), "the temporary database is removed");
 }
+
+/// On a database whose latest game has not ended the demo cannot open its game:
+/// it says so and stops (exit 2), rather than serve someone else's round after a
+/// refused first event.
+#[test]
+fn a_demo_on_a_database_with_a_game_in_play_says_so_and_stops() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("club.db");
+    let mut record = Command::new(env!("CARGO_BIN_EXE_eleusis"))
+        .args(["record", "--db"])
+        .arg(&db)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("record");
+    {
+        use std::io::Write as _;
+        let mut stdin = record.stdin.take().expect("stdin");
+        stdin
+            .write_all(
+                br#"{"event":"round","god":"G","players":["A","B"],"rule":"red","starter":"2H"}
+"#,
+            )
+            .expect("line");
+    }
+    assert!(record.wait().expect("recorded").success());
+    let child = Command::new(env!("CARGO_BIN_EXE_eleusis"))
+        .args([
+            "demo",
+            "--pace-ms",
+            "0",
+            "--addr",
+            "127.0.0.1:0",
+            "--seed",
+            "3",
+        ])
+        .arg("--db")
+        .arg(&db)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start eleusis demo");
+    let mut demo = Demo(child);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = demo.0.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the demo did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(2));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut demo.0.stderr.take().expect("stderr"), &mut stderr)
+        .expect("stderr");
+    assert!(
+        stderr.contains(
+            "its game 1 has not ended, and the demo opens a new game only once the latest one has"
+        ),
+        "{stderr}"
+    );
+}

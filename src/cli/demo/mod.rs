@@ -92,6 +92,21 @@ async fn demo(args: &DemoArgs, db: &Path, seed: u64, events: Vec<LogEvent>) -> E
         Ok(started) => started,
         Err(code) => return code,
     };
+    // The demo opens a new game, which the table refuses while the latest game of
+    // the database has not ended: said now, not as a refused first event after
+    // which the pages would stay up showing someone else's round.
+    let unfinished = service
+        .state
+        .table
+        .run(|desk: &mut Desk<'_>| desk.game().filter(|_| !desk.game_over()))
+        .await;
+    if let Ok(Some(game)) = unfinished {
+        eprintln!(
+            "error: database {}: its game {game} has not ended, and the demo opens a new game only once the latest one has: end game {game} first (the God console's End the game), or give the demo another --db",
+            db.display()
+        );
+        return ExitCode::from(2);
+    }
     super::serve::say(&format!(
         "  round:        seed {seed}, {} events, one every {} ms (Ctrl-C stops)",
         events.len(),
