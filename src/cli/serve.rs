@@ -290,11 +290,33 @@ pub(crate) enum ServeLockError {
     },
 }
 
+/// Where `db` really is: a symbolic link (of the file or of a folder on its path)
+/// resolved, so that the lock is taken beside the file itself, whatever name a
+/// second service is given for it. A file not made yet is resolved by its folder.
+fn real_path(db: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(db) {
+        return real;
+    }
+    match (db.parent(), db.file_name()) {
+        (Some(folder), Some(name)) => {
+            let folder = if folder.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                folder
+            };
+            std::fs::canonicalize(folder)
+                .map(|real| real.join(name))
+                .unwrap_or_else(|_| db.to_path_buf())
+        }
+        _ => db.to_path_buf(),
+    }
+}
+
 impl ServeLock {
     /// Takes the hold on `db`, or says which service has it. Never waits: a
     /// second service is refused at once.
     pub(crate) fn take(db: &Path) -> Result<ServeLock, ServeLockError> {
-        let lock = side_file(db, SERVE_LOCK_SUFFIX);
+        let lock = side_file(&real_path(db), SERVE_LOCK_SUFFIX);
         let failed = |cause: rusqlite::Error| {
             let busy = matches!(
                 cause.sqlite_error_code(),
@@ -488,6 +510,19 @@ mod tests {
         let said = second.to_string();
         assert!(said.contains(&db.display().to_string()), "{said}");
         assert!(said.contains("club.db.serve.lock"), "{said}");
+        // The same file by another name (a symbolic link, or a linked folder) is
+        // the same database.
+        let other = dir.path().join("other");
+        std::fs::create_dir(&other).expect("folder");
+        std::fs::write(&db, b"").expect("the database file");
+        std::os::unix::fs::symlink(&db, other.join("link.db")).expect("link");
+        let linked = ServeLock::take(&other.join("link.db"))
+            .err()
+            .expect("refused");
+        assert!(matches!(linked, ServeLockError::Held { .. }), "{linked}");
+        std::fs::remove_file(other.join("link.db")).expect("unlink");
+        std::fs::remove_dir(&other).expect("rmdir");
+        std::fs::remove_file(&db).expect("rm");
         // Let go (as when the process ends): the next service takes it.
         drop(first);
         let _again = ServeLock::take(&db).expect("taken again");
