@@ -97,6 +97,23 @@ pub struct Recorder<'s> {
     at: Position,
 }
 
+/// Whether two versions of an event differ only in a no-play's `pick`: with the
+/// same decision (checked by the caller), the pick given is the one God took by
+/// default, and nothing at the table differs.
+fn moot_pick(old: &LogEvent, new: &LogEvent) -> bool {
+    match (old, new) {
+        (LogEvent::NoPlay(a), LogEvent::NoPlay(b)) => {
+            let unpicked = |e: &crate::referee::log::NoPlayEvent| {
+                let mut e = e.clone();
+                e.pick = None;
+                e
+            };
+            a.pick != b.pick && unpicked(a) == unpicked(b)
+        }
+        _ => false,
+    }
+}
+
 fn reject(line: usize, error: impl std::fmt::Display) -> Reply {
     Reply::Rejected(Rejection {
         ok: false,
@@ -626,27 +643,6 @@ impl<'s> Recorder<'s> {
                 ))
             }
         };
-        // A correction that leaves every event as it was would still be chained
-        // and announced ("CORRECTION … no verdict changed"): the table reads that
-        // as "something was misread". An unchanged correction form is a cancel.
-        let unchanged = old_eff.len() == new_eff.len()
-            && old_eff
-                .iter()
-                .zip(&new_eff)
-                .all(|(a, b)| a.entry == b.entry && a.event == b.event);
-        if unchanged {
-            let targets: Vec<String> = corrections
-                .iter()
-                .map(|c| format!("{}:{}", c.target, c.seq))
-                .collect();
-            return Ok(reject(
-                line,
-                format!(
-                    "the correction changes nothing: {} already records what it gives; nothing is recorded",
-                    targets.join(" and ")
-                ),
-            ));
-        }
         // Like every event after `end_game`: the game's scores are final, and the
         // score sheet printed from them must not change under the club's feet.
         if old_eff
@@ -666,7 +662,8 @@ impl<'s> Recorder<'s> {
                 (Some((old, old_o)), Some((new, new_o))) => {
                     let old_v = decision(&serde_json::to_value(old_o).unwrap_or(Value::Null));
                     let new_v = decision(&serde_json::to_value(new_o).unwrap_or(Value::Null));
-                    (old_v != new_v || old.event != new.event).then_some(new.entry)
+                    let differs = old.event != new.event && !moot_pick(&old.event, &new.event);
+                    (old_v != new_v || differs).then_some(new.entry)
                 }
                 // Voided, or its void taken back: its decision is gone, or back.
                 (Some((e, _)), None) | (None, Some((e, _))) => Some(e.entry),
@@ -675,6 +672,23 @@ impl<'s> Recorder<'s> {
             if let Some(entry) = entry.and_then(|i| history.entries.get(i)) {
                 changed.push(entry.event_ref());
             }
+        }
+        // A correction that leaves every event as it was (or gives a no-play the
+        // pick it was already given by default) would still be chained and
+        // announced ("CORRECTION … no verdict changed"): the table reads that as
+        // "something was misread". An unchanged correction form is a cancel.
+        if changed.is_empty() {
+            let targets: Vec<String> = corrections
+                .iter()
+                .map(|c| format!("{}:{}", c.target, c.seq))
+                .collect();
+            return Ok(reject(
+                line,
+                format!(
+                    "the correction changes nothing: {} already records what it gives; nothing is recorded",
+                    targets.join(" and ")
+                ),
+            ));
         }
         // The round may now be over (or no longer over) under the corrected log.
         let ended = referee.state().ended || referee.ended();
@@ -974,6 +988,34 @@ mod tests {
             error_of(&replies[0]).contains("can be corrected"),
             "{replies:?}"
         );
+    }
+
+    /// A no-play given the pick God took by default changes nothing at the table:
+    /// refused like any correction that changes nothing; another pick is taken.
+    #[test]
+    fn the_default_pick_given_again_is_no_correction() {
+        let (_dir, store) = fresh_store();
+        let mut recorder = Recorder::new_game(&store, standard_referee());
+        let log = [
+            r#"{"event":"round","god":"Gil","players":["Ana","Bo"],"rule":"red","starter":"2H"}"#,
+            r#"{"event":"no_play","hand":["3H","4S","5H"]}"#,
+        ];
+        let replies = recorder.record_batch(&lines(&log)).expect("batch");
+        assert!(replies.iter().all(|r| matches!(r, Reply::Stored(_))));
+        let replies = recorder
+            .record_batch(&lines(&[r#"{"event":"correct","seq":2,"pick":"3H"}"#]))
+            .expect("same pick");
+        assert!(
+            error_of(&replies[0]).contains("the correction changes nothing"),
+            "{replies:?}"
+        );
+        let replies = recorder
+            .record_batch(&lines(&[r#"{"event":"correct","seq":2,"pick":"5H"}"#]))
+            .expect("another pick");
+        let Reply::Stored(ack) = &replies[0] else {
+            panic!("{replies:?}")
+        };
+        assert_eq!(ack.changed.as_deref(), Some(&["1.1:2".to_string()][..]));
     }
 
     /// An event this recorder stored, cut off the log outside any writer: the next
