@@ -255,6 +255,11 @@ pub fn parse_correction(
         _ => None,
     }
     .ok_or("\"seq\" must be the positive sequence number of the corrected event")?;
+    // Evidence is what the camera saw of a play when it was made; a correction
+    // changes the record, not what was seen ("unknown field" would read as a slip).
+    if object.contains_key("evidence") {
+        return Err("a correction carries no evidence: the frame and reads stay those kept with the corrected event (the audit shows them beside the corrected cards)".to_string());
+    }
     let game_round = current.ok_or("no round has been recorded in this game yet")?;
     let target = match object.get("round") {
         None => game_round,

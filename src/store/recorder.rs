@@ -1016,6 +1016,16 @@ mod tests {
             panic!("{replies:?}")
         };
         assert_eq!(ack.changed.as_deref(), Some(&["1.1:2".to_string()][..]));
+        // Evidence belongs to the play as seen: a correction carries none.
+        let replies = recorder
+            .record_batch(&lines(&[
+                r#"{"event":"correct","seq":2,"pick":"3H","evidence":{"reads":[]}}"#,
+            ]))
+            .expect("evidence");
+        assert!(
+            error_of(&replies[0]).contains("a correction carries no evidence"),
+            "{replies:?}"
+        );
     }
 
     /// An event this recorder stored, cut off the log outside any writer: the next
