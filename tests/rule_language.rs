@@ -419,6 +419,15 @@ fn equalities_and_in_read_left_to_right_on_the_comparison_level() {
     assert!(!verdict("card.suit in {hearts} == red", "", "3D"));
     assert!(verdict("2 <= card.rank <= 9 == true", "", "9S"));
     assert!(!verdict("2 <= card.rank <= 9 == true", "", "10S"));
+    // A test compared with true or false is explained by its own facts.
+    assert_eq!(
+        explanation("(card.red == last.red) == false", "2H", "5S"),
+        "5♠ is black and last 2♥ is red (unlike) → accepted"
+    );
+    assert_eq!(
+        explanation("card.red != true", "2H", "5H"),
+        "5♥ is red → rejected"
+    );
     // An ordering comparison after an equality compares its true/false with a number.
     let err = error("card.rank == 7 < 9");
     assert!(

@@ -298,10 +298,20 @@ impl Explainer<'_> {
                                 facts.join(", ")
                             }
                         };
-                        // Said with what decided it: an `==` or `!=` between two
-                        // tests holds when they are alike or unlike.
-                        let relation = if left == right { "alike" } else { "unlike" };
-                        format!("{} and {} ({relation})", side(lf, left), side(rf, right))
+                        // A test compared with `true` or `false` is that test, or
+                        // its opposite: its own facts say what decided it ("… and
+                        // false (alike)" read as if false were a card).
+                        let literal = |e: &Expr| matches!(e.kind, Kind::Bool(_));
+                        if literal(right_expr) && !lf.is_empty() {
+                            lf.join(", ")
+                        } else if literal(left_expr) && !rf.is_empty() {
+                            rf.join(", ")
+                        } else {
+                            // Said with what decided it: an `==` or `!=` between two
+                            // tests holds when they are alike or unlike.
+                            let relation = if left == right { "alike" } else { "unlike" };
+                            format!("{} and {} ({relation})", side(lf, left), side(rf, right))
+                        }
                     } else {
                         let shown = if holds { *op } else { op.negated() };
                         format!(
