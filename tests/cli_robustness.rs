@@ -546,4 +546,33 @@ fn a_second_service_on_one_database_is_refused_and_record_goes_on_beside_it() {
         "{:?}",
         altered.lines
     );
+
+    // The events put back but an announcement edited: the chain holds, and the
+    // start lines give what the audit of the continued game finds.
+    drop(altered);
+    let conn = rusqlite::Connection::open(&db).expect("raw");
+    conn.execute_batch(
+        "UPDATE events SET payload = replace(payload, '\"4S\"', '\"4H\"') WHERE seq = 2;
+         DROP TRIGGER IF EXISTS verdicts_append_only_update;
+         UPDATE verdicts SET outcome = replace(outcome, '\"right\":true', '\"right\":false')
+           WHERE event_id = (SELECT id FROM events WHERE seq = 2);",
+    )
+    .expect("edit the announcement");
+    drop(conn);
+    let edited = serve(&db);
+    assert!(
+        !edited
+            .lines
+            .iter()
+            .any(|l| l.contains("hash chain is broken")),
+        "{:?}",
+        edited.lines
+    );
+    assert!(
+        edited.lines.iter().any(|l| l.starts_with(
+            "  warning:      game 1: round 1.1 event 2: the verdict recorded as announced is not what the log then decided"
+        ) && l.ends_with("run `eleusis audit 1`")),
+        "{:?}",
+        edited.lines
+    );
 }

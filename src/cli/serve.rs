@@ -200,6 +200,7 @@ fn broken_chains(db: &std::path::Path) -> Vec<String> {
         return Vec::new();
     };
     let games = store.games().unwrap_or_default();
+    let latest = games.last().copied();
     games
         .into_iter()
         .filter_map(|game| {
@@ -213,7 +214,38 @@ fn broken_chains(db: &std::path::Path) -> Vec<String> {
                 _ => None,
             }
         })
+        .chain(continued_game_problems(&store, latest))
         .collect()
+}
+
+/// A start line for each problem `eleusis audit` finds in the game the service
+/// continues (when its chain and rules check: the lines above say otherwise): a
+/// revealed round whose end was cut off the log, an announcement the log did not
+/// decide, a frame gone, an index table edited. The table plays on in that game.
+fn continued_game_problems(
+    store: &crate::store::Store,
+    game: Option<crate::store::GameId>,
+) -> Vec<String> {
+    let Some(game) = game else {
+        return Vec::new();
+    };
+    if crate::store::history::require_intact_chain(store, game, None).is_err() {
+        return Vec::new();
+    }
+    let factory = crate::store::history::standard_referee();
+    match crate::store::audit::audit(store, &factory, crate::store::Target::Game(game), true) {
+        Ok(report) => report
+            .problems
+            .iter()
+            .map(|problem| {
+                format!(
+                    "  warning:      game {game}: {}; run `eleusis audit {game}`",
+                    crate::store::printable::printable(problem)
+                )
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// The start lines for the tablets on the network, for a service listening on
