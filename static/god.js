@@ -446,6 +446,9 @@
     const box = $("result"), round = v.round;
     const shownLast = !resultShown && !box.childElementCount;
     if (shownLast || (resultShown && resultShown.fromLog)) {
+      // God's own action on its way: its answer shows the result in full, and the
+      // view it made may come first (a one-line "last event" flashed, then replaced).
+      if (acting) return;
       const last = v.last;
       const fits = last && round && ["play", "no_play", "prophet"].includes(last.event) && !(v.state || {}).ended;
       if (!fits) { if (resultShown) { box.replaceChildren(); trackResult(round, null); } return; }
