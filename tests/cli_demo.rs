@@ -23,6 +23,24 @@ impl Drop for Demo {
     }
 }
 
+/// `eleusis demo` on `db` with `seed`, every event at once, on any free port.
+fn demo_on(db: &std::path::Path, seed: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_eleusis"));
+    command
+        .args([
+            "demo",
+            "--pace-ms",
+            "0",
+            "--addr",
+            "127.0.0.1:0",
+            "--seed",
+            seed,
+        ])
+        .arg("--db")
+        .arg(db);
+    command
+}
+
 fn get(addr: SocketAddr, path: &str) -> (u16, Vec<u8>) {
     let resp = request(addr, "GET", path, &[], b"");
     (resp.status, resp.body)
@@ -32,18 +50,7 @@ fn get(addr: SocketAddr, path: &str) -> (u16, Vec<u8>) {
 fn the_demo_plays_a_whole_round_into_the_live_service() {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("demo.db");
-    let child = Command::new(env!("CARGO_BIN_EXE_eleusis"))
-        .args([
-            "demo",
-            "--pace-ms",
-            "0",
-            "--addr",
-            "127.0.0.1:0",
-            "--seed",
-            "11",
-        ])
-        .arg("--db")
-        .arg(&db)
+    let child = demo_on(&db, "11")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -236,18 +243,7 @@ fn a_demo_on_a_database_with_a_game_in_play_says_so_and_stops() {
             .expect("line");
     }
     assert!(record.wait().expect("recorded").success());
-    let child = Command::new(env!("CARGO_BIN_EXE_eleusis"))
-        .args([
-            "demo",
-            "--pace-ms",
-            "0",
-            "--addr",
-            "127.0.0.1:0",
-            "--seed",
-            "3",
-        ])
-        .arg("--db")
-        .arg(&db)
+    let child = demo_on(&db, "3")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

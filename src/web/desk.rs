@@ -512,7 +512,7 @@ impl<'s> Desk<'s> {
     }
 
     /// Rebuilds the views and pushes them to every page. While recording is
-    /// stopped ([`Alarm`]) the pages keep what they showed, with the alarm.
+    /// stopped (an alarm) the pages keep what they showed, with the alarm.
     pub fn publish(&mut self) {
         if let Some(alarm) = &self.alarm {
             self.views
