@@ -346,7 +346,9 @@ fn the_audit_shows_a_whole_game_and_follows_the_table_live() {
     assert_eq!(seen["rounds"], json!(["1.2"]), "{seen}");
     // Its chain check runs up to that round: the count is not the game's.
     driver.goto(&format!("http://{}/audit/1.1", server.addr));
-    let seen = driver.wait_for("round 1.1", AUDIT, |v| v["title"] == "round 1.1");
+    let seen = driver.wait_for("round 1.1's chain check", AUDIT, |v| {
+        v["title"] == "round 1.1" && v["chain"].as_str().is_some_and(|c| !c.is_empty())
+    });
     assert_eq!(
         seen["chain"],
         "✓ hash chain of game 1 intact up to round 1.1 (2 events)"
