@@ -200,38 +200,37 @@ fn broken_chains(db: &std::path::Path) -> Vec<String> {
         return Vec::new();
     };
     let games = store.games().unwrap_or_default();
-    let latest = games.last().copied();
-    games
-        .into_iter()
-        .filter_map(|game| {
-            match crate::store::history::require_intact_chain(&store, game, None) {
-                Err(HistoryError::BrokenChain { broken, .. }) => Some(format!(
-                    "  warning:      game {game}'s hash chain is broken at {broken}: its stored events were altered; run `eleusis audit {game}` (its exports are refused)"
-                )),
-                Err(HistoryError::ForgedRule { round, what, .. }) => Some(format!(
-                    "  warning:      game {game}: round {round}'s stored rule no longer matches the commitment made before play ({what}): the seals table was altered; run `eleusis audit {game}` (its exports are refused)"
-                )),
-                _ => None,
+    let mut lines = Vec::new();
+    let mut latest_checks = false;
+    for &game in &games {
+        let line = match crate::store::history::require_intact_chain(&store, game, None) {
+            Err(HistoryError::BrokenChain { broken, .. }) => Some(format!(
+                "  warning:      game {game}'s hash chain is broken at {broken}: its stored events were altered; run `eleusis audit {game}` (its exports are refused)"
+            )),
+            Err(HistoryError::ForgedRule { round, what, .. }) => Some(format!(
+                "  warning:      game {game}: round {round}'s stored rule no longer matches the commitment made before play ({what}): the seals table was altered; run `eleusis audit {game}` (its exports are refused)"
+            )),
+            Err(_) => None,
+            Ok(()) => {
+                latest_checks = games.last() == Some(&game);
+                None
             }
-        })
-        .chain(continued_game_problems(&store, latest))
-        .collect()
+        };
+        lines.extend(line);
+    }
+    if latest_checks {
+        if let Some(&game) = games.last() {
+            lines.extend(continued_game_problems(&store, game));
+        }
+    }
+    lines
 }
 
-/// A start line for each problem `eleusis audit` finds in the game the service
-/// continues (when its chain and rules check: the lines above say otherwise): a
+/// A start line for each problem `eleusis audit` finds in `game`, the one the service
+/// continues, once its chain and rules check (otherwise the lines above say so): a
 /// revealed round whose end was cut off the log, an announcement the log did not
 /// decide, a frame gone, an index table edited. The table plays on in that game.
-fn continued_game_problems(
-    store: &crate::store::Store,
-    game: Option<crate::store::GameId>,
-) -> Vec<String> {
-    let Some(game) = game else {
-        return Vec::new();
-    };
-    if crate::store::history::require_intact_chain(store, game, None).is_err() {
-        return Vec::new();
-    }
+fn continued_game_problems(store: &crate::store::Store, game: crate::store::GameId) -> Vec<String> {
     let factory = crate::store::history::standard_referee();
     match crate::store::audit::audit(store, &factory, crate::store::Target::Game(game), true) {
         Ok(report) => report
